@@ -1,0 +1,757 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+#include "flow-tracker.h"
+
+#include "private-access.h"
+#include "wormhole-simulator-impl.h"
+
+#include "ns3/boolean.h"
+#include "ns3/bulk-send-application.h"
+#include "ns3/channel.h"
+#include "ns3/data-rate.h"
+#include "ns3/inet-socket-address.h"
+#include "ns3/ipv4-global-routing.h"
+#include "ns3/ipv4-list-routing.h"
+#include "ns3/ipv4-route.h"
+#include "ns3/ipv4-static-routing.h"
+#include "ns3/ipv4.h"
+#include "ns3/log.h"
+#include "ns3/net-device.h"
+#include "ns3/node-list.h"
+#include "ns3/node.h"
+#include "ns3/onoff-application.h"
+#include "ns3/packet-sink.h"
+#include "ns3/packet.h"
+#include "ns3/pointer.h"
+#include "ns3/random-variable-stream.h"
+#include "ns3/simulator.h"
+#include "ns3/tcp-socket-base.h"
+#include "ns3/tcp-socket-factory.h"
+#include "ns3/tcp-tx-buffer.h"
+#include "ns3/type-id.h"
+#include "ns3/uinteger.h"
+
+#include <algorithm>
+#include <limits>
+#include <unordered_set>
+
+namespace ns3
+{
+
+NS_LOG_COMPONENT_DEFINE("FlowTracker");
+
+NS_OBJECT_ENSURE_REGISTERED(FlowTracker);
+
+namespace
+{
+constexpr uint64_t UNLIMITED = std::numeric_limits<uint64_t>::max() / 4;
+
+uint64_t
+SourceKey(Ipv4Address address, uint16_t port)
+{
+    return (static_cast<uint64_t>(address.Get()) << 16) | port;
+}
+
+std::string
+AddressString(Ipv4Address address)
+{
+    std::ostringstream os;
+    os << address;
+    return os.str();
+}
+
+WormholeSimulatorImpl*
+AcceleratingImpl()
+{
+    return dynamic_cast<WormholeSimulatorImpl*>(PeekPointer(Simulator::GetImplementation()));
+}
+
+/** @return true if asking this routing protocol for a route has no side effect. */
+bool
+IsSideEffectFree(Ptr<Ipv4RoutingProtocol> routing)
+{
+    if (auto list = DynamicCast<Ipv4ListRouting>(routing))
+    {
+        for (uint32_t i = 0; i < list->GetNRoutingProtocols(); ++i)
+        {
+            int16_t priority;
+            if (!IsSideEffectFree(list->GetRoutingProtocol(i, priority)))
+            {
+                return false;
+            }
+        }
+        return true;
+    }
+    if (auto global = DynamicCast<Ipv4GlobalRouting>(routing))
+    {
+        // random ECMP draws from an RNG stream: asking would change the run
+        BooleanValue random;
+        global->GetAttribute("RandomEcmpRouting", random);
+        return !random.Get();
+    }
+    return DynamicCast<Ipv4StaticRouting>(routing) != nullptr;
+}
+
+Ptr<Node>
+NodeOwning(Ipv4Address address)
+{
+    for (auto n = NodeList::Begin(); n != NodeList::End(); ++n)
+    {
+        Ptr<Ipv4> ipv4 = (*n)->GetObject<Ipv4>();
+        if (ipv4 && ipv4->GetInterfaceForAddress(address) >= 0)
+        {
+            return *n;
+        }
+    }
+    return nullptr;
+}
+} // namespace
+
+TypeId
+FlowTracker::GetTypeId()
+{
+    static TypeId tid =
+        TypeId("ns3::FlowTracker")
+            .SetParent<Object>()
+            .SetGroupName("Wormhole")
+            .AddConstructor<FlowTracker>()
+            .AddAttribute("SampleDepth",
+                          "How many delivered-bytes samples each flow keeps.",
+                          UintegerValue(512),
+                          MakeUintegerAccessor(&FlowTracker::m_sampleDepth),
+                          MakeUintegerChecker<uint32_t>(2))
+            .AddTraceSource("FlowStart",
+                            "A flow sent its first bytes.",
+                            MakeTraceSourceAccessor(&FlowTracker::m_flowStartTrace),
+                            "ns3::FlowTracker::FlowTracedCallback")
+            .AddTraceSource("FlowFinish",
+                            "A flow's sink received its last byte.",
+                            MakeTraceSourceAccessor(&FlowTracker::m_flowFinishTrace),
+                            "ns3::FlowTracker::FlowTracedCallback");
+    return tid;
+}
+
+FlowTracker::FlowTracker()
+    : m_sampleDepth(512)
+{
+}
+
+uint32_t
+FlowTracker::Discover()
+{
+    WormholeSimulatorImpl* impl = AcceleratingImpl();
+    uint32_t before = m_flows.size();
+    for (auto n = NodeList::Begin(); n != NodeList::End(); ++n)
+    {
+        Ptr<Node> node = *n;
+        for (uint32_t j = 0; j < node->GetNApplications(); ++j)
+        {
+            Ptr<Application> app = node->GetApplication(j);
+            if (std::find(m_seenApps.begin(), m_seenApps.end(), app) != m_seenApps.end())
+            {
+                continue;
+            }
+            m_seenApps.push_back(app);
+            if (auto sink = DynamicCast<PacketSink>(app))
+            {
+                sink->TraceConnectWithoutContext("RxWithAddresses",
+                                                 MakeCallback(&FlowTracker::OnSinkRx, this));
+                m_seenSinks.push_back(sink);
+                continue;
+            }
+            bool bulk = DynamicCast<BulkSendApplication>(app) != nullptr;
+            bool onoff = DynamicCast<OnOffApplication>(app) != nullptr;
+            if (!bulk && !onoff)
+            {
+                continue;
+            }
+            AddressValue remote;
+            app->GetAttribute("Remote", remote);
+            if (!InetSocketAddress::IsMatchingType(remote.Get()))
+            {
+                continue; // IPv6 and packet sockets are left to plain ns-3
+            }
+            Flow f;
+            TypeIdValue protocol;
+            app->GetAttribute("Protocol", protocol);
+            bool tcp = protocol.Get() == TcpSocketFactory::GetTypeId();
+            f.kind = std::string(bulk ? "bulk" : "onoff") + (tcp ? "-tcp" : "-udp");
+            f.app = app;
+            f.srcNode = node;
+            InetSocketAddress dst = InetSocketAddress::ConvertFrom(remote.Get());
+            f.dstAddress = dst.GetIpv4();
+            f.dstPort = dst.GetPort();
+            f.dstNode = NodeOwning(f.dstAddress);
+            UintegerValue maxBytes;
+            app->GetAttribute("MaxBytes", maxBytes);
+            f.size = maxBytes.Get();
+            TimeValue start;
+            app->GetAttribute("StartTime", start);
+            f.start = start.Get();
+            TimeValue stop;
+            app->GetAttribute("StopTime", stop);
+            f.stop = stop.Get().IsZero() ? Simulator::GetMaximumSimulationTime() : stop.Get();
+            if (onoff)
+            {
+                DataRateValue rate;
+                app->GetAttribute("DataRate", rate);
+                f.appRate = rate.Get().GetBitRate();
+            }
+            f.tag = impl ? impl->NewTag() : WormholeSimulatorImpl::UNATTRIBUTED;
+            uint32_t index = m_flows.size();
+            m_flows.push_back(f);
+            app->TraceConnectWithoutContext(
+                "Tx",
+                Callback<void, Ptr<const Packet>>(
+                    [this, index](Ptr<const Packet> p) { OnAppTx(index, p); }));
+        }
+    }
+    for (auto& f : m_flows)
+    {
+        if (!f.sink)
+        {
+            f.sink = FindSink(f.dstAddress, f.dstPort);
+        }
+    }
+    return m_flows.size() - before;
+}
+
+Ptr<PacketSink>
+FlowTracker::FindSink(Ipv4Address dst, uint16_t port) const
+{
+    for (const auto& sink : m_seenSinks)
+    {
+        AddressValue local;
+        sink->GetAttribute("Local", local);
+        if (!InetSocketAddress::IsMatchingType(local.Get()))
+        {
+            continue;
+        }
+        InetSocketAddress address = InetSocketAddress::ConvertFrom(local.Get());
+        if (address.GetPort() != port)
+        {
+            continue;
+        }
+        Ptr<Ipv4> ipv4 = sink->GetNode()->GetObject<Ipv4>();
+        if (address.GetIpv4() == dst ||
+            (address.GetIpv4().IsAny() && ipv4 && ipv4->GetInterfaceForAddress(dst) >= 0))
+        {
+            return sink;
+        }
+    }
+    return nullptr;
+}
+
+void
+FlowTracker::OnAppTx(uint32_t index, Ptr<const Packet> packet)
+{
+    Flow& f = m_flows[index];
+    if (WormholeSimulatorImpl* impl = AcceleratingImpl())
+    {
+        impl->AdoptTag(f.tag);
+    }
+    if (f.state != PENDING)
+    {
+        return;
+    }
+    Address local;
+    Ptr<Socket> socket = DynamicCast<BulkSendApplication>(f.app)
+                             ? DynamicCast<BulkSendApplication>(f.app)->GetSocket()
+                             : DynamicCast<OnOffApplication>(f.app)->GetSocket();
+    socket->GetSockName(local);
+    InetSocketAddress bound = InetSocketAddress::ConvertFrom(local);
+    f.srcPort = bound.GetPort();
+    f.srcAddress = bound.GetIpv4();
+    if (f.srcAddress.IsAny())
+    {
+        Ptr<Ipv4> ipv4 = f.srcNode->GetObject<Ipv4>();
+        f.srcAddress = ipv4->GetAddress(1, 0).GetLocal();
+    }
+    m_flowBySource[SourceKey(f.srcAddress, f.srcPort)] = index;
+    f.state = ACTIVE;
+    f.path = WalkRoute(f.srcNode, f.srcAddress, f.dstAddress);
+    if (!f.path.empty() && f.kind.ends_with("-tcp") && f.dstNode)
+    {
+        f.reversePath = WalkRoute(f.dstNode, f.dstAddress, f.srcAddress);
+        if (f.reversePath.empty())
+        {
+            f.path.clear(); // half a route is no route
+        }
+    }
+    NotifyFlowEvent(index, ACTIVE);
+}
+
+void
+FlowTracker::OnSinkRx(Ptr<const Packet> packet, const Address& from, const Address& local)
+{
+    if (!InetSocketAddress::IsMatchingType(from))
+    {
+        return;
+    }
+    InetSocketAddress source = InetSocketAddress::ConvertFrom(from);
+    auto it = m_flowBySource.find(SourceKey(source.GetIpv4(), source.GetPort()));
+    if (it == m_flowBySource.end())
+    {
+        return;
+    }
+    Flow& f = m_flows[it->second];
+    f.received += packet->GetSize();
+    ++f.rxPackets;
+    if (f.size > 0 && f.state == ACTIVE && f.received + f.credited >= f.size)
+    {
+        f.state = FINISHED;
+        f.finish = Simulator::Now();
+        NotifyFlowEvent(it->second, FINISHED);
+    }
+}
+
+void
+FlowTracker::NotifyFlowEvent(uint32_t flow, int state)
+{
+    (state == ACTIVE ? m_flowStartTrace : m_flowFinishTrace)(flow);
+    if (m_onFlowEvent.IsNull())
+    {
+        return;
+    }
+    if (WormholeSimulatorImpl* impl = AcceleratingImpl())
+    {
+        // after the event that caused it, so the controller never runs mid-packet
+        Callback<void, uint32_t, int> cb = m_onFlowEvent;
+        impl->ScheduleSystem(TimeStep(0), MakeEvent([cb, flow, state]() { cb(flow, state); }));
+    }
+    else
+    {
+        m_onFlowEvent(flow, state);
+    }
+}
+
+std::vector<uint64_t>
+FlowTracker::WalkRoute(Ptr<Node> from, Ipv4Address src, Ipv4Address dst) const
+{
+    std::vector<uint64_t> path;
+    std::unordered_set<uint32_t> visited;
+    Ptr<Node> node = from;
+    while (node && path.size() < 64)
+    {
+        Ptr<Ipv4> ipv4 = node->GetObject<Ipv4>();
+        if (!ipv4 || !visited.insert(node->GetId()).second)
+        {
+            return {};
+        }
+        if (ipv4->GetInterfaceForAddress(dst) >= 0)
+        {
+            return path;
+        }
+        Ptr<Ipv4RoutingProtocol> routing = ipv4->GetRoutingProtocol();
+        if (!routing || !IsSideEffectFree(routing))
+        {
+            return {};
+        }
+        Ipv4Header header;
+        header.SetSource(src);
+        header.SetDestination(dst);
+        Socket::SocketErrno error;
+        Ptr<Ipv4Route> route = routing->RouteOutput(Create<Packet>(), header, nullptr, error);
+        if (!route || !route->GetOutputDevice())
+        {
+            return {};
+        }
+        Ptr<NetDevice> out = route->GetOutputDevice();
+        path.push_back((static_cast<uint64_t>(node->GetId()) << 16) | out->GetIfIndex());
+        Ptr<Channel> channel = out->GetChannel();
+        if (!channel)
+        {
+            return {};
+        }
+        Ipv4Address hop = route->GetGateway() == Ipv4Address::GetAny() ? dst : route->GetGateway();
+        Ptr<Node> next;
+        for (std::size_t d = 0; d < channel->GetNDevices(); ++d)
+        {
+            Ptr<NetDevice> peer = channel->GetDevice(d);
+            if (peer == out)
+            {
+                continue;
+            }
+            Ptr<Ipv4> peerIpv4 = peer->GetNode()->GetObject<Ipv4>();
+            if (channel->GetNDevices() == 2 ||
+                (peerIpv4 && peerIpv4->GetInterfaceForAddress(hop) >= 0))
+            {
+                next = peer->GetNode();
+                break;
+            }
+        }
+        node = next;
+    }
+    return {};
+}
+
+uint32_t
+FlowTracker::GetNFlows() const
+{
+    return m_flows.size();
+}
+
+std::string
+FlowTracker::GetKind(uint32_t flow) const
+{
+    return m_flows.at(flow).kind;
+}
+
+uint32_t
+FlowTracker::GetSrcNode(uint32_t flow) const
+{
+    return m_flows.at(flow).srcNode->GetId();
+}
+
+uint32_t
+FlowTracker::GetDstNode(uint32_t flow) const
+{
+    const Flow& f = m_flows.at(flow);
+    return f.dstNode ? f.dstNode->GetId() : std::numeric_limits<uint32_t>::max();
+}
+
+std::string
+FlowTracker::GetSrcAddress(uint32_t flow) const
+{
+    return AddressString(m_flows.at(flow).srcAddress);
+}
+
+std::string
+FlowTracker::GetDstAddress(uint32_t flow) const
+{
+    return AddressString(m_flows.at(flow).dstAddress);
+}
+
+uint16_t
+FlowTracker::GetSrcPort(uint32_t flow) const
+{
+    return m_flows.at(flow).srcPort;
+}
+
+uint16_t
+FlowTracker::GetDstPort(uint32_t flow) const
+{
+    return m_flows.at(flow).dstPort;
+}
+
+uint64_t
+FlowTracker::GetSize(uint32_t flow) const
+{
+    return m_flows.at(flow).size;
+}
+
+Time
+FlowTracker::GetStartTime(uint32_t flow) const
+{
+    return m_flows.at(flow).start;
+}
+
+Time
+FlowTracker::GetStopTime(uint32_t flow) const
+{
+    return m_flows.at(flow).stop;
+}
+
+double
+FlowTracker::GetAppRate(uint32_t flow) const
+{
+    return m_flows.at(flow).appRate;
+}
+
+std::string
+FlowTracker::GetCongestionOps(uint32_t flow) const
+{
+    const Flow& f = m_flows.at(flow);
+    auto bulk = DynamicCast<BulkSendApplication>(f.app);
+    auto socket = bulk ? DynamicCast<TcpSocketBase>(bulk->GetSocket()) : nullptr;
+    return socket ? wormhole::TcpCongestionOpsName(socket) : std::string();
+}
+
+uint32_t
+FlowTracker::GetTag(uint32_t flow) const
+{
+    return m_flows.at(flow).tag;
+}
+
+std::vector<uint64_t>
+FlowTracker::GetPath(uint32_t flow) const
+{
+    return m_flows.at(flow).path;
+}
+
+std::vector<uint64_t>
+FlowTracker::GetReversePath(uint32_t flow) const
+{
+    return m_flows.at(flow).reversePath;
+}
+
+bool
+FlowTracker::IsConstantRate(uint32_t flow) const
+{
+    const Flow& f = m_flows.at(flow);
+    if (!DynamicCast<OnOffApplication>(f.app))
+    {
+        return true;
+    }
+    PointerValue off;
+    f.app->GetAttribute("OffTime", off);
+    auto constant = DynamicCast<ConstantRandomVariable>(off.Get<RandomVariableStream>());
+    return constant && constant->GetConstant() == 0;
+}
+
+double
+FlowTracker::GetLinkRate(uint64_t link) const
+{
+    Ptr<NetDevice> device = NodeList::GetNode(link >> 16)->GetDevice(link & 0xffff);
+    DataRateValue rate;
+    if (device->GetAttributeFailSafe("DataRate", rate) ||
+        (device->GetChannel() && device->GetChannel()->GetAttributeFailSafe("DataRate", rate)))
+    {
+        return rate.Get().GetBitRate();
+    }
+    return 0;
+}
+
+Time
+FlowTracker::GetLinkDelay(uint64_t link) const
+{
+    Ptr<NetDevice> device = NodeList::GetNode(link >> 16)->GetDevice(link & 0xffff);
+    TimeValue delay;
+    if (device->GetChannel() && device->GetChannel()->GetAttributeFailSafe("Delay", delay))
+    {
+        return delay.Get();
+    }
+    return Time();
+}
+
+int
+FlowTracker::GetState(uint32_t flow) const
+{
+    return m_flows.at(flow).state;
+}
+
+uint64_t
+FlowTracker::GetDelivered(uint32_t flow) const
+{
+    const Flow& f = m_flows.at(flow);
+    return f.received + f.credited;
+}
+
+uint64_t
+FlowTracker::GetSinkTotalRx(uint32_t flow) const
+{
+    const Flow& f = m_flows.at(flow);
+    return f.sink ? f.sink->GetTotalRx() : 0;
+}
+
+uint64_t
+FlowTracker::GetCredited(uint32_t flow) const
+{
+    return m_flows.at(flow).credited;
+}
+
+uint64_t
+FlowTracker::GetRxPackets(uint32_t flow) const
+{
+    return m_flows.at(flow).rxPackets;
+}
+
+Time
+FlowTracker::GetFinishTime(uint32_t flow) const
+{
+    return m_flows.at(flow).finish;
+}
+
+uint64_t
+FlowTracker::SenderCounter(const Flow& f) const
+{
+    if (auto bulk = DynamicCast<BulkSendApplication>(f.app))
+    {
+        return wormhole::BulkSendTotalBytes(bulk);
+    }
+    return wormhole::OnOffTotalBytes(DynamicCast<OnOffApplication>(f.app));
+}
+
+uint64_t
+FlowTracker::GetSendable(uint32_t flow) const
+{
+    const Flow& f = m_flows.at(flow);
+    uint64_t app = f.size > 0 ? f.size - std::min(f.size, SenderCounter(f)) : UNLIMITED;
+    uint64_t unsent = 0;
+    if (auto bulk = DynamicCast<BulkSendApplication>(f.app))
+    {
+        if (auto tcp = DynamicCast<TcpSocketBase>(bulk->GetSocket()))
+        {
+            unsent = wormhole::TcpUnsentBytes(tcp);
+        }
+    }
+    return app + unsent;
+}
+
+void
+FlowTracker::ConfigureSampling(Time period, uint32_t samplesPerWindow, Callback<void> onWindow)
+{
+    m_samplePeriod = period;
+    m_samplesPerWindow = samplesPerWindow;
+    m_onWindow = onWindow;
+}
+
+void
+FlowTracker::SetSampled(uint32_t flow, bool sampled)
+{
+    Flow& f = m_flows.at(flow);
+    f.sampled = sampled;
+    if (!sampled)
+    {
+        f.samples.clear();
+    }
+    ScheduleSample();
+}
+
+void
+FlowTracker::ClearSamples(uint32_t flow)
+{
+    m_flows.at(flow).samples.clear();
+}
+
+std::vector<uint64_t>
+FlowTracker::GetSamples(uint32_t flow) const
+{
+    const auto& s = m_flows.at(flow).samples;
+    return std::vector<uint64_t>(s.begin(), s.end());
+}
+
+Time
+FlowTracker::GetLastSampleTime() const
+{
+    return m_lastSampleTime;
+}
+
+void
+FlowTracker::ScheduleSample()
+{
+    WormholeSimulatorImpl* impl = AcceleratingImpl();
+    if (!impl || m_sampleEvent.IsPending() || !m_samplePeriod.IsStrictlyPositive())
+    {
+        return;
+    }
+    bool any = std::any_of(m_flows.begin(), m_flows.end(), [](const Flow& f) {
+        return f.sampled && f.state == ACTIVE;
+    });
+    if (any)
+    {
+        m_sampleEvent =
+            impl->ScheduleSystem(m_samplePeriod, MakeEvent(&FlowTracker::Sample, this));
+    }
+}
+
+void
+FlowTracker::Sample()
+{
+    m_lastSampleTime = Simulator::Now();
+    for (auto& f : m_flows)
+    {
+        if (f.sampled && f.state == ACTIVE)
+        {
+            f.samples.push_back(f.received + f.credited);
+            while (f.samples.size() > m_sampleDepth)
+            {
+                f.samples.pop_front();
+            }
+        }
+    }
+    ++m_sampleCount;
+    if (m_samplesPerWindow > 0 && m_sampleCount % m_samplesPerWindow == 0 && !m_onWindow.IsNull())
+    {
+        m_onWindow();
+    }
+    ScheduleSample();
+}
+
+void
+FlowTracker::SetFlowEventCallback(Callback<void, uint32_t, int> cb)
+{
+    m_onFlowEvent = cb;
+}
+
+uint64_t
+FlowTracker::Credit(uint32_t flow, uint64_t bytes)
+{
+    Flow& f = m_flows.at(flow);
+    uint64_t credited = 0;
+    if (auto bulk = DynamicCast<BulkSendApplication>(f.app))
+    {
+        uint64_t& sent = wormhole::BulkSendTotalBytes(bulk);
+        uint64_t fromApp = f.size > 0 ? std::min(bytes, f.size - std::min(f.size, sent)) : bytes;
+        sent += fromApp;
+        credited = fromApp;
+        auto tcp = DynamicCast<TcpSocketBase>(bulk->GetSocket());
+        if (credited < bytes && tcp)
+        {
+            uint64_t rest = std::min<uint64_t>(bytes - credited, std::numeric_limits<uint32_t>::max());
+            credited += wormhole::TcpTrimUnsentTail(tcp, rest);
+        }
+    }
+    else if (auto onoff = DynamicCast<OnOffApplication>(f.app))
+    {
+        uint64_t& sent = wormhole::OnOffTotalBytes(onoff);
+        credited = f.size > 0 ? std::min(bytes, f.size - std::min(f.size, sent)) : bytes;
+        sent += credited;
+    }
+    if (f.sink)
+    {
+        wormhole::PacketSinkTotalRx(f.sink) += credited;
+    }
+    f.credited += credited;
+    return credited;
+}
+
+} // namespace ns3
+
+namespace ns3
+{
+
+uint64_t
+FlowTracker::Uncredit(uint32_t flow, uint64_t bytes)
+{
+    Flow& f = m_flows.at(flow);
+    bytes = std::min(bytes, f.credited);
+    if (auto bulk = DynamicCast<BulkSendApplication>(f.app))
+    {
+        uint64_t& sent = wormhole::BulkSendTotalBytes(bulk);
+        bool closed = f.size > 0 && sent >= f.size; // the application closed its socket
+        auto tcp = DynamicCast<TcpSocketBase>(bulk->GetSocket());
+        if (!closed)
+        {
+            sent -= std::min(sent, bytes); // the application writes them again
+        }
+        else if (tcp)
+        {
+            uint64_t left = bytes;
+            while (left > 0)
+            {
+                uint32_t chunk = static_cast<uint32_t>(std::min<uint64_t>(left, 1 << 20));
+                if (!tcp->GetTxBuffer()->Add(Create<Packet>(chunk)))
+                {
+                    break;
+                }
+                left -= chunk;
+            }
+            bytes -= left;
+        }
+    }
+    else if (auto onoff = DynamicCast<OnOffApplication>(f.app))
+    {
+        uint64_t& sent = wormhole::OnOffTotalBytes(onoff);
+        sent -= std::min(sent, bytes);
+    }
+    if (f.sink)
+    {
+        wormhole::PacketSinkTotalRx(f.sink) -= bytes;
+    }
+    f.credited -= bytes;
+    return bytes;
+}
+
+} // namespace ns3

@@ -1,0 +1,208 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ *
+ * Finds the flows of an unmodified ns-3 script (BulkSend/PacketSink over TCP,
+ * OnOff/UDP), counts what each one delivers, samples those counters, learns
+ * each flow's path, and credits a fast-forwarded flow its skipped bytes.
+ * Everything here runs per packet; the Python controller only polls it.
+ */
+#ifndef WORMHOLE_FLOW_TRACKER_H
+#define WORMHOLE_FLOW_TRACKER_H
+
+#include "ns3/application.h"
+#include "ns3/callback.h"
+#include "ns3/event-id.h"
+#include "ns3/ipv4-address.h"
+#include "ns3/nstime.h"
+#include "ns3/object.h"
+#include "ns3/traced-callback.h"
+
+#include <cstdint>
+#include <deque>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+namespace ns3
+{
+
+class Packet;
+class PacketSink;
+class Address;
+class Node;
+
+/**
+ * @brief Per-flow counters and crediting for the flows of a script.
+ *
+ * A flow is one sending application (BulkSendApplication over TCP, or
+ * OnOffApplication over UDP) and the PacketSink that receives it. Flows are
+ * numbered in discovery order (node, then application index), which is the
+ * same in every run of a script.
+ */
+class FlowTracker : public Object
+{
+  public:
+    /** Lifecycle of a flow. */
+    enum State
+    {
+        PENDING = 0,  //!< application not started sending yet
+        ACTIVE = 1,   //!< sending; counted in its partition
+        FINISHED = 2, //!< sink received every byte (sized flows only)
+    };
+
+    static TypeId GetTypeId();
+    FlowTracker();
+
+    /**
+     * Scan every node for sending applications and sinks not seen yet and
+     * hook their traces. Safe to call again when a script adds applications.
+     * @return the number of flows found by this call.
+     */
+    uint32_t Discover();
+
+    uint32_t GetNFlows() const;
+
+    // What a flow is
+    std::string GetKind(uint32_t flow) const;
+    uint32_t GetSrcNode(uint32_t flow) const;
+    uint32_t GetDstNode(uint32_t flow) const;
+    std::string GetSrcAddress(uint32_t flow) const;
+    std::string GetDstAddress(uint32_t flow) const;
+    uint16_t GetSrcPort(uint32_t flow) const;
+    uint16_t GetDstPort(uint32_t flow) const;
+    /** @return the flow's size in bytes, 0 if unlimited. */
+    uint64_t GetSize(uint32_t flow) const;
+    /** @return the application start time. */
+    Time GetStartTime(uint32_t flow) const;
+    /** @return the application stop time (or the maximum time). */
+    Time GetStopTime(uint32_t flow) const;
+    /** @return the configured sending rate in bit/s of an OnOff flow, 0 for TCP. */
+    double GetAppRate(uint32_t flow) const;
+    /** @return the TypeId name of the flow's TCP congestion control ("" for UDP). */
+    std::string GetCongestionOps(uint32_t flow) const;
+    /** @return the flow's attribution tag (see WormholeSimulatorImpl). */
+    uint32_t GetTag(uint32_t flow) const;
+
+    // Where it goes
+    /**
+     * @return the directed links (egress ports, node << 16 | device index) of
+     * the flow's data path; empty if the route cannot be derived without side
+     * effects (random ECMP, on-demand routing protocols).
+     */
+    std::vector<uint64_t> GetPath(uint32_t flow) const;
+    /** @return the links of the reverse (ACK) path of a TCP flow; empty for UDP. */
+    std::vector<uint64_t> GetReversePath(uint32_t flow) const;
+    /** @return true if the flow sends at a constant rate (TCP, or OnOff that is never off). */
+    bool IsConstantRate(uint32_t flow) const;
+    /** @return the rate in bit/s of a link id. */
+    double GetLinkRate(uint64_t link) const;
+    /** @return the propagation delay of a link id. */
+    Time GetLinkDelay(uint64_t link) const;
+
+    // How far it is
+    int GetState(uint32_t flow) const;
+    /** @return bytes the sink has, received or credited (what GetTotalRx() says). */
+    uint64_t GetDelivered(uint32_t flow) const;
+    /** @return PacketSink::GetTotalRx() of the flow's sink (0 if it has none). */
+    uint64_t GetSinkTotalRx(uint32_t flow) const;
+    /** @return bytes credited by fast-forwards. */
+    uint64_t GetCredited(uint32_t flow) const;
+    /** @return bytes the sender could still put on the wire (app + unsent buffer). */
+    uint64_t GetSendable(uint32_t flow) const;
+    /** @return the time the last byte arrived, or -1 s while unfinished. */
+    Time GetFinishTime(uint32_t flow) const;
+    /** @return the number of packets the sink received from this flow. */
+    uint64_t GetRxPackets(uint32_t flow) const;
+
+    // Sampling of delivered bytes
+    /**
+     * Sample every sampled flow's delivered bytes each `period` and call
+     * `onWindow` every `samplesPerWindow` samples. Sampling pauses by itself
+     * while no flow is sampled.
+     */
+    void ConfigureSampling(Time period, uint32_t samplesPerWindow, Callback<void> onWindow);
+    /** Include or exclude a flow from sampling; excluding clears its samples. */
+    void SetSampled(uint32_t flow, bool sampled);
+    void ClearSamples(uint32_t flow);
+    /** @return the delivered-bytes samples of a flow, oldest first. */
+    std::vector<uint64_t> GetSamples(uint32_t flow) const;
+    /** @return the simulation time of the most recent sample. */
+    Time GetLastSampleTime() const;
+
+    /** Called (from a system event, right after the packet that caused it) on start and finish. */
+    void SetFlowEventCallback(Callback<void, uint32_t, int> cb);
+
+    /**
+     * Credit a flow with bytes it would have delivered while fast-forwarded:
+     * the sink's counter grows, and the sender gives up as many not-yet-sent
+     * bytes (application counter first, then the tail of the socket's unsent
+     * buffer), so the flow still ends with real packets and exact totals.
+     * @return the bytes credited (less than asked if the sender has too few).
+     */
+    uint64_t Credit(uint32_t flow, uint64_t bytes);
+
+    /**
+     * Take back bytes credited by a skip that is being cut short (skip-back):
+     * the sink's counter shrinks and the sender gets the bytes to send again.
+     * @return the bytes taken back.
+     */
+    uint64_t Uncredit(uint32_t flow, uint64_t bytes);
+
+  private:
+    struct Flow
+    {
+        std::string kind;
+        Ptr<Application> app;
+        Ptr<PacketSink> sink;
+        Ptr<Node> srcNode;
+        Ptr<Node> dstNode;
+        Ipv4Address srcAddress;
+        Ipv4Address dstAddress;
+        uint16_t srcPort{0};
+        uint16_t dstPort{0};
+        uint64_t size{0};
+        Time start;
+        Time stop;
+        double appRate{0};
+        uint32_t tag{0};
+        int state{PENDING};
+        uint64_t received{0};
+        uint64_t rxPackets{0};
+        uint64_t credited{0};
+        Time finish{Seconds(-1)};
+        bool sampled{false};
+        std::deque<uint64_t> samples;
+        std::vector<uint64_t> path;
+        std::vector<uint64_t> reversePath;
+    };
+
+    void OnAppTx(uint32_t flow, Ptr<const Packet> packet);
+    void OnSinkRx(Ptr<const Packet> packet, const Address& from, const Address& local);
+    void NotifyFlowEvent(uint32_t flow, int state);
+    void Sample();
+    void ScheduleSample();
+    std::vector<uint64_t> WalkRoute(Ptr<Node> from, Ipv4Address src, Ipv4Address dst) const;
+    Ptr<PacketSink> FindSink(Ipv4Address dst, uint16_t port) const;
+    uint64_t SenderCounter(const Flow& f) const;
+
+    std::vector<Flow> m_flows;
+    std::vector<Ptr<Application>> m_seenApps;
+    std::vector<Ptr<PacketSink>> m_seenSinks;
+    std::unordered_map<uint64_t, uint32_t> m_flowBySource; //!< (ip << 16 | port) -> flow
+
+    Time m_samplePeriod;
+    uint32_t m_samplesPerWindow{0};
+    uint32_t m_sampleDepth{0};
+    uint64_t m_sampleCount{0};
+    Time m_lastSampleTime;
+    EventId m_sampleEvent;
+    Callback<void> m_onWindow;
+    Callback<void, uint32_t, int> m_onFlowEvent;
+
+    TracedCallback<uint32_t> m_flowStartTrace;
+    TracedCallback<uint32_t> m_flowFinishTrace;
+};
+
+} // namespace ns3
+
+#endif /* WORMHOLE_FLOW_TRACKER_H */

@@ -1,0 +1,118 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ *
+ * Access to private members through explicit template instantiation:
+ * [temp.explicit] exempts the names used in an explicit instantiation from
+ * access checking, so a pointer-to-member of a private field can be captured
+ * by a friend function defined in the instantiated class template.
+ */
+#include "private-access.h"
+
+#include "ns3/bulk-send-application.h"
+#include "ns3/onoff-application.h"
+#include "ns3/packet-sink.h"
+#include "ns3/tcp-congestion-ops.h"
+#include "ns3/tcp-socket-base.h"
+#include "ns3/tcp-tx-buffer.h"
+#include "ns3/tcp-tx-item.h"
+
+namespace ns3
+{
+namespace wormhole
+{
+namespace
+{
+
+template <typename Member, typename Member::type Pointer>
+struct Exposer
+{
+    friend typename Member::type MemberPointer(Member)
+    {
+        return Pointer;
+    }
+};
+
+#define WORMHOLE_EXPOSE(NAME, CLASS, FIELD, TYPE)                                                  \
+    struct NAME                                                                                    \
+    {                                                                                              \
+        using type = TYPE CLASS::*;                                                                \
+        friend type MemberPointer(NAME);                                                           \
+    };                                                                                             \
+    template struct Exposer<NAME, &CLASS::FIELD>
+
+WORMHOLE_EXPOSE(SinkTotalRx, PacketSink, m_totalRx, uint64_t);
+WORMHOLE_EXPOSE(BulkTotBytes, BulkSendApplication, m_totBytes, uint64_t);
+WORMHOLE_EXPOSE(OnOffTotBytes, OnOffApplication, m_totBytes, uint64_t);
+WORMHOLE_EXPOSE(SocketCongestionOps, TcpSocketBase, m_congestionControl, Ptr<TcpCongestionOps>);
+WORMHOLE_EXPOSE(SocketTxBuffer, TcpSocketBase, m_txBuffer, Ptr<TcpTxBuffer>);
+WORMHOLE_EXPOSE(TxBufferAppList, TcpTxBuffer, m_appList, std::list<TcpTxItem*>);
+WORMHOLE_EXPOSE(TxBufferSize, TcpTxBuffer, m_size, uint32_t);
+WORMHOLE_EXPOSE(TxBufferSentSize, TcpTxBuffer, m_sentSize, uint32_t);
+WORMHOLE_EXPOSE(TxItemPacket, TcpTxItem, m_packet, Ptr<Packet>);
+
+#undef WORMHOLE_EXPOSE
+
+} // namespace
+
+uint64_t&
+PacketSinkTotalRx(Ptr<PacketSink> sink)
+{
+    return PeekPointer(sink)->*MemberPointer(SinkTotalRx());
+}
+
+uint64_t&
+BulkSendTotalBytes(Ptr<BulkSendApplication> app)
+{
+    return PeekPointer(app)->*MemberPointer(BulkTotBytes());
+}
+
+uint64_t&
+OnOffTotalBytes(Ptr<OnOffApplication> app)
+{
+    return PeekPointer(app)->*MemberPointer(OnOffTotBytes());
+}
+
+std::string
+TcpCongestionOpsName(Ptr<TcpSocketBase> socket)
+{
+    Ptr<TcpCongestionOps> ops = PeekPointer(socket)->*MemberPointer(SocketCongestionOps());
+    return ops ? ops->GetInstanceTypeId().GetName() : std::string();
+}
+
+uint32_t
+TcpUnsentBytes(Ptr<TcpSocketBase> socket)
+{
+    TcpTxBuffer* buffer = PeekPointer(PeekPointer(socket)->*MemberPointer(SocketTxBuffer()));
+    return buffer->*MemberPointer(TxBufferSize()) - buffer->*MemberPointer(TxBufferSentSize());
+}
+
+uint32_t
+TcpTrimUnsentTail(Ptr<TcpSocketBase> socket, uint32_t bytes)
+{
+    TcpTxBuffer* buffer = PeekPointer(PeekPointer(socket)->*MemberPointer(SocketTxBuffer()));
+    std::list<TcpTxItem*>& unsent = buffer->*MemberPointer(TxBufferAppList());
+    uint32_t& size = buffer->*MemberPointer(TxBufferSize());
+    uint32_t trimmed = 0;
+    while (trimmed < bytes && !unsent.empty())
+    {
+        TcpTxItem* last = unsent.back();
+        Ptr<Packet>& packet = last->*MemberPointer(TxItemPacket());
+        uint32_t itemSize = packet->GetSize();
+        uint32_t cut = std::min(itemSize, bytes - trimmed);
+        if (cut == itemSize)
+        {
+            unsent.pop_back();
+            delete last;
+        }
+        else
+        {
+            packet = packet->CreateFragment(0, itemSize - cut);
+        }
+        size -= cut;
+        trimmed += cut;
+    }
+    return trimmed;
+}
+
+} // namespace wormhole
+} // namespace ns3

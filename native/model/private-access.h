@@ -1,0 +1,53 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ *
+ * The few private members of ns-3.44 models that crediting a fast-forward
+ * has to read or change. Every such access lives in private-access.cc and
+ * is covered by a test, because it ties the shim to one ns-3 version's
+ * member layout.
+ */
+#ifndef WORMHOLE_PRIVATE_ACCESS_H
+#define WORMHOLE_PRIVATE_ACCESS_H
+
+#include "ns3/ptr.h"
+
+#include <cstdint>
+#include <string>
+
+namespace ns3
+{
+
+class PacketSink;
+class BulkSendApplication;
+class OnOffApplication;
+class TcpSocketBase;
+
+namespace wormhole
+{
+
+/** @return PacketSink's byte counter, the one GetTotalRx() reports. */
+uint64_t& PacketSinkTotalRx(Ptr<PacketSink> sink);
+
+/** @return BulkSendApplication's count of bytes handed to its socket. */
+uint64_t& BulkSendTotalBytes(Ptr<BulkSendApplication> app);
+
+/** @return OnOffApplication's count of bytes handed to its socket. */
+uint64_t& OnOffTotalBytes(Ptr<OnOffApplication> app);
+
+/** @return the TypeId name of the congestion control of a TCP socket. */
+std::string TcpCongestionOpsName(Ptr<TcpSocketBase> socket);
+
+/** @return the bytes in a TCP socket's send buffer that were never sent. */
+uint32_t TcpUnsentBytes(Ptr<TcpSocketBase> socket);
+
+/**
+ * Remove up to `bytes` never-sent bytes from the tail of a TCP socket's send
+ * buffer, as if the application had written fewer bytes.
+ * @return the number of bytes removed.
+ */
+uint32_t TcpTrimUnsentTail(Ptr<TcpSocketBase> socket, uint32_t bytes);
+
+} // namespace wormhole
+} // namespace ns3
+
+#endif /* WORMHOLE_PRIVATE_ACCESS_H */

@@ -1,0 +1,170 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ *
+ * A sequential SimulatorImpl whose pending events can be moved in time, a
+ * partition at a time, without breaking any EventId a model holds.
+ */
+#ifndef WORMHOLE_SIMULATOR_IMPL_H
+#define WORMHOLE_SIMULATOR_IMPL_H
+
+#include "ns3/callback.h"
+#include "ns3/event-impl.h"
+#include "ns3/nstime.h"
+#include "ns3/ptr.h"
+#include "ns3/scheduler.h"
+#include "ns3/simulator-impl.h"
+
+#include <cstdint>
+#include <list>
+#include <set>
+#include <utility>
+#include <unordered_map>
+#include <vector>
+
+namespace ns3
+{
+
+/**
+ * @brief Sequential simulator that can shift the pending events of one
+ * partition later (or back) by a time offset.
+ *
+ * Every pending event carries an attribution tag, inherited from the event
+ * that scheduled it. Tag 0 means "unattributed" (set-up code, application
+ * start/stop times, user callbacks); other tags are handed out by the flow
+ * tracker when a flow first sends, so every event a flow's packets cause
+ * carries the flow's tag. Tags are merged into classes (union-find) when
+ * their flows share a link; a move always shifts a whole class.
+ *
+ * A side index keyed by uid keeps each pending event's current timestamp,
+ * so IsExpired, Cancel, Remove and GetDelayLeft stay exact after a move even
+ * though the EventId held by a model still carries the old timestamp.
+ *
+ * Events the accelerator itself schedules (samplers, controller wake-ups) are
+ * "system" events: never moved, never counted in GetEventCount().
+ */
+class WormholeSimulatorImpl : public SimulatorImpl
+{
+  public:
+    /** Tag of events not attributed to any flow. */
+    static constexpr uint32_t UNATTRIBUTED = 0;
+    /** Tag of the accelerator's own events. */
+    static constexpr uint32_t SYSTEM = 0xffffffffu;
+
+    static TypeId GetTypeId();
+
+    WormholeSimulatorImpl();
+    ~WormholeSimulatorImpl() override;
+
+    // SimulatorImpl
+    void Destroy() override;
+    bool IsFinished() const override;
+    void Stop() override;
+    EventId Stop(const Time& delay) override;
+    EventId Schedule(const Time& delay, EventImpl* event) override;
+    void ScheduleWithContext(uint32_t context, const Time& delay, EventImpl* event) override;
+    EventId ScheduleNow(EventImpl* event) override;
+    EventId ScheduleDestroy(EventImpl* event) override;
+    void Remove(const EventId& id) override;
+    void Cancel(const EventId& id) override;
+    bool IsExpired(const EventId& id) const override;
+    void Run() override;
+    Time Now() const override;
+    Time GetDelayLeft(const EventId& id) const override;
+    Time GetMaximumSimulationTime() const override;
+    void SetScheduler(ObjectFactory schedulerFactory) override;
+    uint32_t GetSystemId() const override;
+    uint32_t GetContext() const override;
+    uint64_t GetEventCount() const override;
+
+    // Attribution
+    /** @return a fresh tag, in a class of its own. */
+    uint32_t NewTag();
+    /** Merge the classes of two tags (never split again). */
+    void MergeTags(uint32_t a, uint32_t b);
+    /** @return the class (root tag) a tag belongs to. */
+    uint32_t FindClass(uint32_t tag) const;
+    /** @return the tag of the event being executed. */
+    uint32_t GetCurrentTag() const;
+    /**
+     * Attribute the rest of the running event to a tag, if it is still
+     * unattributed: what a flow's first packet calls so that everything the
+     * flow causes from then on carries its tag.
+     */
+    void AdoptTag(uint32_t tag);
+
+    // Moving
+    /**
+     * Shift every pending, not cancelled event of a class by delta (later if
+     * positive). Cancelled events stay where they are: they do nothing when popped.
+     * @return the number of events moved.
+     */
+    uint64_t MoveClass(uint32_t tagClass, const Time& delta);
+    /** @return the number of pending, not cancelled events of a class. */
+    uint64_t CountPending(uint32_t tagClass) const;
+    /**
+     * @return the time of the earliest pending, not cancelled, unattributed
+     * event, or GetMaximumSimulationTime() if there is none. No class may be
+     * skipped past it: such an event may observe or change any flow.
+     */
+    Time NextUnattributedEventTime() const;
+    /** @return the number of executed events of a class (system events excluded). */
+    uint64_t GetClassEventCount(uint32_t tagClass) const;
+    /**
+     * @return how much of the interval [from, to] the class of the running
+     * event spent paused by moves: what a skip-aware RTT estimator subtracts.
+     */
+    Time PausedWithin(const Time& from, const Time& to) const;
+
+    // System events
+    /** Schedule an accelerator event: never moved, not counted. */
+    EventId ScheduleSystem(const Time& delay, EventImpl* event);
+    /** Schedule a callback as a system event (what Python uses). */
+    EventId ScheduleSystemCallback(const Time& delay, Callback<void> callback);
+    /** @return the number of system events executed. */
+    uint64_t GetSystemEventCount() const;
+
+  private:
+    void DoDispose() override;
+
+    /** Where a pending event sits in the scheduler and whom it belongs to. */
+    struct PendingEvent
+    {
+        uint64_t ts;
+        uint32_t context;
+        uint32_t tag;
+        EventImpl* impl;
+    };
+
+    /** A period during which a class was paused by a move. */
+    struct Pause
+    {
+        uint32_t tagClass;
+        uint64_t from;
+        uint64_t to;
+    };
+
+    void ProcessOneEvent();
+    EventId Insert(uint64_t ts, uint32_t context, uint32_t tag, EventImpl* event);
+
+    Ptr<Scheduler> m_events;
+    std::unordered_map<uint32_t, PendingEvent> m_pending;
+    /** (ts, uid) of pending unattributed events, so the next one is found without a scan. */
+    std::set<std::pair<uint64_t, uint32_t>> m_unattributed;
+    std::list<EventId> m_destroyEvents;
+    mutable std::vector<uint32_t> m_tagParent;
+    std::vector<uint64_t> m_tagEventCount;
+    std::vector<Pause> m_pauses;
+
+    bool m_stop;
+    uint32_t m_uid;
+    uint32_t m_currentUid;
+    uint64_t m_currentTs;
+    uint32_t m_currentContext;
+    uint32_t m_currentTag;
+    uint64_t m_eventCount;
+    uint64_t m_systemEventCount;
+};
+
+} // namespace ns3
+
+#endif /* WORMHOLE_SIMULATOR_IMPL_H */

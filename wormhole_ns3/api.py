@@ -1,0 +1,34 @@
+"""``wormhole_ns3.enable()``: accelerate the script that calls it."""
+
+from __future__ import annotations
+
+from .config import AcceleratorConfig
+from .controller import Controller
+
+_enabled: list[Controller] = []
+
+
+def enable(config: AcceleratorConfig | None = None, **settings) -> Controller:
+    """Accelerate the rest of this process's ns-3 simulation.
+
+    Call it before the script creates nodes or touches ``ns.Simulator``;
+    keyword arguments are AcceleratorConfig fields (``theta=0.05, window=10``).
+    Returns the controller, whose ``skips`` and ``flow_results()`` report what
+    was fast-forwarded.
+    """
+    from .harness import ACCELERATED, RunOptions, prepare
+
+    if config is None:
+        config = AcceleratorConfig(**settings)
+    elif settings:
+        raise TypeError("pass either a config or keyword settings, not both")
+    if _enabled:
+        raise RuntimeError("wormhole_ns3.enable() was already called in this process")
+    controller = prepare(RunOptions(mode=ACCELERATED, config=config))
+    _enabled.append(controller)
+    return controller
+
+
+def last_controller() -> Controller | None:
+    """The controller enable() attached, if any."""
+    return _enabled[-1] if _enabled else None

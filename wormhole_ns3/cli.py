@@ -1,0 +1,134 @@
+"""The ``wormhole-ns3`` command line: run, compare, demo."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from . import __version__
+from .config import AcceleratorConfig
+
+
+def _add_config_options(parser: argparse.ArgumentParser) -> None:
+    defaults = AcceleratorConfig()
+    group = parser.add_argument_group("fast-forwarding")
+    group.add_argument("--theta", type=float, default=defaults.theta,
+                       help="steady when the aggregate rate spread is below this (default %(default)s)")
+    group.add_argument("--window", type=int, default=defaults.window,
+                       help="rate samples per steadiness window (default %(default)s)")
+    group.add_argument("--sample-period", type=float, default=None, metavar="SECONDS",
+                       help="time between rate samples (default: 4 round-trip times)")
+    group.add_argument("--fairness", type=float, default=defaults.fairness,
+                       help="max distance of a flow's rate from its fair share (default %(default)s)")
+    group.add_argument("--settle-rtts", type=float, default=defaults.settle_rtts,
+                       help="RTTs to wait after a flow event before judging (default %(default)s)")
+    group.add_argument("--tail-rtts", type=float, default=defaults.tail_rtts,
+                       help="RTTs of bytes left to real packets at a flow's end (default %(default)s)")
+    group.add_argument("--max-skip", type=float, default=None, metavar="SECONDS",
+                       help="longest single skip (default: unbounded)")
+
+
+def config_from(args: argparse.Namespace) -> AcceleratorConfig:
+    return AcceleratorConfig(
+        theta=args.theta,
+        window=args.window,
+        sample_period=args.sample_period,
+        fairness=args.fairness,
+        settle_rtts=args.settle_rtts,
+        tail_rtts=args.tail_rtts,
+        max_skip=args.max_skip,
+    )
+
+
+def config_argv(config: AcceleratorConfig) -> list[str]:
+    """The command-line options that reproduce a config (for child processes)."""
+    argv = [
+        f"--theta={config.theta}",
+        f"--window={config.window}",
+        f"--fairness={config.fairness}",
+        f"--settle-rtts={config.settle_rtts}",
+        f"--tail-rtts={config.tail_rtts}",
+    ]
+    if config.sample_period is not None:
+        argv.append(f"--sample-period={config.sample_period}")
+    if config.max_skip is not None:
+        argv.append(f"--max-skip={config.max_skip}")
+    return argv
+
+
+def _script_args(args: argparse.Namespace) -> list[str]:
+    rest = list(args.script_args)
+    return rest[1:] if rest[:1] == ["--"] else rest
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="wormhole-ns3",
+        description="Run ns-3 simulations with steady-state fast-forwarding.",
+    )
+    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    run = commands.add_parser("run", help="run an ns-3 script (Python, or a C++ program .cc)")
+    run.add_argument("--baseline", action="store_true", help="run plain ns-3 through the same harness")
+    run.add_argument("--results", type=Path, metavar="JSON", help="write per-flow results here")
+    run.add_argument("--trace", type=Path, metavar="CSV", help="write one row per skip here")
+    run.add_argument("--progress", action="store_true", help="print progress on stderr")
+    _add_config_options(run)
+    run.add_argument("script", help="the ns-3 script")
+    run.add_argument("script_args", nargs=argparse.REMAINDER, help="arguments of the script")
+
+    compare = commands.add_parser(
+        "compare", help="run baseline and accelerated in separate processes; report errors"
+    )
+    compare.add_argument("--json", type=Path, metavar="OUT", help="write the comparison here")
+    compare.add_argument("--trace", type=Path, metavar="CSV", help="write the accelerated run's skips here")
+    compare.add_argument("--progress", action="store_true", help="print progress on stderr")
+    _add_config_options(compare)
+    compare.add_argument("script", help="the ns-3 script")
+    compare.add_argument("script_args", nargs=argparse.REMAINDER, help="arguments of the script")
+
+    demo = commands.add_parser("demo", help="compare the built-in DCTCP dumbbell example")
+    demo.add_argument("--small", action="store_true", help="a 30-second version (4 flows of 30-60 MB)")
+    demo.add_argument("--json", type=Path, metavar="OUT", help="write the comparison here")
+    demo.add_argument("--trace", type=Path, metavar="CSV", help="write the accelerated run's skips here")
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        config = config_from(args) if args.command in ("run", "compare") else AcceleratorConfig()
+    except ValueError as error:
+        parser.error(str(error))
+    if args.command == "run":
+        from .harness import ACCELERATED, BASELINE, RunOptions, run_script
+
+        options = RunOptions(
+            mode=BASELINE if args.baseline else ACCELERATED,
+            config=config,
+            results=args.results,
+            trace=args.trace,
+            progress=args.progress,
+        )
+        return run_script(args.script, _script_args(args), options)
+    if args.command == "compare":
+        from .compare import compare_script
+
+        return compare_script(
+            args.script, _script_args(args), config, args.json, args.trace, args.progress
+        )
+    if args.command == "demo":
+        from .compare import compare_script
+        from .examples import dumbbell_path
+
+        script_args = ["--flows", "4", "--min-mb", "30", "--max-mb", "60"] if args.small else []
+        return compare_script(str(dumbbell_path()), script_args, config, args.json, args.trace, True)
+    parser.error(f"unknown command {args.command}")
+    return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,70 @@
+"""``wormhole-ns3 compare``: the same script, baseline and accelerated, in separate processes."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+from .config import AcceleratorConfig
+from .report import comparison, format_table
+
+
+def child_command(script: str, argv: list[str], results: Path, baseline: bool,
+                  config: AcceleratorConfig, trace: Path | None, progress: bool) -> list[str]:
+    from .cli import config_argv
+
+    command = [sys.executable, "-m", "wormhole_ns3", "run", "--results", str(results)]
+    if baseline:
+        command.append("--baseline")
+    else:
+        command += config_argv(config)
+        if trace is not None:
+            command += ["--trace", str(trace)]
+        if progress:
+            command.append("--progress")
+    return command + [script, *argv]
+
+
+def run_child(command: list[str], label: str) -> tuple[int, str]:
+    """Run one side; its stdout is captured (compared later), its stderr passes through."""
+    print(f"[wormhole] running {label} ...", file=sys.stderr, flush=True)
+    done = subprocess.run(command, stdout=subprocess.PIPE, text=True)
+    return done.returncode, done.stdout
+
+
+def compare_script(
+    script: str,
+    argv: list[str],
+    config: AcceleratorConfig,
+    json_out: Path | None,
+    trace: Path | None,
+    progress: bool = False,
+) -> int:
+    """Run baseline then accelerated; print the table; write the JSON; return an exit code."""
+    if not Path(script).is_file():
+        print(f"wormhole-ns3: can't open file '{script}': no such file", file=sys.stderr)
+        return 2
+    with tempfile.TemporaryDirectory(prefix="wormhole-compare-") as tmp:
+        results = {side: Path(tmp) / f"{side}.json" for side in ("baseline", "accelerated")}
+        outputs = {}
+        for side in ("baseline", "accelerated"):
+            command = child_command(
+                script, argv, results[side], side == "baseline", config, trace, progress
+            )
+            code, outputs[side] = run_child(command, side)
+            if code != 0 or not results[side].exists():
+                print(f"wormhole-ns3: the {side} run failed (exit code {code})", file=sys.stderr)
+                return code or 1
+        baseline = json.loads(results["baseline"].read_text())
+        accelerated = json.loads(results["accelerated"].read_text())
+    summary = comparison(baseline, accelerated)
+    summary["stdout_identical"] = outputs["baseline"] == outputs["accelerated"]
+    print(format_table(summary))
+    if json_out is not None:
+        partial = Path(json_out).with_name(Path(json_out).name + ".partial")
+        partial.write_text(json.dumps(summary, indent=1))
+        partial.replace(json_out)
+    return 0

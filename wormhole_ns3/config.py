@@ -1,0 +1,61 @@
+"""Settings of one accelerated run."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, fields
+
+
+@dataclass(frozen=True)
+class AcceleratorConfig:
+    """What the accelerator may skip, and how cautiously.
+
+    Times are in seconds. ``None`` means "derive from the partition's links":
+    the sampling period from its round-trip time, so that one window of
+    ``window`` samples spans many congestion-control oscillations.
+    """
+
+    #: A partition is steady when (max - min) / mean of its aggregate rate over
+    #: the window is below theta (the Wormhole paper's 5%).
+    theta: float = 0.05
+    #: Rate samples per window.
+    window: int = 10
+    #: Time between rate samples; None: 4 round-trip times of the partition.
+    sample_period: float | None = None
+    #: Every flow's rate over the window must be within this fraction of its
+    #: max-min fair share: TCP is unfair for tens of ms after a flow arrives,
+    #: and crediting fair shares while it is would bias the FCTs.
+    fairness: float = 0.10
+    #: After a flow starts or finishes in a partition, wait this many round-trip
+    #: times before judging it (DCTCP's alpha needs ~1/g = 16 RTTs to settle).
+    settle_rtts: float = 60.0
+    #: A skip stops this many round-trip times of bytes before a flow's end, so
+    #: every flow finishes with real packets (real Rx traces, real last ACKs).
+    tail_rtts: float = 30.0
+    #: Skips shorter than this many sample periods are not worth the move.
+    min_skip_samples: float = 4.0
+    #: Longest single skip; None: unbounded.
+    max_skip: float | None = None
+    #: Turn fast-forwarding off entirely (the run is then plain ns-3 plus counters).
+    enabled: bool = True
+
+    def __post_init__(self) -> None:
+        if not 0 < self.theta < 1:
+            raise ValueError(f"theta must be in (0, 1), got {self.theta}")
+        if self.window < 2:
+            raise ValueError(f"window must be at least 2 samples, got {self.window}")
+        if self.sample_period is not None and self.sample_period <= 0:
+            raise ValueError(f"sample_period must be positive, got {self.sample_period}")
+        if not 0 < self.fairness:
+            raise ValueError(f"fairness must be positive, got {self.fairness}")
+        for name in ("settle_rtts", "tail_rtts", "min_skip_samples"):
+            if getattr(self, name) < 0:
+                raise ValueError(f"{name} must not be negative")
+        if self.max_skip is not None and self.max_skip <= 0:
+            raise ValueError(f"max_skip must be positive, got {self.max_skip}")
+
+    def as_dict(self) -> dict:
+        return asdict(self)
+
+    @classmethod
+    def field_names(cls) -> tuple[str, ...]:
+        return tuple(f.name for f in fields(cls))

@@ -1,0 +1,417 @@
+"""The accelerator's brain: per flow event and per sampling window, never per packet.
+
+It keeps the partitions of the active flows up to date, asks the steady-state
+detector about each partition, and fast-forwards the steady ones through the
+C++ shim (move the partition's events, credit its flows). Everything per packet
+(counting, sampling, tagging events) happens in the shim's FlowTracker and
+WormholeSimulatorImpl; this object only runs when they call it back.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from .config import AcceleratorConfig
+from .fastforward import FlowProgress, SkipPlan, plan_skip
+from .flows import FlowInfo, FlowResult
+from .partition import Partition, partition_flows
+from .steady import Verdict, judge
+from .trace import SkipRecord
+
+PENDING, ACTIVE, FINISHED = 0, 1, 2
+
+#: Bytes of a full-size packet, for round-trip time estimates.
+MTU_BYTES = 1500
+
+
+@dataclass
+class PartitionState:
+    """What the controller remembers about one partition while its flow set is unchanged."""
+
+    partition: Partition
+    tag_class: int
+    rtt: float
+    changed_at: float
+    rates: dict[int, float] | None = None
+    reason: str = ""
+    last_verdict: Verdict | None = None
+    paused_from: float | None = None
+    paused_until: float | None = None
+    credits: dict[int, int] = field(default_factory=dict)
+    resume_event: object = None
+    limit: str = ""
+    mark_time: float = 0.0
+    mark_events: int = 0
+
+    @property
+    def paused(self) -> bool:
+        return self.paused_until is not None
+
+
+@dataclass(frozen=True)
+class RunSnapshot:
+    """The state of a run when Simulator::Run() returned."""
+
+    events: int
+    system_events: int
+    sim_time: float
+    flows: list[FlowResult]
+
+
+class Controller:
+    """Drives one ns-3 run: observes its flows and, when accelerating, skips steady partitions."""
+
+    def __init__(
+        self,
+        ns3,
+        config: AcceleratorConfig,
+        accelerate: bool,
+        progress: bool = False,
+    ) -> None:
+        self.ns3 = ns3
+        self.config = config
+        self.accelerate = accelerate and config.enabled
+        self.progress = progress
+        self.tracker = ns3.CreateObject[ns3.FlowTracker]()
+        self.impl = None
+        self.flows: dict[int, FlowInfo] = {}
+        self.active: set[int] = set()
+        self.finished: set[int] = set()
+        self.partitions: dict[frozenset[int], PartitionState] = {}
+        self.skips: list[SkipRecord] = []
+        self.reverts = 0
+        #: (time, partition, reason) of every steadiness judgment: where packet-level time goes.
+        self.verdicts: list[tuple[float, str, str]] = []
+        self.sample_period: float | None = None
+        self.error: BaseException | None = None
+        self.run_wall = 0.0
+        self.runs = 0
+        self._run_started = 0.0
+        self._last_progress = 0.0
+        self._callbacks: list[object] = []  # C++ holds these; they must outlive the run
+        self._attached = False
+        #: Why a run that asked to be accelerated ran plainly, if it did.
+        self.fallback: str | None = None
+        #: Snapshot taken when the last Run() returned (Destroy() frees the models).
+        self.last_run: RunSnapshot | None = None
+
+    # ----------------------------------------------------------------- hooks
+    def attach(self) -> None:
+        """Register the Run() hooks; the script's own Simulator::Run() then drives everything."""
+        observer = self.ns3.RunObserver
+        observer.SetRunStartCallback(self._callback(self.on_run_start))
+        observer.SetRunEndCallback(self._callback(self.on_run_end))
+        if self.accelerate:
+            # made now: wrapping a callable costs a JIT, which must not land inside Run()
+            self._on_flow_event = self._callback(self.on_flow_event, "unsigned int", "int")
+            self._on_window = self._callback(self.on_window)
+            self._on_resume = self._callback(self.on_resume)
+
+    def _callback(self, function: Callable, *signature: str):
+        """Wrap a Python callable as an ns3::Callback; exceptions are kept, not thrown into C++."""
+
+        def guarded(*args):
+            if self.error is not None:
+                return
+            try:
+                function(*args)
+            except BaseException as error:  # noqa: BLE001 - reported after Run() returns
+                self.error = error
+
+        cppyy = self.ns3.cppyy
+        std_function = cppyy.gbl.std.function[f"void({','.join(signature)})"](guarded)
+        callback = self.ns3.Callback["void", *signature](std_function)
+        self._callbacks += [guarded, std_function, callback]
+        return callback
+
+    def on_run_start(self) -> None:
+        self.runs += 1
+        self._run_started = time.perf_counter()
+        if not self._attached:
+            self._attached = True
+            impl = self.ns3.Simulator.GetImplementation()
+            cast = self.ns3.DynamicCast[self.ns3.WormholeSimulatorImpl](impl)
+            self.impl = cast if cast else None
+            if self.accelerate and self.impl is None:
+                # the script chose its own simulator (or touched it first): run it plainly
+                self.accelerate = False
+                self.fallback = "the script selected another simulator implementation"
+            if self.accelerate:
+                self.tracker.SetFlowEventCallback(self._on_flow_event)
+        self.tracker.Discover()
+
+    def on_run_end(self) -> None:
+        self.run_wall += time.perf_counter() - self._run_started
+        self.last_run = RunSnapshot(
+            events=self.event_count(),
+            system_events=self.system_event_count(),
+            sim_time=self.now(),
+            flows=self.flow_results(),
+        )
+        if self.progress:
+            self._print_progress(final=True)
+
+    # ----------------------------------------------------------- flow events
+    def now(self) -> float:
+        return self.ns3.Simulator.Now().GetSeconds()
+
+    def on_flow_event(self, flow: int, state: int) -> None:
+        now = self.now()
+        if state == ACTIVE:
+            info = FlowInfo.from_tracker(self.tracker, flow)
+            self.flows[flow] = info
+            self.active.add(flow)
+            self._configure_sampling(info)
+            for st in list(self.partitions.values()):
+                if st.paused and st.partition.links & info.links:
+                    self._revert(st, f"flow {flow} started on its links")
+        elif state == FINISHED:
+            self.active.discard(flow)
+            self.finished.add(flow)
+        self._repartition(now)
+
+    def _configure_sampling(self, info: FlowInfo) -> None:
+        if self.sample_period is not None:
+            return
+        self.sample_period = self.config.sample_period or 4 * self._path_rtt(info)
+        period = self.ns3.NanoSeconds(max(1, round(self.sample_period * 1e9)))
+        self.tracker.ConfigureSampling(period, self.config.window, self._on_window)
+
+    def _path_rtt(self, info: FlowInfo) -> float:
+        """Propagation plus one full-size packet's serialization on every link, both ways."""
+        links = info.path + info.reverse_path
+        if not links:
+            return 1e-3
+        total = 0.0
+        for link in links:
+            rate = float(self.tracker.GetLinkRate(link)) or 1e9
+            total += self.tracker.GetLinkDelay(link).GetSeconds() + MTU_BYTES * 8 / rate
+        return total if info.reverse_path else 2 * total
+
+    def _repartition(self, now: float) -> None:
+        parts = partition_flows({f: self.flows[f].links for f in self.active})
+        fresh: dict[frozenset[int], PartitionState] = {}
+        for part in parts:
+            st = self.partitions.get(part.key)
+            if st is None:
+                st = PartitionState(
+                    partition=part,
+                    tag_class=self._merge_tags(part),
+                    rtt=max(self._path_rtt(self.flows[f]) for f in part.flows),
+                    changed_at=now,
+                )
+                st.mark_time, st.mark_events = now, self._class_events(st)
+                for f in part.flows:
+                    self.tracker.ClearSamples(f)
+            fresh[part.key] = st
+        self.partitions = fresh
+        for st in fresh.values():
+            for f in st.partition.flows:
+                self.tracker.SetSampled(f, not st.paused)
+
+    def _merge_tags(self, part: Partition) -> int:
+        tags = [int(self.tracker.GetTag(f)) for f in sorted(part.flows)]
+        for tag in tags[1:]:
+            self.impl.MergeTags(tags[0], tag)
+        return int(self.impl.FindClass(tags[0]))
+
+    def _class_events(self, st: PartitionState) -> int:
+        return int(self.impl.GetClassEventCount(st.tag_class))
+
+    # -------------------------------------------------------- steady & skip
+    def on_window(self) -> None:
+        now = self.now()
+        for st in list(self.partitions.values()):
+            if not st.paused:
+                self._consider(st, now)
+        if self.progress:
+            self._print_progress()
+
+    def _consider(self, st: PartitionState, now: float) -> None:
+        """Skip the partition if it is steady and a skip is long enough to pay off."""
+        part = st.partition
+        if any(self.flows[f].skip_blocker for f in part.flows):
+            return
+        if self._entangled(st):
+            return
+        if now - st.changed_at < self.config.settle_rtts * st.rtt:
+            return
+        if st.rates is None:
+            verdict = self._judge(st)
+            st.last_verdict = verdict
+            self.verdicts.append((now, " ".join(map(str, sorted(part.flows))), verdict.reason))
+            if not verdict.steady:
+                return
+            st.rates, st.reason = dict(verdict.rates), verdict.reason
+        plan = plan_skip(
+            now,
+            st.rates,
+            {f: self._progress_of(f) for f in part.flows},
+            next_unattributed=self.impl.NextUnattributedEventTime().GetSeconds(),
+            tail=self.config.tail_rtts * st.rtt,
+            min_skip=self.config.min_skip_samples * self.sample_period,
+            max_skip=self.config.max_skip,
+        )
+        if plan is not None:
+            self._skip(st, plan)
+
+    def _entangled(self, st: PartitionState) -> bool:
+        """True if another active partition's events share this one's attribution class."""
+        return any(
+            int(self.impl.FindClass(int(self.tracker.GetTag(f)))) == st.tag_class
+            for f in self.active - st.partition.flows
+        )
+
+    def _judge(self, st: PartitionState) -> Verdict:
+        part = st.partition
+        samples = {f: self._samples(f) for f in part.flows}
+        paths = {f: frozenset(self.flows[f].path) for f in part.flows}
+        links = frozenset().union(*paths.values())
+        capacity = {link: float(self.tracker.GetLinkRate(link)) / 8 for link in links}
+        demand = {
+            f: (self.flows[f].app_rate if self.flows[f].kind == "onoff-udp" else None)
+            for f in part.flows
+        }
+        return judge(
+            samples,
+            self.sample_period,
+            self.config.window,
+            self.config.theta,
+            self.config.fairness,
+            paths,
+            capacity,
+            demand,
+        )
+
+    def _samples(self, flow: int) -> np.ndarray:
+        vector = self.tracker.GetSamples(flow)
+        # copy while the std::vector lives: a view would alias a freed buffer
+        return np.array(vector, dtype=np.int64, copy=True)
+
+    def _progress_of(self, flow: int) -> FlowProgress:
+        size = self.flows[flow].size
+        delivered = int(self.tracker.GetDelivered(flow))
+        return FlowProgress(
+            remaining=(size - delivered) if size else None,
+            sendable=int(self.tracker.GetSendable(flow)),
+        )
+
+    def _skip(self, st: PartitionState, plan: SkipPlan) -> None:
+        ns3 = self.ns3
+        dt_ns = int(plan.duration * 1e9)
+        dt = dt_ns * 1e-9
+        window = max(plan.start - st.mark_time, 1e-12)
+        event_rate = (self._class_events(st) - st.mark_events) / window
+        credited = {}
+        for f in sorted(st.partition.flows):
+            credited[f] = int(self.tracker.Credit(f, int(st.rates[f] * dt)))
+        moved = int(self.impl.MoveClass(st.tag_class, ns3.NanoSeconds(dt_ns)))
+        st.paused_from, st.paused_until, st.credits = plan.start, plan.start + dt, credited
+        for f in st.partition.flows:
+            self.tracker.SetSampled(f, False)
+        key = st.partition.key
+        st.limit = plan.limit
+        st.resume_event = self.impl.ScheduleSystemCallback(ns3.NanoSeconds(dt_ns), self._on_resume)
+        self.skips.append(
+            SkipRecord(
+                time=plan.start,
+                partition=" ".join(map(str, sorted(key))),
+                flows=len(key),
+                dt=dt,
+                events_moved=moved,
+                events_avoided=int(event_rate * dt),
+                credited_bytes=sum(credited.values()),
+                limit=plan.limit,
+                reason=f"{st.reason}; {(plan.start - st.changed_at) / st.rtt:.0f} RTTs "
+                f"since last flow event",
+            )
+        )
+
+    def on_resume(self) -> None:
+        """A skip ended: the partitions whose pause is over sample and may skip again."""
+        now = self.now()
+        for st in list(self.partitions.values()):
+            if st.paused and st.paused_until <= now + 1e-12:
+                self._resume(st, now)
+
+    def _resume(self, st: PartitionState, now: float) -> None:
+        st.paused_from = st.paused_until = None
+        st.resume_event = None
+        st.mark_time, st.mark_events = now, self._class_events(st)
+        if st.limit == "unattributed event":
+            # something outside the flows ran: it may have changed them, so judge afresh
+            st.rates = None
+        for f in st.partition.flows:
+            self.tracker.SetSampled(f, True)
+        if st.rates is not None:
+            self._consider(st, now)
+
+    def _revert(self, st: PartitionState, why: str) -> None:
+        """Skip-back: cut a running skip short at the present, as if it had been decided so."""
+        now = self.now()
+        left = st.paused_until - now
+        full = st.paused_until - st.paused_from
+        left_ns = int(round(left * 1e9))
+        self.impl.MoveClass(st.tag_class, self.ns3.NanoSeconds(-left_ns))
+        for f, credit in st.credits.items():
+            self.tracker.Uncredit(f, int(credit * left / full))
+        if st.resume_event is not None:
+            self.ns3.Simulator.Cancel(st.resume_event)
+        st.paused_from = st.paused_until = None
+        st.rates = None
+        self.reverts += 1
+        last = self.skips[-1] if self.skips else None
+        if last is not None and last.partition == " ".join(map(str, sorted(st.partition.key))):
+            self.skips[-1] = SkipRecord(
+                **{**last.as_row(), "dt": last.dt - left, "limit": f"skip-back: {why}"}
+            )
+
+    # ------------------------------------------------------------ reporting
+    def _print_progress(self, final: bool = False) -> None:
+        wall = time.perf_counter()
+        if not final and wall - self._last_progress < 2.0:
+            return
+        self._last_progress = wall
+        now = self.now()
+        skipped = sum(r.dt for r in self.skips)
+        flows = len(self.flows)
+        line = (
+            f"\r[wormhole] t={now:.4f}s flows done {len(self.finished)}/{flows} "
+            f"skips {len(self.skips)} skipped {skipped:.4f}s"
+        )
+        print(line, end="\n" if final else "", file=sys.stderr, flush=True)
+
+    def flow_results(self) -> list[FlowResult]:
+        """One row per discovered flow (started or not), in flow id order."""
+        results = []
+        tracker = self.tracker
+        for flow in range(int(tracker.GetNFlows())):
+            start = tracker.GetStartTime(flow).GetSeconds()
+            finish = tracker.GetFinishTime(flow).GetSeconds()
+            results.append(
+                FlowResult(
+                    id=flow,
+                    kind=str(tracker.GetKind(flow)),
+                    src=str(tracker.GetSrcAddress(flow)),
+                    dst=str(tracker.GetDstAddress(flow)),
+                    sport=int(tracker.GetSrcPort(flow)),
+                    dport=int(tracker.GetDstPort(flow)),
+                    bytes=int(tracker.GetSize(flow)),
+                    start=start,
+                    rx_bytes=int(tracker.GetSinkTotalRx(flow)),
+                    fct=(finish - start) if finish >= 0 else None,
+                    credited_bytes=int(tracker.GetCredited(flow)),
+                )
+            )
+        return results
+
+    def event_count(self) -> int:
+        return int(self.ns3.Simulator.GetEventCount())
+
+    def system_event_count(self) -> int:
+        return int(self.impl.GetSystemEventCount()) if self.impl is not None else 0

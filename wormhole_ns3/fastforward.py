@@ -1,0 +1,63 @@
+"""Plan a fast-forward of one steady partition: how far, and what each flow is credited.
+
+A skip of dt moves every pending event of the partition dt later and credits
+each flow rate * dt bytes. It must end
+
+* before any unattributed event (an application start or stop, a user
+  callback, Simulator::Stop): such an event may observe or change any flow;
+* a tail before the earliest flow completion, so every flow ends with real
+  packets, and before a sender runs out of bytes it could give up;
+* at the configured horizon.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class FlowProgress:
+    """What the planner needs to know of one flow at the skip start."""
+
+    remaining: int | None  #: bytes the sink still lacks; None for unlimited flows
+    sendable: int  #: bytes the sender could still give up (not yet on the wire)
+
+
+@dataclass(frozen=True)
+class SkipPlan:
+    start: float
+    duration: float
+    credits: Mapping[int, int]
+    #: What ended the skip: "unattributed event", "flow N tail", "horizon".
+    limit: str
+
+
+def plan_skip(
+    now: float,
+    rates: Mapping[int, float],
+    progress: Mapping[int, FlowProgress],
+    next_unattributed: float,
+    tail: float,
+    min_skip: float,
+    max_skip: float | None = None,
+) -> SkipPlan | None:
+    """Return the longest safe skip from ``now``, or None if it would be shorter than ``min_skip``."""
+    end, limit = next_unattributed, "unattributed event"
+    if max_skip is not None and now + max_skip < end:
+        end, limit = now + max_skip, "horizon"
+    for flow in sorted(rates):
+        rate = rates[flow]
+        if rate <= 0:
+            continue
+        reserve = rate * tail
+        p = progress[flow]
+        budget = p.sendable if p.remaining is None else min(p.sendable, p.remaining)
+        flow_end = now + (budget - reserve) / rate
+        if flow_end < end:
+            end, limit = flow_end, f"flow {flow} tail"
+    duration = end - now
+    if duration < min_skip:
+        return None
+    credits = {flow: int(rates[flow] * duration) for flow in sorted(rates)}
+    return SkipPlan(start=now, duration=duration, credits=credits, limit=limit)

@@ -1,0 +1,85 @@
+"""The flows of a script, as the accelerator sees them."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+#: Congestion controls whose state is clocked by ACKs and sequence numbers
+#: only, so a pause followed by a resume leaves them as they were.
+SKIPPABLE_CONGESTION_CONTROL = frozenset({"ns3::TcpDctcp", "ns3::TcpNewReno", "ns3::TcpLinuxReno"})
+
+
+@dataclass(frozen=True)
+class FlowInfo:
+    """One sending application and its sink, fixed once the flow sends its first byte."""
+
+    id: int
+    kind: str  #: "bulk-tcp", "onoff-udp", ...
+    src_node: int
+    dst_node: int
+    src: str
+    dst: str
+    sport: int
+    dport: int
+    size: int  #: bytes, 0 = unlimited
+    start: float  #: application start time, s
+    path: tuple[int, ...]  #: data links (egress ports)
+    reverse_path: tuple[int, ...]  #: ACK links, TCP only
+    congestion_control: str
+    constant_rate: bool
+    app_rate: float  #: bytes/s of an OnOff flow, 0 for TCP
+
+    @property
+    def links(self) -> frozenset[int]:
+        """Every link the flow loads, data or ACKs: what it contends on."""
+        return frozenset(self.path) | frozenset(self.reverse_path)
+
+    @property
+    def skip_blocker(self) -> str | None:
+        """Why this flow must be simulated packet by packet, or None if it may be skipped."""
+        if not self.path:
+            return "route unknown (random ECMP or on-demand routing)"
+        if self.kind == "bulk-tcp":
+            if self.congestion_control not in SKIPPABLE_CONGESTION_CONTROL:
+                return f"{self.congestion_control or 'unknown'} keeps time-based state"
+            return None
+        if self.kind == "onoff-udp":
+            return None if self.constant_rate else "OnOff with off periods is bursty"
+        return f"{self.kind} flows are not tracked"
+
+    @classmethod
+    def from_tracker(cls, tracker, flow: int) -> FlowInfo:
+        return cls(
+            id=flow,
+            kind=str(tracker.GetKind(flow)),
+            src_node=int(tracker.GetSrcNode(flow)),
+            dst_node=int(tracker.GetDstNode(flow)),
+            src=str(tracker.GetSrcAddress(flow)),
+            dst=str(tracker.GetDstAddress(flow)),
+            sport=int(tracker.GetSrcPort(flow)),
+            dport=int(tracker.GetDstPort(flow)),
+            size=int(tracker.GetSize(flow)),
+            start=tracker.GetStartTime(flow).GetSeconds(),
+            path=tuple(int(x) for x in tracker.GetPath(flow)),
+            reverse_path=tuple(int(x) for x in tracker.GetReversePath(flow)),
+            congestion_control=str(tracker.GetCongestionOps(flow)),
+            constant_rate=bool(tracker.IsConstantRate(flow)),
+            app_rate=float(tracker.GetAppRate(flow)) / 8.0,
+        )
+
+
+@dataclass(frozen=True)
+class FlowResult:
+    """What a run produced for one flow: the rows compare and reports are made of."""
+
+    id: int
+    kind: str
+    src: str
+    dst: str
+    sport: int
+    dport: int
+    bytes: int  #: flow size, 0 = unlimited
+    start: float
+    rx_bytes: int  #: PacketSink::GetTotalRx() at the end of the run
+    fct: float | None  #: finish - start, s; None if it did not finish
+    credited_bytes: int

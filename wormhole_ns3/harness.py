@@ -1,0 +1,148 @@
+"""Run an unmodified ns-3 Python script under the accelerator, or plainly as the baseline.
+
+The script runs in this process exactly as ``python script.py args`` would run
+it (same ``sys.argv``, ``__main__``, working directory, exit code and
+traceback); the only differences are the simulator implementation selected
+before it starts and the hooks around its ``Simulator::Run()``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import runpy
+import sys
+import traceback
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+from . import __version__, loader, native
+from .config import AcceleratorConfig
+from .controller import Controller
+from .trace import write_trace
+
+ACCELERATED = "accelerated"
+BASELINE = "baseline"
+
+SIMULATOR_IMPLEMENTATION = {
+    ACCELERATED: "ns3::WormholeSimulatorImpl",
+    BASELINE: "ns3::WormholeBaselineSimulatorImpl",
+}
+
+
+@dataclass
+class RunOptions:
+    mode: str = ACCELERATED
+    config: AcceleratorConfig = field(default_factory=AcceleratorConfig)
+    results: Path | None = None
+    trace: Path | None = None
+    progress: bool = False
+
+
+def prepare(options: RunOptions) -> Controller:
+    """Load ns-3 and the shim, select the simulator and attach a controller, before any script code."""
+    shim = native.load()
+    ns = loader.install_ns_module()
+    ns.GlobalValue.Bind(
+        "SimulatorImplementationType", ns.StringValue(SIMULATOR_IMPLEMENTATION[options.mode])
+    )
+    accelerate = options.mode == ACCELERATED
+    if accelerate:
+        ns.Config.SetDefault(
+            "ns3::TcpL4Protocol::RttEstimatorType",
+            ns.TypeIdValue(ns.SkipAwareRttEstimator.GetTypeId()),
+        )
+    controller = Controller(shim.ns3, options.config, accelerate, progress=options.progress)
+    controller.attach()
+    return controller
+
+
+def run_script(script: str, argv: list[str], options: RunOptions) -> int:
+    """Run ``script`` with ``argv`` as ``python script argv`` would; return its exit code."""
+    path = Path(script)
+    if not path.is_file():
+        print(f"wormhole-ns3: can't open file '{script}': no such file", file=sys.stderr)
+        return 2
+    controller = prepare(options)
+    saved_argv, saved_path0 = sys.argv, sys.path[0] if sys.path else None
+    sys.argv = [script, *argv]
+    sys.path.insert(0, str(path.resolve().parent))
+    code = 0
+    try:
+        runpy.run_path(script, run_name="__main__")
+    except SystemExit as exit_:
+        code = _exit_code(exit_)
+    except BaseException as error:  # noqa: BLE001 - shown exactly as Python shows it
+        _print_script_traceback(error, path)
+        code = 1
+    finally:
+        sys.argv = saved_argv
+        if sys.path and sys.path[0] == str(path.resolve().parent):
+            sys.path.pop(0)
+        sys.stdout.flush()
+    if controller.error is not None:
+        print(
+            f"wormhole-ns3: internal error in the accelerator, results are not valid: "
+            f"{type(controller.error).__name__}: {controller.error}",
+            file=sys.stderr,
+        )
+        traceback.print_exception(controller.error, file=sys.stderr)
+        return 70
+    if options.results is not None:
+        write_results(controller, script, argv, options, code)
+    if options.trace is not None:
+        write_trace(controller.skips, options.trace)
+    return code
+
+
+def _exit_code(exit_: SystemExit) -> int:
+    if exit_.code is None:
+        return 0
+    if isinstance(exit_.code, int):
+        return exit_.code
+    print(exit_.code, file=sys.stderr)
+    return 1
+
+
+def _print_script_traceback(error: BaseException, script: Path) -> None:
+    """Print the traceback from the script's first frame on, as ``python script.py`` would."""
+    tb = error.__traceback__
+    target = str(script.resolve())
+    while tb is not None and os.path.realpath(tb.tb_frame.f_code.co_filename) != target:
+        tb = tb.tb_next
+    traceback.print_exception(type(error), error, tb or error.__traceback__)
+
+
+def results_dict(controller: Controller, script: str, argv: list[str], options: RunOptions, code: int) -> dict:
+    snapshot = controller.last_run
+    skips = controller.skips
+    return {
+        "wormhole_ns3_version": __version__,
+        "ns3_version": loader.ns3_version(),
+        "mode": options.mode,
+        "script": script,
+        "argv": argv,
+        "exit_code": code,
+        "fallback": controller.fallback,
+        "config": options.config.as_dict(),
+        "sample_period_s": controller.sample_period,
+        "runs": controller.runs,
+        "run_wall_s": controller.run_wall,
+        "events": snapshot.events if snapshot else 0,
+        "system_events": snapshot.system_events if snapshot else 0,
+        "sim_time_s": snapshot.sim_time if snapshot else 0.0,
+        "skips": len(skips),
+        "skip_backs": controller.reverts,
+        "skipped_time_s": sum(r.dt for r in skips),
+        "events_moved": sum(r.events_moved for r in skips),
+        "events_avoided": sum(r.events_avoided for r in skips),
+        "flows": [asdict(f) for f in (snapshot.flows if snapshot else [])],
+    }
+
+
+def write_results(controller: Controller, script: str, argv: list[str], options: RunOptions, code: int) -> None:
+    """Write the run's results as JSON, atomically."""
+    path = Path(options.results)
+    partial = path.with_name(path.name + ".partial")
+    partial.write_text(json.dumps(results_dict(controller, script, argv, options, code), indent=1))
+    partial.replace(path)

@@ -95,6 +95,8 @@ class Controller:
         self._last_progress = 0.0
         self._callbacks: list[object] = []  # C++ holds these; they must outlive the run
         self._attached = False
+        self._planned: dict[int, frozenset[int]] = {}
+        self._arrivals: list[tuple[float, int]] = []
         #: Why a run that asked to be accelerated ran plainly, if it did.
         self.fallback: str | None = None
         #: Snapshot taken when the last Run() returned (Destroy() frees the models).
@@ -111,6 +113,7 @@ class Controller:
             self._on_flow_event = self._callback(self.on_flow_event, "unsigned int", "int")
             self._on_window = self._callback(self.on_window)
             self._on_resume = self._callback(self.on_resume)
+            self._on_initialized = self._callback(self.on_initialized)
 
     def _callback(self, function: Callable, *signature: str):
         """Wrap a Python callable as an ns3::Callback; exceptions are kept, not thrown into C++."""
@@ -144,6 +147,35 @@ class Controller:
             if self.accelerate:
                 self.tracker.SetFlowEventCallback(self._on_flow_event)
         self.tracker.Discover()
+        if self.accelerate:
+            # after the nodes' time-0 initialization, which schedules the applications' starts
+            self.impl.ScheduleSystemCallback(self.ns3.Seconds(0), self._on_initialized)
+
+    def on_initialized(self) -> None:
+        """Attribute each application start to its flow, and learn where pending flows will go.
+
+        A start attributed to its flow no longer bounds every partition's skips;
+        instead a skip stops at the next start of a flow whose planned route
+        crosses the partition's links (a flow with an unknown route crosses all).
+        """
+        self.tracker.AttributeStartEvents()
+        pending = []
+        for flow in range(int(self.tracker.GetNFlows())):
+            if flow in self._planned or int(self.tracker.GetState(flow)) != PENDING:
+                continue
+            self._planned[flow] = frozenset(int(x) for x in self.tracker.GetPlannedLinks(flow))
+            pending.append((self.tracker.GetStartTime(flow).GetSeconds(), flow))
+        self._arrivals = sorted(set(self._arrivals) | set(pending))
+
+    def _next_arrival_on(self, links: frozenset[int], now: float) -> float:
+        """The start time of the next flow that will load one of these links."""
+        for start, flow in self._arrivals:
+            if start < now or flow in self.flows:
+                continue
+            planned = self._planned[flow]
+            if not planned or planned & links:
+                return start
+        return float("inf")
 
     def on_run_end(self) -> None:
         self.run_wall += time.perf_counter() - self._run_started
@@ -252,7 +284,10 @@ class Controller:
             now,
             st.rates,
             {f: self._progress_of(f) for f in part.flows},
-            next_unattributed=self.impl.NextUnattributedEventTime().GetSeconds(),
+            next_unattributed=min(
+                self.impl.NextUnattributedEventTime().GetSeconds(),
+                self._next_arrival_on(part.links, now),
+            ),
             tail=self.config.tail_rtts * st.rtt,
             min_skip=self.config.min_skip_samples * self.sample_period,
             max_skip=self.config.max_skip,

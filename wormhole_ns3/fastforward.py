@@ -3,8 +3,9 @@
 A skip of dt moves every pending event of the partition dt later and credits
 each flow rate * dt bytes. It must end
 
-* before any unattributed event (an application start or stop, a user
-  callback, Simulator::Stop): such an event may observe or change any flow;
+* before any unattributed event (an application stop, a user callback,
+  Simulator::Stop): such an event may observe or change any flow;
+* before the next start of a flow whose route crosses the partition's links;
 * a tail before the earliest flow completion, so every flow ends with real
   packets, and before a sender runs out of bytes it could give up;
 * at the configured horizon.

@@ -217,6 +217,51 @@ FlowTracker::Discover()
     return m_flows.size() - before;
 }
 
+uint32_t
+FlowTracker::AttributeStartEvents()
+{
+    WormholeSimulatorImpl* impl = AcceleratingImpl();
+    uint32_t count = 0;
+    for (auto& f : m_flows)
+    {
+        if (impl && f.state == PENDING && impl->Retag(wormhole::ApplicationStartEvent(f.app), f.tag))
+        {
+            ++count;
+        }
+    }
+    return count;
+}
+
+std::vector<uint64_t>
+FlowTracker::GetPlannedLinks(uint32_t flow) const
+{
+    const Flow& f = m_flows.at(flow);
+    if (f.state != PENDING)
+    {
+        std::vector<uint64_t> links = f.path;
+        links.insert(links.end(), f.reversePath.begin(), f.reversePath.end());
+        return links;
+    }
+    Ptr<Ipv4> ipv4 = f.srcNode->GetObject<Ipv4>();
+    if (!ipv4 || ipv4->GetNInterfaces() < 2 || !f.dstNode)
+    {
+        return {};
+    }
+    Ipv4Address src = ipv4->GetAddress(1, 0).GetLocal();
+    std::vector<uint64_t> links = WalkRoute(f.srcNode, src, f.dstAddress);
+    if (links.empty() || !f.kind.ends_with("-tcp"))
+    {
+        return links;
+    }
+    std::vector<uint64_t> back = WalkRoute(f.dstNode, f.dstAddress, src);
+    if (back.empty())
+    {
+        return {};
+    }
+    links.insert(links.end(), back.begin(), back.end());
+    return links;
+}
+
 Ptr<PacketSink>
 FlowTracker::FindSink(Ipv4Address dst, uint16_t port) const
 {

@@ -62,6 +62,20 @@ class FlowTracker : public Object
 
     uint32_t GetNFlows() const;
 
+    /**
+     * Attribute the pending start event of every flow that has not started to
+     * the flow's own tag. Call once the applications are initialized (right
+     * after time 0). @return the number of start events attributed.
+     */
+    uint32_t AttributeStartEvents();
+
+    /**
+     * @return the links a flow that has not started will use (data path, then
+     * reverse path for TCP), from the routing tables as they are now; empty if
+     * unknown. For a started flow, its actual links.
+     */
+    std::vector<uint64_t> GetPlannedLinks(uint32_t flow) const;
+
     // What a flow is
     std::string GetKind(uint32_t flow) const;
     uint32_t GetSrcNode(uint32_t flow) const;

@@ -8,7 +8,9 @@
  */
 #include "private-access.h"
 
+#include "ns3/application.h"
 #include "ns3/bulk-send-application.h"
+#include "ns3/event-id.h"
 #include "ns3/onoff-application.h"
 #include "ns3/packet-sink.h"
 #include "ns3/tcp-congestion-ops.h"
@@ -40,6 +42,7 @@ struct Exposer
     };                                                                                             \
     template struct Exposer<NAME, &CLASS::FIELD>
 
+WORMHOLE_EXPOSE(AppStartEvent, Application, m_startEvent, EventId);
 WORMHOLE_EXPOSE(SinkTotalRx, PacketSink, m_totalRx, uint64_t);
 WORMHOLE_EXPOSE(BulkTotBytes, BulkSendApplication, m_totBytes, uint64_t);
 WORMHOLE_EXPOSE(OnOffTotBytes, OnOffApplication, m_totBytes, uint64_t);
@@ -53,6 +56,12 @@ WORMHOLE_EXPOSE(TxItemPacket, TcpTxItem, m_packet, Ptr<Packet>);
 #undef WORMHOLE_EXPOSE
 
 } // namespace
+
+EventId&
+ApplicationStartEvent(Ptr<Application> app)
+{
+    return PeekPointer(app)->*MemberPointer(AppStartEvent());
+}
 
 uint64_t&
 PacketSinkTotalRx(Ptr<PacketSink> sink)

@@ -21,6 +21,8 @@ class PacketSink;
 class BulkSendApplication;
 class OnOffApplication;
 class TcpSocketBase;
+class Application;
+class EventId;
 
 namespace wormhole
 {
@@ -33,6 +35,9 @@ uint64_t& BulkSendTotalBytes(Ptr<BulkSendApplication> app);
 
 /** @return OnOffApplication's count of bytes handed to its socket. */
 uint64_t& OnOffTotalBytes(Ptr<OnOffApplication> app);
+
+/** @return the event that will start an application (set by Application::DoInitialize). */
+EventId& ApplicationStartEvent(Ptr<Application> app);
 
 /** @return the TypeId name of the congestion control of a TCP socket. */
 std::string TcpCongestionOpsName(Ptr<TcpSocketBase> socket);

@@ -398,6 +398,26 @@ WormholeSimulatorImpl::AdoptTag(uint32_t tag)
     }
 }
 
+bool
+WormholeSimulatorImpl::Retag(const EventId& id, uint32_t tag)
+{
+    auto it = m_pending.find(id.GetUid());
+    if (it == m_pending.end() || tag == SYSTEM)
+    {
+        return false;
+    }
+    if (it->second.tag == UNATTRIBUTED)
+    {
+        m_unattributed.erase({it->second.ts, id.GetUid()});
+    }
+    it->second.tag = tag;
+    if (tag == UNATTRIBUTED)
+    {
+        m_unattributed.emplace(it->second.ts, id.GetUid());
+    }
+    return true;
+}
+
 uint64_t
 WormholeSimulatorImpl::MoveClass(uint32_t tagClass, const Time& delta)
 {

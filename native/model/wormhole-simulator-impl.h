@@ -92,6 +92,13 @@ class WormholeSimulatorImpl : public SimulatorImpl
      */
     void AdoptTag(uint32_t tag);
 
+    /**
+     * Attribute a pending event to a tag (an application's start event to its
+     * flow, so that it no longer bounds the skips of unrelated partitions).
+     * @return false if the event is not pending.
+     */
+    bool Retag(const EventId& id, uint32_t tag);
+
     // Moving
     /**
      * Shift every pending, not cancelled event of a class by delta (later if

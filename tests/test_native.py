@@ -1,0 +1,187 @@
+"""The shim's primitives, exercised directly on ns-3's real simulator and models."""
+
+import pytest
+
+from wormhole_ns3 import native
+
+HELPERS = r"""
+#include "ns3/core-module.h"
+#include "wormhole-module.h"
+namespace wormhole_test {
+using namespace ns3;
+std::vector<std::pair<int, double>> fired;
+void Mark(int id) { fired.emplace_back(id, Simulator::Now().GetSeconds()); }
+EventId ScheduleMark(double at, int id) { return Simulator::Schedule(Seconds(at), &Mark, id); }
+WormholeSimulatorImpl* Impl()
+{
+    return dynamic_cast<WormholeSimulatorImpl*>(PeekPointer(Simulator::GetImplementation()));
+}
+Ptr<SkipAwareRttEstimator> estimator;
+void MeasureRtt(double seconds) { estimator->Measurement(Seconds(seconds)); }
+EventId ScheduleMeasure(double at, double rtt) { return Simulator::Schedule(Seconds(at), &MeasureRtt, rtt); }
+}
+"""
+
+
+@pytest.fixture(scope="module")
+def ns3():
+    shim = native.load()
+    cppyy = shim.ns3.cppyy
+    cppyy.cppdef(HELPERS)
+    shim.ns3.GlobalValue.Bind(
+        "SimulatorImplementationType", shim.ns3.StringValue("ns3::WormholeSimulatorImpl")
+    )
+    return shim.ns3
+
+
+@pytest.fixture
+def sim(ns3):
+    ns3.Simulator.Destroy()
+    test = ns3.cppyy.gbl.wormhole_test
+    test.fired.clear()
+    yield ns3, test
+    ns3.Simulator.Destroy()
+
+
+def _python_callback(ns3, function, keep):
+    std_function = ns3.cppyy.gbl.std.function["void()"](function)
+    callback = ns3.Callback["void"](std_function)
+    keep += [function, std_function, callback]
+    return callback
+
+
+def _fired(test):
+    return [(int(p.first), round(float(p.second), 9)) for p in test.fired]
+
+
+def test_moving_a_class_delays_its_events_and_leaves_the_others(sim):
+    ns3, test = sim
+    impl = test.Impl()
+    untagged = test.ScheduleMark(1.5, 0)
+    tag = impl.NewTag()
+    impl.AdoptTag(tag)  # set-up code is unattributed: from now on, events carry the tag
+    a = test.ScheduleMark(1.0, 1)
+    b = test.ScheduleMark(2.0, 2)
+    checks, keep = {}, []
+
+    def move():
+        checks["moved"] = impl.MoveClass(impl.FindClass(tag), ns3.Seconds(1))
+        checks["a_left"] = ns3.Simulator.GetDelayLeft(a).GetSeconds()
+        checks["a_pending"] = a.IsPending()
+        checks["untagged_left"] = ns3.Simulator.GetDelayLeft(untagged).GetSeconds()
+        checks["next_unattributed"] = impl.NextUnattributedEventTime().GetSeconds()
+
+    impl.ScheduleSystemCallback(ns3.Seconds(0.5), _python_callback(ns3, move, keep))
+    ns3.Simulator.Run()
+    assert checks == {
+        "moved": 2,
+        "a_left": pytest.approx(1.5),
+        "a_pending": True,
+        "untagged_left": pytest.approx(1.0),
+        "next_unattributed": pytest.approx(1.5),
+    }
+    assert _fired(test) == [(0, 1.5), (1, 2.0), (2, 3.0)]
+    # system events are the accelerator's own: not counted as model events
+    assert ns3.Simulator.GetEventCount() == 3
+    assert impl.GetSystemEventCount() == 1
+
+
+def test_event_ids_stay_exact_after_a_move(sim):
+    ns3, test = sim
+    impl = test.Impl()
+    tag = impl.NewTag()
+    impl.AdoptTag(tag)
+    cancelled = test.ScheduleMark(1.0, 1)
+    removed = test.ScheduleMark(1.2, 2)
+    kept = test.ScheduleMark(1.4, 3)
+    keep, states = [], {}
+
+    def move_then_touch():
+        impl.MoveClass(tag, ns3.Seconds(2))
+        # the EventIds still carry their old timestamps (1.0 .. 1.4 s): all must act on the moved events
+        ns3.Simulator.Cancel(cancelled)
+        ns3.Simulator.Remove(removed)
+        states["cancelled"] = cancelled.IsExpired()
+        states["removed"] = removed.IsExpired()
+        states["kept_pending"] = kept.IsPending()
+
+    def at_two_seconds():  # past the old timestamps, before the new ones
+        states["kept_pending_later"] = kept.IsPending()
+        states["kept_left"] = round(ns3.Simulator.GetDelayLeft(kept).GetSeconds(), 9)
+
+    impl.ScheduleSystemCallback(ns3.Seconds(0.5), _python_callback(ns3, move_then_touch, keep))
+    impl.ScheduleSystemCallback(ns3.Seconds(2.0), _python_callback(ns3, at_two_seconds, keep))
+    ns3.Simulator.Run()
+    assert states == {
+        "cancelled": True,
+        "removed": True,
+        "kept_pending": True,
+        "kept_pending_later": True,
+        "kept_left": 1.4,
+    }
+    assert _fired(test) == [(3, 3.4)]
+    assert kept.IsExpired()
+
+
+def test_a_move_back_restores_the_original_times(sim):
+    ns3, test = sim
+    impl = test.Impl()
+    tag = impl.NewTag()
+    impl.AdoptTag(tag)
+    test.ScheduleMark(1.0, 1)
+    keep = []
+
+    def forward():
+        impl.MoveClass(tag, ns3.Seconds(3))
+
+    def back():  # skip-back at t=0.8: 3 s were planned, cut to 0.3 s
+        impl.MoveClass(tag, ns3.Seconds(-2.7))
+
+    impl.ScheduleSystemCallback(ns3.Seconds(0.5), _python_callback(ns3, forward, keep))
+    impl.ScheduleSystemCallback(ns3.Seconds(0.8), _python_callback(ns3, back, keep))
+    ns3.Simulator.Run()
+    assert _fired(test) == [(1, 1.3)]
+
+
+def test_merged_tags_move_together_and_classes_are_independent(sim):
+    ns3, test = sim
+    impl = test.Impl()
+    first, second, other = impl.NewTag(), impl.NewTag(), impl.NewTag()
+    impl.MergeTags(first, second)
+    assert impl.FindClass(second) == impl.FindClass(first) != impl.FindClass(other)
+    impl.AdoptTag(second)
+    test.ScheduleMark(1.0, 2)
+    keep = []
+
+    def move_other():
+        assert impl.MoveClass(impl.FindClass(other), ns3.Seconds(5)) == 0
+
+    def move_first():
+        assert impl.MoveClass(impl.FindClass(first), ns3.Seconds(1)) == 1
+
+    impl.ScheduleSystemCallback(ns3.Seconds(0.1), _python_callback(ns3, move_other, keep))
+    impl.ScheduleSystemCallback(ns3.Seconds(0.2), _python_callback(ns3, move_first, keep))
+    ns3.Simulator.Run()
+    assert _fired(test) == [(2, 2.0)]
+
+
+def test_rtt_samples_spanning_a_skip_do_not_count_the_skipped_time(sim):
+    ns3, test = sim
+    impl = test.Impl()
+    test.estimator = ns3.CreateObject[ns3.SkipAwareRttEstimator]()
+    reference = ns3.CreateObject[ns3.RttMeanDeviation]()
+    tag = impl.NewTag()
+    impl.AdoptTag(tag)
+    # a segment sent at 0.999 s is acknowledged at 1.0 s; the skip delays the ACK to 3.0 s,
+    # so TCP's raw sample (now - sent) is 2.001 s
+    test.ScheduleMeasure(1.0, 2.001)
+    keep = []
+    impl.ScheduleSystemCallback(
+        ns3.Seconds(0.9995), _python_callback(ns3, lambda: impl.MoveClass(tag, ns3.Seconds(2)), keep)
+    )
+    ns3.Simulator.Run()
+    reference.Measurement(ns3.Seconds(0.001))
+    assert test.estimator.GetEstimate().GetSeconds() == pytest.approx(
+        reference.GetEstimate().GetSeconds()
+    )
+    assert test.estimator.GetCorrectedSamples() == 1

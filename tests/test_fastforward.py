@@ -10,7 +10,7 @@ def test_skip_stops_a_tail_before_the_first_completion():
         now=1.0,
         rates={0: RATE, 1: RATE},
         progress={0: FlowProgress(remaining=10**9, sendable=10**10), 1: FlowProgress(2 * 10**9, 10**10)},
-        next_unattributed=100.0,
+        bounds={"unattributed event": 100.0},
         tail=0.01,
         min_skip=0.001,
     )
@@ -20,22 +20,22 @@ def test_skip_stops_a_tail_before_the_first_completion():
 
 
 def test_skip_never_crosses_an_unattributed_event():
-    plan = plan_skip(1.0, {0: RATE}, {0: FlowProgress(None, 10**12)}, 1.5, 0.01, 0.001)
+    plan = plan_skip(1.0, {0: RATE}, {0: FlowProgress(None, 10**12)}, {"unattributed event": 1.5}, 0.01, 0.001)
     assert plan.limit == "unattributed event"
     assert plan.duration == pytest.approx(0.5)
 
 
 def test_skip_is_bounded_by_what_the_sender_can_give_up():
-    plan = plan_skip(0.0, {0: RATE}, {0: FlowProgress(10**12, sendable=10**8)}, 100.0, 0.01, 0.001)
+    plan = plan_skip(0.0, {0: RATE}, {0: FlowProgress(10**12, sendable=10**8)}, {"unattributed event": 100.0}, 0.01, 0.001)
     assert plan.duration == pytest.approx(0.09)
 
 
 def test_skip_respects_the_horizon():
-    plan = plan_skip(0.0, {0: RATE}, {0: FlowProgress(None, 10**12)}, 100.0, 0.01, 0.001, max_skip=0.2)
+    plan = plan_skip(0.0, {0: RATE}, {0: FlowProgress(None, 10**12)}, {}, 0.01, 0.001, max_skip=0.2)
     assert plan.limit == "horizon"
     assert plan.duration == pytest.approx(0.2)
 
 
 def test_too_short_a_skip_is_not_planned():
-    assert plan_skip(0.0, {0: RATE}, {0: FlowProgress(None, 10**12)}, 0.0005, 0.01, 0.001) is None
-    assert plan_skip(0.0, {0: RATE}, {0: FlowProgress(10**7, 10**12)}, 100.0, 0.01, 0.001) is None
+    assert plan_skip(0.0, {0: RATE}, {0: FlowProgress(None, 10**12)}, {"flow arrival": 0.0005}, 0.01, 0.001) is None
+    assert plan_skip(0.0, {0: RATE}, {0: FlowProgress(10**7, 10**12)}, {}, 0.01, 0.001) is None

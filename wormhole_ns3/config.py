@@ -25,6 +25,9 @@ class AcceleratorConfig:
     #: max-min fair share: TCP is unfair for tens of ms after a flow arrives,
     #: and crediting fair shares while it is would bias the FCTs.
     fairness: float = 0.10
+    #: A flow delivering less than this fraction of its fair share is idle
+    #: (stalled on its own timer): credited nothing, its hosts' events not moved.
+    idle_share: float = 0.02
     #: After a flow starts or finishes in a partition, wait this many round-trip
     #: times before judging it (DCTCP's alpha needs ~1/g = 16 RTTs to settle).
     settle_rtts: float = 60.0

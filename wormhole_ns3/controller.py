@@ -45,6 +45,7 @@ class PartitionState:
     credits: dict[int, int] = field(default_factory=dict)
     resume_event: object = None
     limit: str = ""
+    idle: frozenset[int] = frozenset()
     mark_time: float = 0.0
     mark_events: int = 0
 
@@ -279,21 +280,52 @@ class Controller:
             self.verdicts.append((now, " ".join(map(str, sorted(part.flows))), verdict.reason))
             if not verdict.steady:
                 return
-            st.rates, st.reason = dict(verdict.rates), verdict.reason
+            st.rates, st.reason, st.idle = dict(verdict.rates), verdict.reason, verdict.idle
+        exempt = self._idle_hosts(st)
+        if exempt is None:
+            st.rates = None  # an idle flow is on the move: judge a fresh window
+            return
         plan = plan_skip(
             now,
             st.rates,
             {f: self._progress_of(f) for f in part.flows},
-            next_unattributed=min(
-                self.impl.NextUnattributedEventTime().GetSeconds(),
-                self._next_arrival_on(part.links, now),
-            ),
+            bounds={
+                "unattributed event": self.impl.NextUnattributedEventTime().GetSeconds(),
+                "flow arrival": self._next_arrival_on(part.links, now),
+                "idle flow wakes": (
+                    self.impl.NextEventTimeOn(exempt).GetSeconds() if exempt else float("inf")
+                ),
+            },
             tail=self.config.tail_rtts * st.rtt,
             min_skip=self.config.min_skip_samples * self.sample_period,
             max_skip=self.config.max_skip,
         )
         if plan is not None:
-            self._skip(st, plan)
+            self._skip(st, plan, exempt)
+        elif st.idle:
+            st.rates = None  # shares with idle flows hold only until one of them wakes
+
+    def _idle_hosts(self, st: PartitionState) -> list[int] | None:
+        """The nodes whose events stay in real time during a skip: hosts used only by idle flows.
+
+        None if an idle flow cannot be kept out of the skip: it has packets in the
+        network (they would be delayed with the rest), or it shares a host with a
+        busy flow.
+        """
+        if not st.idle:
+            return []
+        busy_nodes = set()
+        for f in self.active - st.idle:
+            busy_nodes |= {self.flows[f].src_node, self.flows[f].dst_node}
+        hosts = []
+        for f in sorted(st.idle):
+            if not self.tracker.IsQuiet(f):
+                return None
+            nodes = {self.flows[f].src_node, self.flows[f].dst_node}
+            if nodes & busy_nodes:
+                return None
+            hosts += sorted(nodes)
+        return hosts
 
     def _entangled(self, st: PartitionState) -> bool:
         """True if another active partition's events share this one's attribution class."""
@@ -321,6 +353,7 @@ class Controller:
             paths,
             capacity,
             demand,
+            self.config.idle_share,
         )
 
     def _samples(self, flow: int) -> np.ndarray:
@@ -336,7 +369,7 @@ class Controller:
             sendable=int(self.tracker.GetSendable(flow)),
         )
 
-    def _skip(self, st: PartitionState, plan: SkipPlan) -> None:
+    def _skip(self, st: PartitionState, plan: SkipPlan, exempt: list[int]) -> None:
         ns3 = self.ns3
         dt_ns = int(plan.duration * 1e9)
         dt = dt_ns * 1e-9
@@ -345,7 +378,7 @@ class Controller:
         credited = {}
         for f in sorted(st.partition.flows):
             credited[f] = int(self.tracker.Credit(f, int(st.rates[f] * dt)))
-        moved = int(self.impl.MoveClass(st.tag_class, ns3.NanoSeconds(dt_ns)))
+        moved = int(self.impl.MoveClassExcept(st.tag_class, ns3.NanoSeconds(dt_ns), exempt))
         st.paused_from, st.paused_until, st.credits = plan.start, plan.start + dt, credited
         for f in st.partition.flows:
             self.tracker.SetSampled(f, False)
@@ -378,7 +411,7 @@ class Controller:
         st.paused_from = st.paused_until = None
         st.resume_event = None
         st.mark_time, st.mark_events = now, self._class_events(st)
-        if st.limit == "unattributed event":
+        if st.limit == "unattributed event" or st.idle:
             # something outside the flows ran: it may have changed them, so judge afresh
             st.rates = None
         for f in st.partition.flows:

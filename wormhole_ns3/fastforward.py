@@ -30,7 +30,7 @@ class SkipPlan:
     start: float
     duration: float
     credits: Mapping[int, int]
-    #: What ended the skip: "unattributed event", "flow N tail", "horizon".
+    #: What ended the skip: a bound's name, "flow N tail" or "horizon".
     limit: str
 
 
@@ -38,13 +38,20 @@ def plan_skip(
     now: float,
     rates: Mapping[int, float],
     progress: Mapping[int, FlowProgress],
-    next_unattributed: float,
+    bounds: Mapping[str, float],
     tail: float,
     min_skip: float,
     max_skip: float | None = None,
 ) -> SkipPlan | None:
-    """Return the longest safe skip from ``now``, or None if it would be shorter than ``min_skip``."""
-    end, limit = next_unattributed, "unattributed event"
+    """Return the longest safe skip from ``now``, or None if it would be shorter than ``min_skip``.
+
+    ``bounds`` names times no skip may cross ("unattributed event", "flow
+    arrival", ...); the name of the one that ends the skip becomes its limit.
+    """
+    end, limit = float("inf"), "no bound"
+    for name in sorted(bounds):
+        if bounds[name] < end:
+            end, limit = bounds[name], name
     if max_skip is not None and now + max_skip < end:
         end, limit = now + max_skip, "horizon"
     for flow in sorted(rates):

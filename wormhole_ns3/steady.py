@@ -13,6 +13,11 @@ steady when
 
 The rates credited during a skip are the max-min fair shares, scaled by the
 goodput efficiency the window measured (headers, ACK clocking, marking).
+
+A flow that delivered (almost) nothing in the window is *idle*: a TCP flow
+stalled on its own timer (a retransmission timeout, a delayed ACK at cwnd 1).
+It does not take a share; it is credited nothing and the controller keeps its
+events in real time, ending the skip when it wakes.
 """
 
 from __future__ import annotations
@@ -37,6 +42,8 @@ class Verdict:
     measured: Mapping[int, float] = field(default_factory=dict)
     #: Rate to credit each flow while skipping, bytes/s.
     rates: Mapping[int, float] = field(default_factory=dict)
+    #: Flows that delivered (almost) nothing in the window.
+    idle: frozenset[int] = frozenset()
 
 
 def max_min_fair(
@@ -96,6 +103,7 @@ def judge(
     paths: Mapping[int, frozenset[int]],
     capacity: Mapping[int, float],
     demand: Mapping[int, float | None] | None = None,
+    idle_share: float = 0.02,
 ) -> Verdict:
     """Judge the last ``window`` sampling periods of a partition.
 
@@ -114,18 +122,27 @@ def judge(
     if spread >= theta:
         return Verdict(False, f"aggregate spread {spread:.1%} >= {theta:.0%}", spread, measured=measured)
 
+    demand = dict(demand or {})
     fair = max_min_fair(paths, capacity, demand)
-    demand = demand or {}
-    limited = {f for f in fair if demand.get(f) is None or fair[f] < demand[f] - 1e-9}
+    idle = frozenset(f for f in fair if measured[f] < idle_share * fair[f])
+    if idle == frozenset(fair):
+        return Verdict(False, "every flow idle", spread, measured=measured)
+    if idle:
+        demand.update({f: measured[f] for f in idle})
+        fair = max_min_fair(paths, capacity, demand)
+    limited = {
+        f for f in fair if f not in idle and (demand.get(f) is None or fair[f] < demand[f] - 1e-9)
+    }
     nominal = sum(fair[f] for f in limited)
     efficiency = sum(measured[f] for f in limited) / nominal if nominal > 0 else 1.0
     credited = {f: (fair[f] * efficiency if f in limited else measured[f]) for f in fair}
+    active = [f for f in credited if f not in idle]
     unfairness = max(
         abs(measured[f] - credited[f]) / credited[f] if credited[f] > 0 else float("inf")
-        for f in credited
+        for f in active
     )
     if unfairness > fairness:
-        worst = max(credited, key=lambda f: abs(measured[f] - credited[f]) / max(credited[f], 1e-9))
+        worst = max(active, key=lambda f: abs(measured[f] - credited[f]) / max(credited[f], 1e-9))
         return Verdict(
             False,
             f"flow {worst} at {unfairness:.1%} from its fair share (> {fairness:.0%})",
@@ -133,11 +150,14 @@ def judge(
             unfairness,
             measured,
         )
+    idle_note = f", idle {' '.join(map(str, sorted(idle)))}" if idle else ""
     return Verdict(
         True,
-        f"aggregate spread {spread:.1%} < {theta:.0%}, shares within {unfairness:.1%} of fair",
+        f"aggregate spread {spread:.1%} < {theta:.0%}, shares within {unfairness:.1%} of fair"
+        + idle_note,
         spread,
         unfairness,
         measured,
         credited,
+        idle,
     )

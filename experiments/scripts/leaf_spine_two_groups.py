@@ -18,7 +18,8 @@ reach each other only through spine 0 and leaves 2 and 3 only through spine 1: a
 uplink to its own group's spine has metric 1, its uplink to the other spine metric 10.
 So group A uses only spine 0 and group B only spine 1 (ECMP stays off).
 
-Switch egress ports run RED with ECN marking at 65 packets; hosts use a FIFO queue disc.
+Switch egress ports run RED as a DCTCP step marker (mark above 65 packets, Gentle off);
+hosts use a FIFO queue disc.
 
 Output: one line per flow, ``flow <i> bytes <received bytes>`` (flows 0 .. steady-1 are
 group A, the rest group B), then one line per leaf-spine link with the number of packets
@@ -71,6 +72,7 @@ def red_helper(rate, delay):
         "ns3::RedQueueDisc",
         "UseEcn", ns.BooleanValue(True),
         "UseHardDrop", ns.BooleanValue(False),
+        "Gentle", ns.BooleanValue(False),
         "MeanPktSize", ns.UintegerValue(1500),
         "QW", ns.DoubleValue(1.0),
         "MinTh", ns.DoubleValue(RED_THRESHOLD_PACKETS),

@@ -619,6 +619,56 @@ FlowTracker::SenderCounter(const Flow& f) const
 }
 
 uint64_t
+FlowTracker::GetInFlight(uint32_t flow) const
+{
+    const Flow& f = m_flows.at(flow);
+    if (auto bulk = DynamicCast<BulkSendApplication>(f.app))
+    {
+        if (auto tcp = DynamicCast<TcpSocketBase>(bulk->GetSocket()))
+        {
+            return tcp->GetTxBuffer()->BytesInFlight();
+        }
+    }
+    return 0;
+}
+
+bool
+FlowTracker::IsQuiet(uint32_t flow) const
+{
+    const Flow& f = m_flows.at(flow);
+    auto bulk = DynamicCast<BulkSendApplication>(f.app);
+    auto sender = bulk ? DynamicCast<TcpSocketBase>(bulk->GetSocket()) : nullptr;
+    if (!sender || !f.sink)
+    {
+        return false;
+    }
+    Ptr<TcpSocketBase> receiver;
+    for (const auto& s : f.sink->GetAcceptedSockets())
+    {
+        Address peer;
+        if (s->GetPeerName(peer) == 0 && InetSocketAddress::IsMatchingType(peer))
+        {
+            InetSocketAddress p = InetSocketAddress::ConvertFrom(peer);
+            if (p.GetIpv4() == f.srcAddress && p.GetPort() == f.srcPort)
+            {
+                receiver = DynamicCast<TcpSocketBase>(s);
+                break;
+            }
+        }
+    }
+    if (!receiver)
+    {
+        return false;
+    }
+    uint32_t sent = wormhole::TcpHighestSentSequence(sender);
+    uint32_t received = receiver->GetRxBuffer()->NextRxSequence().GetValue();
+    uint32_t acked = sender->GetTxBuffer()->HeadSequence().GetValue();
+    bool dataInNetwork = sent != received;
+    bool ackInNetwork = received != acked && wormhole::TcpDelayedAckCount(receiver) == 0;
+    return !dataInNetwork && !ackInNetwork;
+}
+
+uint64_t
 FlowTracker::GetSendable(uint32_t flow) const
 {
     const Flow& f = m_flows.at(flow);

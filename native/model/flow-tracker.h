@@ -123,6 +123,15 @@ class FlowTracker : public Object
     uint64_t GetCredited(uint32_t flow) const;
     /** @return bytes the sender could still put on the wire (app + unsent buffer). */
     uint64_t GetSendable(uint32_t flow) const;
+    /** @return bytes a TCP flow has sent and not yet seen acknowledged (0 for UDP). */
+    uint64_t GetInFlight(uint32_t flow) const;
+    /**
+     * @return true if none of the flow's data or ACKs is in the network: every
+     * byte sent was received, and every byte received was acknowledged or its
+     * ACK is held back by the receiver's delayed-ACK timer. A quiet flow waits
+     * on its own hosts' timers only.
+     */
+    bool IsQuiet(uint32_t flow) const;
     /** @return the time the last byte arrived, or -1 s while unfinished. */
     Time GetFinishTime(uint32_t flow) const;
     /** @return the number of packets the sink received from this flow. */

@@ -51,6 +51,7 @@ WORMHOLE_EXPOSE(SocketTxBuffer, TcpSocketBase, m_txBuffer, Ptr<TcpTxBuffer>);
 WORMHOLE_EXPOSE(TxBufferAppList, TcpTxBuffer, m_appList, std::list<TcpTxItem*>);
 WORMHOLE_EXPOSE(TxBufferSize, TcpTxBuffer, m_size, uint32_t);
 WORMHOLE_EXPOSE(TxBufferSentSize, TcpTxBuffer, m_sentSize, uint32_t);
+WORMHOLE_EXPOSE(SocketDelAckCount, TcpSocketBase, m_delAckCount, uint32_t);
 WORMHOLE_EXPOSE(TxItemPacket, TcpTxItem, m_packet, Ptr<Packet>);
 
 #undef WORMHOLE_EXPOSE
@@ -86,6 +87,19 @@ TcpCongestionOpsName(Ptr<TcpSocketBase> socket)
 {
     Ptr<TcpCongestionOps> ops = PeekPointer(socket)->*MemberPointer(SocketCongestionOps());
     return ops ? ops->GetInstanceTypeId().GetName() : std::string();
+}
+
+uint32_t
+TcpHighestSentSequence(Ptr<TcpSocketBase> socket)
+{
+    TcpTxBuffer* buffer = PeekPointer(PeekPointer(socket)->*MemberPointer(SocketTxBuffer()));
+    return buffer->HeadSequence().GetValue() + buffer->*MemberPointer(TxBufferSentSize());
+}
+
+uint32_t
+TcpDelayedAckCount(Ptr<TcpSocketBase> socket)
+{
+    return PeekPointer(socket)->*MemberPointer(SocketDelAckCount());
 }
 
 uint32_t

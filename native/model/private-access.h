@@ -42,6 +42,12 @@ EventId& ApplicationStartEvent(Ptr<Application> app);
 /** @return the TypeId name of the congestion control of a TCP socket. */
 std::string TcpCongestionOpsName(Ptr<TcpSocketBase> socket);
 
+/** @return the sequence number after the highest byte a TCP socket has sent. */
+uint32_t TcpHighestSentSequence(Ptr<TcpSocketBase> socket);
+
+/** @return the number of segments a TCP receiver holds back its ACK for (delayed ACK). */
+uint32_t TcpDelayedAckCount(Ptr<TcpSocketBase> socket);
+
 /** @return the bytes in a TCP socket's send buffer that were never sent. */
 uint32_t TcpUnsentBytes(Ptr<TcpSocketBase> socket);
 

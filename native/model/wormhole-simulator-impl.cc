@@ -421,6 +421,33 @@ WormholeSimulatorImpl::Retag(const EventId& id, uint32_t tag)
 uint64_t
 WormholeSimulatorImpl::MoveClass(uint32_t tagClass, const Time& delta)
 {
+    return MoveClassExcept(tagClass, delta, {});
+}
+
+Time
+WormholeSimulatorImpl::NextEventTimeOn(const std::vector<uint32_t>& contexts) const
+{
+    uint64_t next = GetMaximumSimulationTime().GetTimeStep();
+    if (contexts.empty())
+    {
+        return TimeStep(next);
+    }
+    for (const auto& [uid, pending] : m_pending)
+    {
+        if (pending.tag != SYSTEM && pending.ts < next && !pending.impl->IsCancelled() &&
+            std::find(contexts.begin(), contexts.end(), pending.context) != contexts.end())
+        {
+            next = pending.ts;
+        }
+    }
+    return TimeStep(next);
+}
+
+uint64_t
+WormholeSimulatorImpl::MoveClassExcept(uint32_t tagClass,
+                                       const Time& delta,
+                                       const std::vector<uint32_t>& exemptContexts)
+{
     NS_ASSERT_MSG(tagClass != UNATTRIBUTED && tagClass != SYSTEM,
                   "only flow classes can be moved");
     int64_t step = delta.GetTimeStep();
@@ -428,7 +455,9 @@ WormholeSimulatorImpl::MoveClass(uint32_t tagClass, const Time& delta)
     for (auto& [uid, pending] : m_pending)
     {
         if (pending.tag == SYSTEM || pending.tag == UNATTRIBUTED || pending.impl->IsCancelled() ||
-            FindClass(pending.tag) != tagClass)
+            FindClass(pending.tag) != tagClass ||
+            std::find(exemptContexts.begin(), exemptContexts.end(), pending.context) !=
+                exemptContexts.end())
         {
             // a cancelled event does nothing whenever it is popped: leaving it where it is
             // keeps moves cheap (TCP leaves one cancelled retransmission timer per ACK)

@@ -106,6 +106,18 @@ class WormholeSimulatorImpl : public SimulatorImpl
      * @return the number of events moved.
      */
     uint64_t MoveClass(uint32_t tagClass, const Time& delta);
+    /**
+     * MoveClass, except for the events executing on the given nodes: those of
+     * an idle flow, which waits on its own timer and must wake at its time.
+     */
+    uint64_t MoveClassExcept(uint32_t tagClass,
+                             const Time& delta,
+                             const std::vector<uint32_t>& exemptContexts);
+    /**
+     * @return the time of the earliest pending, not cancelled, non-system event
+     * executing on one of the given nodes, or GetMaximumSimulationTime().
+     */
+    Time NextEventTimeOn(const std::vector<uint32_t>& contexts) const;
     /** @return the number of pending, not cancelled events of a class. */
     uint64_t CountPending(uint32_t tagClass) const;
     /**

@@ -11,8 +11,10 @@ Flow i is a BulkSendApplication on sender i that sends a fixed number of bytes t
 PacketSink on receiver i (TCP port 5000 + i).  Flow sizes are spaced linearly between
 --min-mb and --max-mb (1 MB = 10**6 bytes) and flow i starts at 0.1 s + i * --stagger-ms.
 
-TCP is DCTCP with ECN; every switch egress port runs a RED queue disc that marks
-(never drops early) when the queue exceeds 65 packets.  Hosts use a plain FIFO queue disc.
+TCP is DCTCP with ECN; every switch egress port runs a RED queue disc configured as
+DCTCP's step marker: every packet is marked (never dropped early) while the
+instantaneous queue exceeds K = 65 packets (QW 1, MinTh = MaxTh = K, Gentle off).
+Hosts use a plain FIFO queue disc.
 
 With --stop 0 (the default) the simulation runs until the event list is empty: each
 BulkSend closes its socket after its last byte, so Run() returns once every flow is done.
@@ -57,12 +59,13 @@ def configure_tcp():
 
 
 def red_helper(rate, delay):
-    """RED with ECN marking at a fixed threshold, as used on switch egress ports."""
+    """RED as a step ECN marker at K packets, as DCTCP expects of switch egress ports."""
     tch = ns.TrafficControlHelper()
     tch.SetRootQueueDisc(
         "ns3::RedQueueDisc",
         "UseEcn", ns.BooleanValue(True),
         "UseHardDrop", ns.BooleanValue(False),
+        "Gentle", ns.BooleanValue(False),
         "MeanPktSize", ns.UintegerValue(1500),
         "QW", ns.DoubleValue(1.0),
         "MinTh", ns.DoubleValue(RED_THRESHOLD_PACKETS),

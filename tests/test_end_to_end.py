@@ -1,0 +1,99 @@
+"""Real ns-3 runs, baseline against accelerated, as a user runs them."""
+
+import csv
+
+import pytest
+
+from conftest import DUMBBELL, SCRIPTS, load_json
+
+pytestmark = pytest.mark.slow
+
+
+@pytest.fixture(scope="module")
+def dumbbell_comparison(tmp_path_factory):
+    """The small demo through ``compare``: 4 DCTCP flows of 30-60 MB over 10 Gbps."""
+    import subprocess
+    import sys
+
+    from conftest import REPO
+
+    out = tmp_path_factory.mktemp("dumbbell")
+    done = subprocess.run(
+        [sys.executable, "-m", "wormhole_ns3", "compare", "--json", out / "c.json",
+         "--trace", out / "skips.csv", DUMBBELL, "--", "--flows", "4", "--min-mb", "30",
+         "--max-mb", "60"],
+        cwd=out, capture_output=True, text=True, env={"PYTHONPATH": str(REPO), "PATH": ""},
+        timeout=900,
+    )
+    assert done.returncode == 0, done.stderr
+    return load_json(out / "c.json"), list(csv.DictReader((out / "skips.csv").open())), done.stdout
+
+
+def test_dumbbell_skips_and_stays_accurate(dumbbell_comparison):
+    summary, skips, table = dumbbell_comparison
+    assert summary["skips"] == len(skips) >= 1
+    assert summary["rx_bytes_exact"]
+    assert summary["stdout_identical"]
+    assert summary["flows_finished_accelerated"] == summary["flows_finished_baseline"] == 4
+    assert summary["fct_mean_rel_err"] <= 0.01
+    assert summary["fct_max_rel_err"] <= 0.03
+    assert summary["events_accelerated"] * 2 < summary["events_baseline"]
+    assert summary["speedup"] > 1.5
+    assert "speedup (Run() wall)" in table
+
+
+def test_every_skip_says_what_it_skipped_and_why(dumbbell_comparison):
+    summary, skips, _ = dumbbell_comparison
+    for row in skips:
+        assert float(row["dt"]) > 0
+        assert int(row["events_moved"]) > 0
+        assert int(row["credited_bytes"]) > 0
+        assert "aggregate spread" in row["reason"] and "RTTs since last flow event" in row["reason"]
+        assert row["limit"]
+    credited = sum(f["credited_bytes"] for f in summary["flows"])
+    assert credited == sum(int(r["credited_bytes"]) for r in skips)
+
+
+def test_same_script_same_results_byte_for_byte(wormhole, tmp_path):
+    args = [DUMBBELL, "--flows", "2", "--min-mb", "20", "--max-mb", "40"]
+    first = wormhole("run", "--results", tmp_path / "1.json", "--trace", tmp_path / "1.csv", *args)
+    second = wormhole("run", "--results", tmp_path / "2.json", "--trace", tmp_path / "2.csv", *args)
+    assert first.returncode == second.returncode == 0
+    assert first.stdout == second.stdout
+    assert (tmp_path / "1.csv").read_bytes() == (tmp_path / "2.csv").read_bytes()
+    one, two = load_json(tmp_path / "1.json"), load_json(tmp_path / "2.json")
+    for run in (one, two):
+        run.pop("run_wall_s")
+    assert one == two
+
+
+def test_leaf_spine_steady_group_skips_while_the_bursty_group_runs_packet_by_packet(
+    wormhole, tmp_path
+):
+    script = SCRIPTS / "leaf_spine_two_groups.py"
+    args = ["--steady-mb", "60", "--bursty-flows", "30"]
+    base = wormhole("run", "--baseline", "--results", tmp_path / "b.json", script, *args)
+    accel = wormhole(
+        "run", "--results", tmp_path / "a.json", "--trace", tmp_path / "s.csv", script, *args
+    )
+    assert base.returncode == accel.returncode == 0, accel.stderr
+    assert accel.stdout == base.stdout
+    b, a = load_json(tmp_path / "b.json"), load_json(tmp_path / "a.json")
+    steady = {f["id"] for f in a["flows"] if f["dport"] < 6000}
+    skips = list(csv.DictReader((tmp_path / "s.csv").open()))
+    assert skips, "the steady group never skipped"
+    bursty_start = min(f["start"] for f in a["flows"] if f["id"] not in steady)
+    bursty_end = max(f["start"] + f["fct"] for f in a["flows"] if f["id"] not in steady)
+    for row in skips:
+        assert {int(x) for x in row["partition"].split()} <= steady
+    assert any(bursty_start < float(r["time"]) < bursty_end for r in skips), (
+        "no skip while the bursty group was active"
+    )
+    for f in a["flows"]:
+        if f["id"] not in steady:
+            assert f["credited_bytes"] == 0
+    fct_b = {f["id"]: f["fct"] for f in b["flows"]}
+    errors = [abs(f["fct"] - fct_b[f["id"]]) / fct_b[f["id"]] for f in a["flows"]]
+    assert max(errors) <= 0.03
+    assert sum(errors) / len(errors) <= 0.01
+    assert a["events"] < b["events"]

@@ -11,7 +11,8 @@ pytestmark = pytest.mark.slow
 
 @pytest.fixture(scope="module")
 def dumbbell_comparison(tmp_path_factory):
-    """The small demo through ``compare``: 4 DCTCP flows of 30-60 MB over 10 Gbps."""
+    """A small dumbbell through ``compare``: 2 DCTCP flows of 40 and 80 MB over 10 Gbps."""
+    import os
     import subprocess
     import sys
 
@@ -20,9 +21,9 @@ def dumbbell_comparison(tmp_path_factory):
     out = tmp_path_factory.mktemp("dumbbell")
     done = subprocess.run(
         [sys.executable, "-m", "wormhole_ns3", "compare", "--json", out / "c.json",
-         "--trace", out / "skips.csv", DUMBBELL, "--", "--flows", "4", "--min-mb", "30",
-         "--max-mb", "60"],
-        cwd=out, capture_output=True, text=True, env={"PYTHONPATH": str(REPO), "PATH": ""},
+         "--trace", out / "skips.csv", DUMBBELL, "--", "--flows", "2", "--min-mb", "40",
+         "--max-mb", "80", "--stagger-ms", "0"],
+        cwd=out, capture_output=True, text=True, env={**os.environ, "PYTHONPATH": str(REPO)},
         timeout=900,
     )
     assert done.returncode == 0, done.stderr
@@ -34,10 +35,10 @@ def test_dumbbell_skips_and_stays_accurate(dumbbell_comparison):
     assert summary["skips"] == len(skips) >= 1
     assert summary["rx_bytes_exact"]
     assert summary["stdout_identical"]
-    assert summary["flows_finished_accelerated"] == summary["flows_finished_baseline"] == 4
+    assert summary["flows_finished_accelerated"] == summary["flows_finished_baseline"] == 2
     assert summary["fct_mean_rel_err"] <= 0.01
     assert summary["fct_max_rel_err"] <= 0.03
-    assert summary["events_accelerated"] * 2 < summary["events_baseline"]
+    assert summary["events_accelerated"] * 4 < summary["events_baseline"]
     assert summary["speedup"] > 1.5
     assert "speedup (Run() wall)" in table
 
@@ -77,7 +78,9 @@ def test_leaf_spine_steady_group_skips_while_the_bursty_group_runs_packet_by_pac
         "run", "--results", tmp_path / "a.json", "--trace", tmp_path / "s.csv", script, *args
     )
     assert base.returncode == accel.returncode == 0, accel.stderr
-    assert accel.stdout == base.stdout
+    # per-flow totals are exact; the script's per-link packet counters see real packets only
+    flow_lines = lambda out: [line for line in out.splitlines() if line.startswith("flow ")]  # noqa: E731
+    assert flow_lines(accel.stdout) == flow_lines(base.stdout)
     b, a = load_json(tmp_path / "b.json"), load_json(tmp_path / "a.json")
     steady = {f["id"] for f in a["flows"] if f["dport"] < 6000}
     skips = list(csv.DictReader((tmp_path / "s.csv").open()))

@@ -25,6 +25,8 @@ def _add_config_options(parser: argparse.ArgumentParser) -> None:
                        help="RTTs to wait after a flow event before judging (default %(default)s)")
     group.add_argument("--tail-rtts", type=float, default=defaults.tail_rtts,
                        help="RTTs of bytes left to real packets at a flow's end (default %(default)s)")
+    group.add_argument("--idle-share", type=float, default=defaults.idle_share,
+                       help="skip around flows below this share of their fair rate (default off)")
     group.add_argument("--max-skip", type=float, default=None, metavar="SECONDS",
                        help="longest single skip (default: unbounded)")
 
@@ -37,6 +39,7 @@ def config_from(args: argparse.Namespace) -> AcceleratorConfig:
         fairness=args.fairness,
         settle_rtts=args.settle_rtts,
         tail_rtts=args.tail_rtts,
+        idle_share=args.idle_share,
         max_skip=args.max_skip,
     )
 
@@ -49,6 +52,7 @@ def config_argv(config: AcceleratorConfig) -> list[str]:
         f"--fairness={config.fairness}",
         f"--settle-rtts={config.settle_rtts}",
         f"--tail-rtts={config.tail_rtts}",
+        f"--idle-share={config.idle_share}",
     ]
     if config.sample_period is not None:
         argv.append(f"--sample-period={config.sample_period}")

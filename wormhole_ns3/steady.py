@@ -103,7 +103,7 @@ def judge(
     paths: Mapping[int, frozenset[int]],
     capacity: Mapping[int, float],
     demand: Mapping[int, float | None] | None = None,
-    idle_share: float = 0.02,
+    idle_share: float = 0.0,
 ) -> Verdict:
     """Judge the last ``window`` sampling periods of a partition.
 

@@ -64,7 +64,9 @@ def run_script(script: str, argv: list[str], options: RunOptions) -> int:
         print(f"wormhole-ns3: can't open file '{script}': no such file", file=sys.stderr)
         return 2
     controller = prepare(options)
-    saved_argv, saved_path0 = sys.argv, sys.path[0] if sys.path else None
+    if path.suffix in (".cc", ".cpp", ".cxx"):
+        return _run_program(controller, path, argv, options)
+    saved_argv = sys.argv
     sys.argv = [script, *argv]
     sys.path.insert(0, str(path.resolve().parent))
     code = 0
@@ -80,6 +82,19 @@ def run_script(script: str, argv: list[str], options: RunOptions) -> int:
         if sys.path and sys.path[0] == str(path.resolve().parent):
             sys.path.pop(0)
         sys.stdout.flush()
+    return _finish(controller, script, argv, options, code)
+
+
+def _run_program(controller: Controller, path: Path, argv: list[str], options: RunOptions) -> int:
+    from .cxx import run_program
+
+    sys.stdout.flush()
+    code = run_program(path, argv)
+    return _finish(controller, str(path), argv, options, code)
+
+
+def _finish(controller: Controller, script: str, argv: list[str], options: RunOptions, code: int) -> int:
+    """Report an accelerator failure loudly, else write the results and trace."""
     if controller.error is not None:
         print(
             f"wormhole-ns3: internal error in the accelerator, results are not valid: "

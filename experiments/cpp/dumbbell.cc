@@ -5,13 +5,17 @@
  *   sender i -- left switch == bottleneck == right switch -- receiver i
  *
  * Every link is 10 Gbps / 10 us.  Flow i is a BulkSend of --bytes bytes from sender i to
- * a PacketSink on receiver i (port 5000 + i), starting at 0.1 s + i * 4 ms.  TCP is DCTCP
- * with ECN; switch egress ports run RED marking at 65 packets, hosts a FIFO queue disc.
+ * a PacketSink on receiver i (port 5000 + i), starting at 0.1 s + i * --staggerMs (4 ms).  TCP is DCTCP
+ * with ECN, receivers ACK every segment; switch egress ports run RED as a step marker at
+ * 65 packets (Gentle off), hosts a FIFO queue disc.
  * The simulation runs until every flow has finished (no Simulator::Stop) and prints
  * "flow <i> bytes <received bytes>" per flow.
  *
- * Build against the ns3 Python wheel:
- *   NS=/work/venv/lib/python3.11/site-packages/ns3
+ * Run it accelerated, or plainly, without building it yourself:
+ *   wormhole-ns3 run dumbbell.cc -- --flows=2 --bytes=50000000
+ *   wormhole-ns3 run --baseline dumbbell.cc -- --flows=2
+ * or build it against the ns3 Python wheel:
+ *   NS=$(python -c "import ns3, os; print(os.path.dirname(ns3.__file__))")
  *   g++ -std=c++20 -O2 -DNS3_LOG_ENABLE -DNS3_ASSERT_ENABLE -DNS3_BUILD_PROFILE_RELEASE \
  *       -D__LINUX__ -I$NS/include -L$NS/lib64 -Wl,-rpath,$NS/lib64 dumbbell.cc -o dumbbell \
  *       -lns3.44-core -lns3.44-network -lns3.44-internet -lns3.44-point-to-point \
@@ -47,6 +51,7 @@ ConfigureTcp()
     Config::SetDefault("ns3::TcpSocket::SndBufSize", UintegerValue(4 * 1024 * 1024));
     Config::SetDefault("ns3::TcpSocket::RcvBufSize", UintegerValue(4 * 1024 * 1024));
     Config::SetDefault("ns3::TcpSocketBase::UseEcn", StringValue("On"));
+    Config::SetDefault("ns3::TcpSocket::DelAckCount", UintegerValue(1));
 }
 
 TrafficControlHelper
@@ -56,6 +61,7 @@ RedHelper()
     tch.SetRootQueueDisc("ns3::RedQueueDisc",
                          "UseEcn", BooleanValue(true),
                          "UseHardDrop", BooleanValue(false),
+                         "Gentle", BooleanValue(false),
                          "MeanPktSize", UintegerValue(1500),
                          "QW", DoubleValue(1.0),
                          "MinTh", DoubleValue(65),
@@ -136,7 +142,7 @@ BuildDumbbell(uint32_t nFlows)
 }
 
 std::vector<Ptr<PacketSink>>
-InstallFlows(const Dumbbell& d, uint64_t bytes)
+InstallFlows(const Dumbbell& d, uint64_t bytes, double staggerMs)
 {
     std::vector<Ptr<PacketSink>> sinks;
     for (uint32_t i = 0; i < d.senders.GetN(); ++i)
@@ -152,7 +158,7 @@ InstallFlows(const Dumbbell& d, uint64_t bytes)
         bulk.SetAttribute("MaxBytes", UintegerValue(bytes));
         bulk.SetAttribute("SendSize", UintegerValue(1448));
         ApplicationContainer bulkApps = bulk.Install(d.senders.Get(i));
-        bulkApps.Start(Seconds(0.1) + MilliSeconds(4) * i);
+        bulkApps.Start(Seconds(0.1) + MicroSeconds(static_cast<int64_t>(staggerMs * 1000)) * i);
     }
     return sinks;
 }
@@ -164,10 +170,12 @@ main(int argc, char* argv[])
 {
     uint32_t flows = 2;
     uint64_t bytes = 10000000;
+    double staggerMs = 4;
 
     CommandLine cmd(__FILE__);
     cmd.AddValue("flows", "number of sender/receiver pairs", flows);
     cmd.AddValue("bytes", "bytes sent by each flow", bytes);
+    cmd.AddValue("staggerMs", "start-time gap between flows, in ms", staggerMs);
     cmd.Parse(argc, argv);
     if (flows < 1)
     {
@@ -180,7 +188,7 @@ main(int argc, char* argv[])
     ConfigureTcp();
 
     Dumbbell d = BuildDumbbell(flows);
-    std::vector<Ptr<PacketSink>> sinks = InstallFlows(d, bytes);
+    std::vector<Ptr<PacketSink>> sinks = InstallFlows(d, bytes, staggerMs);
 
     Simulator::Run();
     for (uint32_t i = 0; i < sinks.size(); ++i)

@@ -1,0 +1,78 @@
+"""Run a user's C++ ns-3 program (its ``main``) in this process, under the same controller.
+
+The program is compiled against the installed ns-3 as a shared library whose
+``main`` is renamed, cached by source hash like the shim, loaded next to the
+shim and called with the user's arguments. Its ``Simulator::Run()`` then goes
+through the same simulator implementation and Run() hooks as a Python script.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+import subprocess
+import tempfile
+from pathlib import Path
+
+from . import loader, native
+
+ENTRY = "wormhole_user_main"
+
+
+def modules_of(source: str) -> list[str]:
+    """The ns-3 modules a program includes (``#include "ns3/<m>-module.h"``), plus the base ones."""
+    included = re.findall(r'#include\s+[<"]ns3/([\w-]+)-module\.h[>"]', source)
+    available = set(loader.available_modules())
+    wanted = [*native.LINKED_MODULES, *included]
+    return [m for m in dict.fromkeys(wanted) if m in available]
+
+
+def build_program(path: Path) -> Path:
+    """Compile ``path`` into a cached shared library exposing ``wormhole_user_main``."""
+    source = path.read_text()
+    modules = modules_of(source)
+    flags = [*native.compile_flags(), f"-Dmain={ENTRY}", f"-I{path.parent}"]
+    digest = hashlib.sha256(source.encode())
+    digest.update(" ".join(flags + modules).encode() + native.build_key().encode())
+    output = native.cache_dir() / f"user-{path.stem}-{digest.hexdigest()[:16]}.so"
+    if output.exists():
+        return output
+    output.parent.mkdir(parents=True, exist_ok=True)
+    fd, partial = tempfile.mkstemp(dir=output.parent, suffix=".so.partial")
+    os.close(fd)
+    command = [native.compiler(), *flags, "-shared", str(path), "-o", partial,
+               *native.link_flags(tuple(modules))]
+    done = subprocess.run(command, capture_output=True, text=True)
+    if done.returncode != 0:
+        os.unlink(partial)
+        first = next((line for line in done.stderr.splitlines() if "error" in line), done.stderr[-500:])
+        raise native.NativeBuildError(f"compiling {path.name} failed: {first}")
+    os.replace(partial, output)
+    return output
+
+
+def run_program(path: Path, argv: list[str]) -> int:
+    """Load the compiled program and call its main with ``argv``; return main's exit code."""
+    library = build_program(path)
+    cppyy = loader.cppyy_module()
+    cppyy.load_library(str(library))
+    if not hasattr(cppyy.gbl, "wormhole_call_main"):
+        cppyy.cppdef(
+            f"""
+            int {ENTRY}(int argc, char* argv[]);
+            int wormhole_call_main(std::vector<std::string> args)
+            {{
+                std::vector<char*> argv;
+                for (auto& a : args) argv.push_back(a.data());
+                argv.push_back(nullptr);
+                int code = {ENTRY}(static_cast<int>(args.size()), argv.data());
+                std::cout.flush();
+                return code;
+            }}
+            """
+        )
+    args = cppyy.gbl.std.vector["std::string"]()
+    for arg in [str(path), *argv]:
+        args.push_back(arg)
+    return int(cppyy.gbl.wormhole_call_main(args))

@@ -101,6 +101,16 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
+    from .native import NativeBuildError
+
+    try:
+        return _main(argv)
+    except NativeBuildError as error:
+        print(f"wormhole-ns3: error: {error}", file=sys.stderr)
+        return 1
+
+
+def _main(argv: list[str] | None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     try:

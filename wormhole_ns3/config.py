@@ -24,7 +24,7 @@ class AcceleratorConfig:
     #: Every flow's rate over the window must be within this fraction of its
     #: max-min fair share: TCP is unfair for tens of ms after a flow arrives,
     #: and crediting fair shares while it is would bias the FCTs.
-    fairness: float = 0.10
+    fairness: float = 0.15
     #: A flow delivering less than this fraction of its fair share is idle
     #: (stalled on its own timer): credited nothing, its hosts' events not moved.
     #: Off (0) by default: on the demo it skips 2.5x more but a stall's end depends
@@ -32,10 +32,11 @@ class AcceleratorConfig:
     idle_share: float = 0.0
     #: After a flow starts or finishes in a partition, wait this many round-trip
     #: times before judging it (DCTCP's alpha needs ~1/g = 16 RTTs to settle).
-    settle_rtts: float = 60.0
+    #: Defaults of this group were chosen on the demo dumbbell (README: tuning).
+    settle_rtts: float = 30.0
     #: A skip stops this many round-trip times of bytes before a flow's end, so
     #: every flow finishes with real packets (real Rx traces, real last ACKs).
-    tail_rtts: float = 30.0
+    tail_rtts: float = 20.0
     #: Skips shorter than this many sample periods are not worth the move.
     min_skip_samples: float = 4.0
     #: Longest single skip; None: unbounded.

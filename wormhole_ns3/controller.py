@@ -86,8 +86,10 @@ class Controller:
         self.partitions: dict[frozenset[int], PartitionState] = {}
         self.skips: list[SkipRecord] = []
         self.reverts = 0
-        #: (time, partition, reason) of every steadiness judgment: where packet-level time goes.
+        #: (time, partition, reason) of every steadiness judgment.
         self.verdicts: list[tuple[float, str, str]] = []
+        #: Simulated partition-seconds run packet by packet, by the reason they were not skipped.
+        self.packet_level_time: dict[str, float] = {}
         self.sample_period: float | None = None
         self.error: BaseException | None = None
         self.run_wall = 0.0
@@ -262,6 +264,7 @@ class Controller:
         for st in list(self.partitions.values()):
             if not st.paused:
                 self._consider(st, now)
+                self._account(st, now)
         if self.progress:
             self._print_progress()
 
@@ -304,6 +307,29 @@ class Controller:
             self._skip(st, plan, exempt)
         elif st.idle:
             st.rates = None  # shares with idle flows hold only until one of them wakes
+
+    def _account(self, st: PartitionState, now: float) -> None:
+        """Charge the last window of packet-level time of a partition to why it was not skipped."""
+        if st.paused:
+            return  # it skipped at this window
+        if now - st.changed_at < self.config.settle_rtts * st.rtt:
+            why = "settling after a flow event"
+        elif st.limit.endswith(" tail") and st.rates is not None:
+            why = "flow tails"
+        elif any(self.flows[f].skip_blocker for f in st.partition.flows):
+            why = "unskippable flow"
+        elif st.rates is not None:
+            why = "steady, skip too short"
+        elif st.last_verdict is None or st.last_verdict.reason == "window not full":
+            why = "filling a window"
+        elif "fair share" in st.last_verdict.reason:
+            why = "unfair shares"
+        elif "spread" in st.last_verdict.reason:
+            why = "aggregate rate unsteady"
+        else:
+            why = st.last_verdict.reason
+        window = self.sample_period * self.config.window
+        self.packet_level_time[why] = self.packet_level_time.get(why, 0.0) + window
 
     def _idle_hosts(self, st: PartitionState) -> list[int] | None:
         """The nodes whose events stay in real time during a skip: hosts used only by idle flows.
@@ -379,6 +405,8 @@ class Controller:
         for f in sorted(st.partition.flows):
             credited[f] = int(self.tracker.Credit(f, int(st.rates[f] * dt)))
         moved = int(self.impl.MoveClassExcept(st.tag_class, ns3.NanoSeconds(dt_ns), exempt))
+        for f in st.partition.flows:
+            self.tracker.ShiftMonitoredPackets(f, ns3.NanoSeconds(dt_ns))
         st.paused_from, st.paused_until, st.credits = plan.start, plan.start + dt, credited
         for f in st.partition.flows:
             self.tracker.SetSampled(f, False)
@@ -426,6 +454,8 @@ class Controller:
         full = st.paused_until - st.paused_from
         left_ns = int(round(left * 1e9))
         self.impl.MoveClass(st.tag_class, self.ns3.NanoSeconds(-left_ns))
+        for f in st.partition.flows:
+            self.tracker.ShiftMonitoredPackets(f, self.ns3.NanoSeconds(-left_ns))
         for f, credit in st.credits.items():
             self.tracker.Uncredit(f, int(credit * left / full))
         if st.resume_event is not None:

@@ -54,7 +54,24 @@ def prepare(options: RunOptions) -> Controller:
         )
     controller = Controller(shim.ns3, options.config, accelerate, progress=options.progress)
     controller.attach()
+    if accelerate:
+        _watch_flow_monitors(ns, controller)
     return controller
+
+
+def _watch_flow_monitors(ns, controller: Controller) -> None:
+    """Hand every FlowMonitor a script installs to the tracker, so skips keep its counts right."""
+    helper = ns.FlowMonitorHelper
+    for name in ("Install", "InstallAll"):
+        original = getattr(helper, name)
+
+        def install(self, *args, _original=original):
+            monitor = _original(self, *args)
+            classifier = ns.DynamicCast[ns.Ipv4FlowClassifier](self.GetClassifier())
+            controller.tracker.AddFlowMonitor(self.GetMonitor(), classifier)
+            return monitor
+
+        setattr(helper, name, install)
 
 
 def run_script(script: str, argv: list[str], options: RunOptions) -> int:
@@ -151,6 +168,7 @@ def results_dict(controller: Controller, script: str, argv: list[str], options: 
         "skipped_time_s": sum(r.dt for r in skips),
         "events_moved": sum(r.events_moved for r in skips),
         "events_avoided": sum(r.events_avoided for r in skips),
+        "packet_level_time_s": dict(sorted(controller.packet_level_time.items())),
         "flows": [asdict(f) for f in (snapshot.flows if snapshot else [])],
     }
 

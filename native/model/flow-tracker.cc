@@ -10,7 +10,9 @@
 #include "ns3/bulk-send-application.h"
 #include "ns3/channel.h"
 #include "ns3/data-rate.h"
+#include "ns3/flow-monitor.h"
 #include "ns3/inet-socket-address.h"
+#include "ns3/ipv4-flow-classifier.h"
 #include "ns3/ipv4-global-routing.h"
 #include "ns3/ipv4-list-routing.h"
 #include "ns3/ipv4-route.h"
@@ -64,7 +66,16 @@ AddressString(Ipv4Address address)
 WormholeSimulatorImpl*
 AcceleratingImpl()
 {
-    return dynamic_cast<WormholeSimulatorImpl*>(PeekPointer(Simulator::GetImplementation()));
+    // looked up once per simulator: this runs for every packet a tracked application writes
+    static SimulatorImpl* last = nullptr;
+    static WormholeSimulatorImpl* cached = nullptr;
+    SimulatorImpl* current = PeekPointer(Simulator::GetImplementation());
+    if (current != last)
+    {
+        last = current;
+        cached = dynamic_cast<WormholeSimulatorImpl*>(current);
+    }
+    return cached;
 }
 
 /** @return true if asking this routing protocol for a route has no side effect. */
@@ -696,6 +707,10 @@ void
 FlowTracker::SetSampled(uint32_t flow, bool sampled)
 {
     Flow& f = m_flows.at(flow);
+    if (sampled && !f.sampled)
+    {
+        MarkMonitors(f); // a new window begins
+    }
     f.sampled = sampled;
     if (!sampled)
     {
@@ -708,6 +723,7 @@ void
 FlowTracker::ClearSamples(uint32_t flow)
 {
     m_flows.at(flow).samples.clear();
+    MarkMonitors(m_flows.at(flow));
 }
 
 std::vector<uint64_t>
@@ -798,6 +814,7 @@ FlowTracker::Credit(uint32_t flow, uint64_t bytes)
     {
         wormhole::PacketSinkTotalRx(f.sink) += credited;
     }
+    CreditMonitors(f, static_cast<int64_t>(credited));
     f.credited += credited;
     return credited;
 }
@@ -847,6 +864,114 @@ FlowTracker::Uncredit(uint32_t flow, uint64_t bytes)
     }
     f.credited -= bytes;
     return bytes;
+}
+
+} // namespace ns3
+
+namespace ns3
+{
+
+void
+FlowTracker::AddFlowMonitor(Ptr<FlowMonitor> monitor, Ptr<Ipv4FlowClassifier> classifier)
+{
+    if (monitor && classifier)
+    {
+        m_monitors.emplace_back(monitor, classifier);
+    }
+}
+
+std::pair<int64_t, int64_t>
+FlowTracker::MonitorFlowIds(std::size_t monitor, const Flow& f) const
+{
+    auto [mon, classifier] = m_monitors[monitor];
+    uint8_t protocol = f.kind.ends_with("-tcp") ? 6 : 17;
+    int64_t data = -1;
+    int64_t ack = -1;
+    for (const auto& [id, stats] : mon->GetFlowStats())
+    {
+        Ipv4FlowClassifier::FiveTuple t = classifier->FindFlow(id);
+        if (t.protocol != protocol)
+        {
+            continue;
+        }
+        if (t.sourceAddress == f.srcAddress && t.destinationAddress == f.dstAddress &&
+            t.sourcePort == f.srcPort && t.destinationPort == f.dstPort)
+        {
+            data = id;
+        }
+        else if (t.sourceAddress == f.dstAddress && t.destinationAddress == f.srcAddress &&
+                 t.sourcePort == f.dstPort && t.destinationPort == f.srcPort)
+        {
+            ack = id;
+        }
+    }
+    return {data, ack};
+}
+
+void
+FlowTracker::CreditMonitors(const Flow& f, int64_t bytes)
+{
+    for (std::size_t m = 0; m < m_monitors.size(); ++m)
+    {
+        auto [data, ack] = MonitorFlowIds(m, f);
+        Ptr<FlowMonitor> mon = m_monitors[m].first;
+        uint64_t dataPackets = data >= 0 ? wormhole::FlowMonitorRxPackets(mon, data) : 0;
+        uint64_t delivered = f.received + f.credited;
+        if (dataPackets == 0 || delivered == 0)
+        {
+            continue;
+        }
+        // as many packets as the flow's history needs for that many bytes
+        double packets = static_cast<double>(bytes) * dataPackets / delivered;
+        auto [delaySum, rx] = wormhole::FlowMonitorDelaySum(mon, data);
+        Time delay = delaySum / static_cast<int64_t>(rx); // whole history, if no window mark
+        if (m < f.monitorMark.size() && rx > f.monitorMark[m].second)
+        {
+            delay = (delaySum - f.monitorMark[m].first) /
+                    static_cast<int64_t>(rx - f.monitorMark[m].second);
+        }
+        wormhole::FlowMonitorCredit(mon, data, packets, delay);
+        if (ack >= 0)
+        {
+            double ackRatio =
+                static_cast<double>(wormhole::FlowMonitorRxPackets(mon, ack)) / dataPackets;
+            auto [ackDelaySum, ackRx] = wormhole::FlowMonitorDelaySum(mon, ack);
+            wormhole::FlowMonitorCredit(mon,
+                                        ack,
+                                        packets * ackRatio,
+                                        ackRx ? ackDelaySum / static_cast<int64_t>(ackRx) : Time());
+        }
+    }
+}
+
+void
+FlowTracker::MarkMonitors(Flow& f)
+{
+    f.monitorMark.clear();
+    for (std::size_t m = 0; m < m_monitors.size(); ++m)
+    {
+        int64_t data = MonitorFlowIds(m, f).first;
+        f.monitorMark.push_back(data >= 0
+                                    ? wormhole::FlowMonitorDelaySum(m_monitors[m].first, data)
+                                    : std::make_pair(Time(), uint64_t{0}));
+    }
+}
+
+void
+FlowTracker::ShiftMonitoredPackets(uint32_t flow, Time delta)
+{
+    const Flow& f = m_flows.at(flow);
+    for (std::size_t m = 0; m < m_monitors.size(); ++m)
+    {
+        auto [data, ack] = MonitorFlowIds(m, f);
+        for (int64_t id : {data, ack})
+        {
+            if (id >= 0)
+            {
+                wormhole::FlowMonitorShiftInFlight(m_monitors[m].first, id, delta.GetTimeStep());
+            }
+        }
+    }
 }
 
 } // namespace ns3

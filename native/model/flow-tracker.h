@@ -30,6 +30,8 @@ class Packet;
 class PacketSink;
 class Address;
 class Node;
+class FlowMonitor;
+class Ipv4FlowClassifier;
 
 /**
  * @brief Per-flow counters and crediting for the flows of a script.
@@ -171,6 +173,15 @@ class FlowTracker : public Object
      */
     uint64_t Uncredit(uint32_t flow, uint64_t bytes);
 
+    /**
+     * Keep a script's FlowMonitor consistent with skips: credited bytes are
+     * counted as packets of the flow (and its ACK flow), and the packets it
+     * tracks in flight have the skipped time removed from their delays.
+     */
+    void AddFlowMonitor(Ptr<FlowMonitor> monitor, Ptr<Ipv4FlowClassifier> classifier);
+    /** Shift the in-flight packets FlowMonitors track for a flow (both directions) by delta. */
+    void ShiftMonitoredPackets(uint32_t flow, Time delta);
+
   private:
     struct Flow
     {
@@ -197,9 +208,15 @@ class FlowTracker : public Object
         std::deque<uint64_t> samples;
         std::vector<uint64_t> path;
         std::vector<uint64_t> reversePath;
+        //! per FlowMonitor: (delay sum, packets) of the data flow when its window began
+        std::vector<std::pair<Time, uint64_t>> monitorMark;
     };
 
     void OnAppTx(uint32_t flow, Ptr<const Packet> packet);
+    /** @return the FlowMonitor flow ids of a flow's data (first) and ACK (second) packets. */
+    std::pair<int64_t, int64_t> MonitorFlowIds(std::size_t monitor, const Flow& f) const;
+    void CreditMonitors(const Flow& f, int64_t bytes);
+    void MarkMonitors(Flow& f);
     void OnSinkRx(Ptr<const Packet> packet, const Address& from, const Address& local);
     void NotifyFlowEvent(uint32_t flow, int state);
     void Sample();
@@ -212,6 +229,8 @@ class FlowTracker : public Object
     std::vector<Ptr<Application>> m_seenApps;
     std::vector<Ptr<PacketSink>> m_seenSinks;
     std::unordered_map<uint64_t, uint32_t> m_flowBySource; //!< (ip << 16 | port) -> flow
+
+    std::vector<std::pair<Ptr<FlowMonitor>, Ptr<Ipv4FlowClassifier>>> m_monitors;
 
     Time m_samplePeriod;
     uint32_t m_samplesPerWindow{0};

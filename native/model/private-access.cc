@@ -11,6 +11,7 @@
 #include "ns3/application.h"
 #include "ns3/bulk-send-application.h"
 #include "ns3/event-id.h"
+#include "ns3/flow-monitor.h"
 #include "ns3/onoff-application.h"
 #include "ns3/packet-sink.h"
 #include "ns3/tcp-congestion-ops.h"
@@ -55,6 +56,30 @@ WORMHOLE_EXPOSE(SocketDelAckCount, TcpSocketBase, m_delAckCount, uint32_t);
 WORMHOLE_EXPOSE(TxItemPacket, TcpTxItem, m_packet, Ptr<Packet>);
 
 #undef WORMHOLE_EXPOSE
+
+// FlowMonitor's tracked-packet map has a private type: let the return type be deduced.
+template <typename Member, auto Pointer>
+struct DeducedExposer
+{
+    friend auto MemberPointer(Member)
+    {
+        return Pointer;
+    }
+};
+
+struct MonitorStats
+{
+    friend auto MemberPointer(MonitorStats);
+};
+
+template struct DeducedExposer<MonitorStats, &FlowMonitor::m_flowStats>;
+
+struct MonitorTracked
+{
+    friend auto MemberPointer(MonitorTracked);
+};
+
+template struct DeducedExposer<MonitorTracked, &FlowMonitor::m_trackedPackets>;
 
 } // namespace
 
@@ -135,6 +160,71 @@ TcpTrimUnsentTail(Ptr<TcpSocketBase> socket, uint32_t bytes)
         trimmed += cut;
     }
     return trimmed;
+}
+
+} // namespace wormhole
+} // namespace ns3
+
+namespace ns3
+{
+namespace wormhole
+{
+
+std::pair<Time, uint64_t>
+FlowMonitorDelaySum(Ptr<FlowMonitor> monitor, uint32_t flowId)
+{
+    auto& stats = PeekPointer(monitor)->*MemberPointer(MonitorStats());
+    auto it = stats.find(flowId);
+    if (it == stats.end())
+    {
+        return {Time(), 0};
+    }
+    return {it->second.delaySum, it->second.rxPackets};
+}
+
+bool
+FlowMonitorCredit(Ptr<FlowMonitor> monitor, uint32_t flowId, double packets, Time delay)
+{
+    auto& stats = PeekPointer(monitor)->*MemberPointer(MonitorStats());
+    auto it = stats.find(flowId);
+    if (it == stats.end() || it->second.rxPackets == 0 || packets <= 0)
+    {
+        return false;
+    }
+    FlowMonitor::FlowStats& s = it->second;
+    auto n = static_cast<uint64_t>(packets + 0.5);
+    double scale = static_cast<double>(n) / s.rxPackets;
+    s.txBytes += static_cast<uint64_t>(s.txBytes * static_cast<double>(n) / s.txPackets + 0.5);
+    s.rxBytes += static_cast<uint64_t>(s.rxBytes * scale + 0.5);
+    s.txPackets += n;
+    s.rxPackets += n;
+    s.delaySum += delay * static_cast<int64_t>(n);
+    s.jitterSum += Time::FromDouble(s.jitterSum.GetDouble() * scale, Time::GetResolution());
+    s.timesForwarded += static_cast<uint32_t>(s.timesForwarded * scale + 0.5);
+    return true;
+}
+
+uint32_t
+FlowMonitorShiftInFlight(Ptr<FlowMonitor> monitor, uint32_t flowId, int64_t delta)
+{
+    auto& tracked = PeekPointer(monitor)->*MemberPointer(MonitorTracked());
+    uint32_t shifted = 0;
+    for (auto it = tracked.lower_bound({flowId, 0}); it != tracked.end() && it->first.first == flowId;
+         ++it)
+    {
+        it->second.firstSeenTime += TimeStep(delta);
+        it->second.lastSeenTime += TimeStep(delta);
+        ++shifted;
+    }
+    return shifted;
+}
+
+uint64_t
+FlowMonitorRxPackets(Ptr<FlowMonitor> monitor, uint32_t flowId)
+{
+    auto& stats = PeekPointer(monitor)->*MemberPointer(MonitorStats());
+    auto it = stats.find(flowId);
+    return it == stats.end() ? 0 : it->second.rxPackets;
 }
 
 } // namespace wormhole

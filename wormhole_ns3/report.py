@@ -63,6 +63,7 @@ def comparison(baseline: dict, accelerated: dict) -> dict:
         "fct_max_rel_err": float(errors.max()) if errors.size else None,
         "rx_bytes_exact": len(rows) == len(baseline["flows"])
         and all(r["rx_bytes_baseline"] == r["rx_bytes_accelerated"] for r in rows),
+        "packet_level_time_s": accelerated.get("packet_level_time_s", {}),
         "config": accelerated["config"],
         "flows": rows,
     }
@@ -97,6 +98,10 @@ def format_table(summary: dict) -> str:
         f"p99 {pct(summary['fct_p99_rel_err'])}  max {pct(summary['fct_max_rel_err'])}",
         f"PacketSink totals     {'exact' if summary['rx_bytes_exact'] else 'DIFFER'}",
     ]
+    breakdown = summary.get("packet_level_time_s") or {}
+    if breakdown:
+        parts = ", ".join(f"{why} {t * 1e3:.1f} ms" for why, t in sorted(breakdown.items()))
+        lines.append(f"not skipped because    {parts}")
     if "stdout_identical" in summary:
         lines.append(f"script output         {'identical' if summary['stdout_identical'] else 'DIFFERS'}")
     return "\n".join(lines)

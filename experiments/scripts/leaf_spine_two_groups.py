@@ -1,4 +1,4 @@
-"""Leaf-spine fabric carrying two traffic groups that never share a link.
+r"""Leaf-spine fabric carrying two traffic groups that never share a link.
 
 Topology: 4 leaves, 2 spines, 2 hosts per leaf; every leaf connects to both spines.
 All links run at --rate / --delay (10 Gbps / 10 us by default)::

@@ -1,4 +1,4 @@
-"""DCTCP dumbbell: the built-in demo workload.
+r"""DCTCP dumbbell: the built-in demo workload.
 
 Topology (every link has the same rate and delay, 10 Gbps / 10 us by default)::
 

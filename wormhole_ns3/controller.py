@@ -86,8 +86,6 @@ class Controller:
         self.partitions: dict[frozenset[int], PartitionState] = {}
         self.skips: list[SkipRecord] = []
         self.reverts = 0
-        #: (time, partition, reason) of every steadiness judgment.
-        self.verdicts: list[tuple[float, str, str]] = []
         #: Simulated partition-seconds run packet by packet, by the reason they were not skipped.
         self.packet_level_time: dict[str, float] = {}
         self.sample_period: float | None = None
@@ -306,7 +304,6 @@ class Controller:
         if st.rates is None:
             verdict = self._judge(st)
             st.last_verdict = verdict
-            self.verdicts.append((now, " ".join(map(str, sorted(part.flows))), verdict.reason))
             if not verdict.steady:
                 return
             st.rates, st.reason, st.idle = dict(verdict.rates), verdict.reason, verdict.idle

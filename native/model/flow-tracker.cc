@@ -200,9 +200,6 @@ FlowTracker::Discover()
             TimeValue start;
             app->GetAttribute("StartTime", start);
             f.start = start.Get();
-            TimeValue stop;
-            app->GetAttribute("StopTime", stop);
-            f.stop = stop.Get().IsZero() ? Simulator::GetMaximumSimulationTime() : stop.Get();
             if (onoff)
             {
                 DataRateValue rate;
@@ -353,7 +350,6 @@ FlowTracker::OnSinkRx(Ptr<const Packet> packet, const Address& from, const Addre
     }
     Flow& f = m_flows[it->second];
     f.received += packet->GetSize();
-    ++f.rxPackets;
     if (f.size > 0 && f.state == ACTIVE && f.received + f.credited >= f.size)
     {
         f.state = FINISHED;
@@ -503,12 +499,6 @@ FlowTracker::GetStartTime(uint32_t flow) const
     return m_flows.at(flow).start;
 }
 
-Time
-FlowTracker::GetStopTime(uint32_t flow) const
-{
-    return m_flows.at(flow).stop;
-}
-
 double
 FlowTracker::GetAppRate(uint32_t flow) const
 {
@@ -607,12 +597,6 @@ FlowTracker::GetCredited(uint32_t flow) const
     return m_flows.at(flow).credited;
 }
 
-uint64_t
-FlowTracker::GetRxPackets(uint32_t flow) const
-{
-    return m_flows.at(flow).rxPackets;
-}
-
 Time
 FlowTracker::GetFinishTime(uint32_t flow) const
 {
@@ -627,20 +611,6 @@ FlowTracker::SenderCounter(const Flow& f) const
         return wormhole::BulkSendTotalBytes(bulk);
     }
     return wormhole::OnOffTotalBytes(DynamicCast<OnOffApplication>(f.app));
-}
-
-uint64_t
-FlowTracker::GetInFlight(uint32_t flow) const
-{
-    const Flow& f = m_flows.at(flow);
-    if (auto bulk = DynamicCast<BulkSendApplication>(f.app))
-    {
-        if (auto tcp = DynamicCast<TcpSocketBase>(bulk->GetSocket()))
-        {
-            return tcp->GetTxBuffer()->BytesInFlight();
-        }
-    }
-    return 0;
 }
 
 bool
@@ -733,12 +703,6 @@ FlowTracker::GetSamples(uint32_t flow) const
     return std::vector<uint64_t>(s.begin(), s.end());
 }
 
-Time
-FlowTracker::GetLastSampleTime() const
-{
-    return m_lastSampleTime;
-}
-
 void
 FlowTracker::ScheduleSample()
 {
@@ -760,7 +724,6 @@ FlowTracker::ScheduleSample()
 void
 FlowTracker::Sample()
 {
-    m_lastSampleTime = Simulator::Now();
     for (auto& f : m_flows)
     {
         if (f.sampled && f.state == ACTIVE)

@@ -90,8 +90,6 @@ class FlowTracker : public Object
     uint64_t GetSize(uint32_t flow) const;
     /** @return the application start time. */
     Time GetStartTime(uint32_t flow) const;
-    /** @return the application stop time (or the maximum time). */
-    Time GetStopTime(uint32_t flow) const;
     /** @return the configured sending rate in bit/s of an OnOff flow, 0 for TCP. */
     double GetAppRate(uint32_t flow) const;
     /** @return the TypeId name of the flow's TCP congestion control ("" for UDP). */
@@ -125,8 +123,6 @@ class FlowTracker : public Object
     uint64_t GetCredited(uint32_t flow) const;
     /** @return bytes the sender could still put on the wire (app + unsent buffer). */
     uint64_t GetSendable(uint32_t flow) const;
-    /** @return bytes a TCP flow has sent and not yet seen acknowledged (0 for UDP). */
-    uint64_t GetInFlight(uint32_t flow) const;
     /**
      * @return true if none of the flow's data or ACKs is in the network: every
      * byte sent was received, and every byte received was acknowledged or its
@@ -136,8 +132,6 @@ class FlowTracker : public Object
     bool IsQuiet(uint32_t flow) const;
     /** @return the time the last byte arrived, or -1 s while unfinished. */
     Time GetFinishTime(uint32_t flow) const;
-    /** @return the number of packets the sink received from this flow. */
-    uint64_t GetRxPackets(uint32_t flow) const;
 
     // Sampling of delivered bytes
     /**
@@ -151,8 +145,6 @@ class FlowTracker : public Object
     void ClearSamples(uint32_t flow);
     /** @return the delivered-bytes samples of a flow, oldest first. */
     std::vector<uint64_t> GetSamples(uint32_t flow) const;
-    /** @return the simulation time of the most recent sample. */
-    Time GetLastSampleTime() const;
 
     /** Called (from a system event, right after the packet that caused it) on start and finish. */
     void SetFlowEventCallback(Callback<void, uint32_t, int> cb);
@@ -196,12 +188,10 @@ class FlowTracker : public Object
         uint16_t dstPort{0};
         uint64_t size{0};
         Time start;
-        Time stop;
         double appRate{0};
         uint32_t tag{0};
         int state{PENDING};
         uint64_t received{0};
-        uint64_t rxPackets{0};
         uint64_t credited{0};
         Time finish{Seconds(-1)};
         bool sampled{false};
@@ -236,7 +226,6 @@ class FlowTracker : public Object
     uint32_t m_samplesPerWindow{0};
     uint32_t m_sampleDepth{0};
     uint64_t m_sampleCount{0};
-    Time m_lastSampleTime;
     EventId m_sampleEvent;
     Callback<void> m_onWindow;
     Callback<void, uint32_t, int> m_onFlowEvent;

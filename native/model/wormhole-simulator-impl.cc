@@ -495,21 +495,6 @@ WormholeSimulatorImpl::MoveClassExcept(uint32_t tagClass,
     return moved;
 }
 
-uint64_t
-WormholeSimulatorImpl::CountPending(uint32_t tagClass) const
-{
-    uint64_t count = 0;
-    for (const auto& [uid, pending] : m_pending)
-    {
-        if (pending.tag != SYSTEM && pending.tag != UNATTRIBUTED && !pending.impl->IsCancelled() &&
-            FindClass(pending.tag) == tagClass)
-        {
-            ++count;
-        }
-    }
-    return count;
-}
-
 Time
 WormholeSimulatorImpl::NextUnattributedEventTime() const
 {

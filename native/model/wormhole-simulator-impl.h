@@ -118,8 +118,6 @@ class WormholeSimulatorImpl : public SimulatorImpl
      * executing on one of the given nodes, or GetMaximumSimulationTime().
      */
     Time NextEventTimeOn(const std::vector<uint32_t>& contexts) const;
-    /** @return the number of pending, not cancelled events of a class. */
-    uint64_t CountPending(uint32_t tagClass) const;
     /**
      * @return the time of the earliest pending, not cancelled, unattributed
      * event, or GetMaximumSimulationTime() if there is none. No class may be

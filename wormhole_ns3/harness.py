@@ -169,6 +169,11 @@ def results_dict(controller: Controller, script: str, argv: list[str], options: 
         "events_moved": sum(r.events_moved for r in skips),
         "events_avoided": sum(r.events_avoided for r in skips),
         "packet_level_time_s": dict(sorted(controller.packet_level_time.items())),
+        "unskippable_flows": {
+            str(f): info.skip_blocker
+            for f, info in sorted(controller.flows.items())
+            if info.skip_blocker
+        },
         "flows": [asdict(f) for f in (snapshot.flows if snapshot else [])],
     }
 

@@ -40,6 +40,8 @@ def parse_args():
     parser.add_argument("--stagger-ms", type=float, default=4, help="start-time gap between flows")
     parser.add_argument("--rate", default="10Gbps", help="data rate of every link")
     parser.add_argument("--delay", default="10us", help="propagation delay of every link")
+    parser.add_argument("--tcp", default="TcpDctcp",
+                        help="ns-3 TCP congestion control (TcpDctcp, TcpNewReno, TcpCubic, ...)")
     parser.add_argument("--del-ack-count", type=int, default=1,
                         help="segments per delayed ACK (1: ACK every segment, as DCTCP "
                              "receivers do; 2: ns-3's default, which stalls flows that "
@@ -54,8 +56,9 @@ def parse_args():
     return args
 
 
-def configure_tcp(del_ack_count):
-    ns.Config.SetDefault("ns3::TcpL4Protocol::SocketType", ns.StringValue("ns3::TcpDctcp"))
+def configure_tcp(del_ack_count, congestion_control="TcpDctcp"):
+    ns.Config.SetDefault("ns3::TcpL4Protocol::SocketType",
+                         ns.StringValue(f"ns3::{congestion_control}"))
     ns.Config.SetDefault("ns3::TcpSocket::SegmentSize", ns.UintegerValue(1448))
     ns.Config.SetDefault("ns3::TcpSocket::SndBufSize", ns.UintegerValue(4 * 1024 * 1024))
     ns.Config.SetDefault("ns3::TcpSocket::RcvBufSize", ns.UintegerValue(4 * 1024 * 1024))
@@ -174,7 +177,7 @@ def main():
     args = parse_args()
     ns.RngSeedManager.SetSeed(1)
     ns.RngSeedManager.SetRun(1)
-    configure_tcp(args.del_ack_count)
+    configure_tcp(args.del_ack_count, args.tcp)
 
     senders, receivers, rx_addrs = build_topology(args.flows, args.rate, args.delay)
     sinks = install_flows(senders, receivers, rx_addrs, args)

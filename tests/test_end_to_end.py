@@ -142,3 +142,19 @@ def test_a_congestion_control_with_time_based_state_is_never_skipped(wormhole, t
     assert accel.stdout == base.stdout
     assert a["events"] == b["events"]
     assert [f["fct"] for f in a["flows"]] == [f["fct"] for f in b["flows"]]
+
+
+def test_constant_rate_udp_flows_skip_and_bursty_onoff_does_not(wormhole, tmp_path):
+    from conftest import REPO
+
+    script = REPO / "tests" / "scripts" / "udp_constant_rate.py"
+    done = wormhole("compare", "--json", tmp_path / "c.json", "--trace", tmp_path / "s.csv", script)
+    assert done.returncode == 0, done.stderr
+    summary = load_json(tmp_path / "c.json")
+    assert summary["skips"] >= 1 and summary["rx_bytes_exact"] and summary["stdout_identical"]
+    assert summary["fct_max_rel_err"] <= 0.01
+    bursty = [f for f in summary["flows"] if f["dport"] == 7002]
+    assert bursty[0]["credited_bytes"] == 0
+    assert summary["packet_level_time_s"].get("unskippable flow", 0) > 0
+    for row in csv.DictReader((tmp_path / "s.csv").open()):
+        assert "2" not in row["partition"].split()

@@ -205,6 +205,9 @@ FlowTracker::Discover()
                 DataRateValue rate;
                 app->GetAttribute("DataRate", rate);
                 f.appRate = rate.Get().GetBitRate();
+                UintegerValue packetSize;
+                app->GetAttribute("PacketSize", packetSize);
+                f.packetSize = packetSize.Get();
             }
             f.tag = impl ? impl->NewTag() : WormholeSimulatorImpl::UNATTRIBUTED;
             uint32_t index = m_flows.size();
@@ -771,6 +774,8 @@ FlowTracker::Credit(uint32_t flow, uint64_t bytes)
     {
         uint64_t& sent = wormhole::OnOffTotalBytes(onoff);
         credited = f.size > 0 ? std::min(bytes, f.size - std::min(f.size, sent)) : bytes;
+        // whole packets: OnOff's last packet, and so its total, depend on where its count stands
+        credited -= f.packetSize > 0 ? credited % f.packetSize : 0;
         sent += credited;
     }
     if (f.sink)

@@ -189,6 +189,7 @@ class FlowTracker : public Object
         uint64_t size{0};
         Time start;
         double appRate{0};
+        uint32_t packetSize{0}; //!< OnOff: bytes per packet (credits are whole packets)
         uint32_t tag{0};
         int state{PENDING};
         uint64_t received{0};

@@ -445,6 +445,11 @@ class Controller:
                 events_moved=moved,
                 events_avoided=int(event_rate * dt),
                 credited_bytes=sum(credited.values()),
+                queue_packets=max(
+                    int(self.tracker.GetQueuedPackets(link))
+                    for f in st.partition.flows
+                    for link in self.flows[f].path
+                ),
                 limit=plan.limit,
                 reason=f"{st.reason}; {(plan.start - st.changed_at) / st.rtt:.0f} RTTs "
                 f"since last flow event",

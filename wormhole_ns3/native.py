@@ -19,7 +19,9 @@ from pathlib import Path
 from . import loader
 
 #: ns-3 modules the shim links against.
-LINKED_MODULES = ("core", "network", "internet", "applications", "flow-monitor")
+LINKED_MODULES = (
+    "core", "network", "internet", "applications", "flow-monitor", "traffic-control", "point-to-point"
+)
 
 #: The wheel's own compile definitions (lib64/cmake/ns3/ns3Targets.cmake).
 NS3_DEFINES = ("NS3_LOG_ENABLE", "NS3_ASSERT_ENABLE", "NS3_BUILD_PROFILE_RELEASE", "__LINUX__")

@@ -16,6 +16,7 @@ class SkipRecord:
     events_moved: int  #: pending events shifted by dt
     events_avoided: int  #: estimated packet-level events not executed
     credited_bytes: int
+    queue_packets: int  #: the partition's longest egress queue, held as it is during the skip
     limit: str  #: what ended the skip
     reason: str  #: why the partition was judged steady
 

@@ -24,6 +24,10 @@
 #include "ns3/node.h"
 #include "ns3/onoff-application.h"
 #include "ns3/packet-sink.h"
+#include "ns3/point-to-point-net-device.h"
+#include "ns3/queue.h"
+#include "ns3/queue-disc.h"
+#include "ns3/traffic-control-layer.h"
 #include "ns3/packet.h"
 #include "ns3/pointer.h"
 #include "ns3/random-variable-stream.h"
@@ -560,6 +564,26 @@ FlowTracker::GetLinkRate(uint64_t link) const
         return rate.Get().GetBitRate();
     }
     return 0;
+}
+
+uint32_t
+FlowTracker::GetQueuedPackets(uint64_t link) const
+{
+    Ptr<Node> node = NodeList::GetNode(link >> 16);
+    Ptr<NetDevice> device = node->GetDevice(link & 0xffff);
+    uint32_t packets = 0;
+    if (auto tc = node->GetObject<TrafficControlLayer>())
+    {
+        if (Ptr<QueueDisc> disc = tc->GetRootQueueDiscOnDevice(device))
+        {
+            packets += disc->GetNPackets();
+        }
+    }
+    if (auto p2p = DynamicCast<PointToPointNetDevice>(device))
+    {
+        packets += p2p->GetQueue()->GetNPackets();
+    }
+    return packets;
 }
 
 Time

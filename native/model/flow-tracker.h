@@ -110,6 +110,11 @@ class FlowTracker : public Object
     bool IsConstantRate(uint32_t flow) const;
     /** @return the rate in bit/s of a link id. */
     double GetLinkRate(uint64_t link) const;
+    /**
+     * @return the packets queued at a link's egress port: its root queue disc
+     * (if traffic control is installed) plus the device's own queue.
+     */
+    uint32_t GetQueuedPackets(uint64_t link) const;
     /** @return the propagation delay of a link id. */
     Time GetLinkDelay(uint64_t link) const;
 

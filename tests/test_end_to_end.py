@@ -159,3 +159,17 @@ def test_constant_rate_udp_flows_skip_and_bursty_onoff_does_not(wormhole, tmp_pa
     assert summary["packet_level_time_s"].get("unskippable flow", 0) > 0
     for row in csv.DictReader((tmp_path / "s.csv").open()):
         assert "2" not in row["partition"].split()
+
+
+def test_enable_from_inside_a_plain_python_script(plain_python, wormhole, tmp_path):
+    from conftest import REPO
+
+    inside = plain_python(REPO / "tests" / "scripts" / "enable_inside.py")
+    assert inside.returncode == 0, inside.stderr
+    *flows, summary = inside.stdout.splitlines()
+    skips, events = int(summary.split()[1]), int(summary.split()[3])
+    assert skips >= 1
+    base = wormhole("run", "--baseline", "--results", tmp_path / "b.json", DUMBBELL, "--flows",
+                    "2", "--min-mb", "40", "--max-mb", "80", "--stagger-ms", "0")
+    assert base.stdout.splitlines() == flows  # exact totals
+    assert events * 4 < load_json(tmp_path / "b.json")["events"]

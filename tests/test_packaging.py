@@ -36,3 +36,11 @@ def test_the_package_ships_the_shim_sources():
     pyproject = (REPO / "pyproject.toml").read_text()
     assert '"wormhole_ns3._native" = "native"' in pyproject
     assert (REPO / "native" / "wormhole-module.h").exists()
+
+
+def test_every_python_package_is_listed_for_installation():
+    pyproject = (REPO / "pyproject.toml").read_text()
+    packages = re.search(r"^packages = \[(.*)\]", pyproject, re.M).group(1)
+    for init in (REPO / "wormhole_ns3").rglob("__init__.py"):
+        name = ".".join(init.parent.relative_to(REPO).parts)
+        assert f'"{name}"' in packages, f"{name} would be missing from a non-editable install"

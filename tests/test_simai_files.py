@@ -1,0 +1,42 @@
+import pytest
+
+from wormhole_ns3.workloads import WorkloadFileError, read_simai_workload
+
+# a two-layer workload in SimAI's format (tab or space separated)
+WORKLOAD = (
+    "HYBRID_TRANSFORMER_FWD_IN_BCKWD model_parallel_NPU_group: 8 ep: 1 pp: 2 ga: 4 all_gpus: 64\n"
+    "2\n"
+    "embedding\t-1\t1\tNONE\t0\t1\tNONE\t0\t1\tALLREDUCE\t4194304\t100\n"
+    "mlp_row -1 5 REDUCESCATTER 1048576 5 NONE 0 5 ALLGATHER_DP_EP 2048 100\n"
+)
+
+
+def test_a_workload_is_read_layer_by_layer(tmp_path):
+    path = tmp_path / "w.txt"
+    path.write_text(WORKLOAD)
+    workload = read_simai_workload(path)
+    assert workload.policy == "HYBRID_TRANSFORMER_FWD_IN_BCKWD"
+    assert workload.gpus == 64 and workload.tensor_parallel == 8
+    assert workload.parallelism["pp"] == 2
+    first, second = workload.layers
+    assert not first.forward.communicates
+    assert (first.weight_gradient.collective, first.weight_gradient.bytes) == ("ALLREDUCE", 4194304)
+    assert second.forward.collective == "REDUCESCATTER" and second.forward.compute_time == 5
+    assert second.weight_gradient.collective == "ALLGATHER_DP_EP"
+
+
+@pytest.mark.parametrize(
+    "broken, line, problem",
+    [
+        (WORKLOAD.replace("REDUCESCATTER 1048576", "SCATTERALL 1048576"), 4, "unknown collective 'SCATTERALL'"),
+        (WORKLOAD.replace("\n2\n", "\n3\n"), 4, "line 2 says 3 layers, file has 2"),
+        (WORKLOAD.replace("ga: 4", "ga: four"), 1, "ga: must be an integer, got 'four'"),
+        (WORKLOAD.replace(" 100\n", "\n"), 4, "a layer has 12 fields, this line has 11"),
+    ],
+)
+def test_a_malformed_workload_names_file_line_and_problem(tmp_path, broken, line, problem):
+    path = tmp_path / "w.txt"
+    path.write_text(broken)
+    with pytest.raises(WorkloadFileError) as error:
+        read_simai_workload(path)
+    assert str(error.value) == f"{path}:{line}: {problem}"

@@ -9,10 +9,7 @@ through the same simulator implementation and Run() hooks as a Python script.
 from __future__ import annotations
 
 import hashlib
-import os
 import re
-import subprocess
-import tempfile
 from pathlib import Path
 
 from . import loader, native
@@ -36,20 +33,7 @@ def build_program(path: Path) -> Path:
     digest = hashlib.sha256(source.encode())
     digest.update(" ".join(flags + modules).encode() + native.build_key().encode())
     output = native.cache_dir() / f"user-{path.stem}-{digest.hexdigest()[:16]}.so"
-    if output.exists():
-        return output
-    output.parent.mkdir(parents=True, exist_ok=True)
-    fd, partial = tempfile.mkstemp(dir=output.parent, suffix=".so.partial")
-    os.close(fd)
-    command = [native.compiler(), *flags, "-shared", str(path), "-o", partial,
-               *native.link_flags(tuple(modules))]
-    done = subprocess.run(command, capture_output=True, text=True)
-    if done.returncode != 0:
-        os.unlink(partial)
-        first = next((line for line in done.stderr.splitlines() if "error" in line), done.stderr[-500:])
-        raise native.NativeBuildError(f"compiling {path.name} failed: {first}")
-    os.replace(partial, output)
-    return output
+    return native.compile_shared([path], output, flags, tuple(modules), f"compiling {path.name}")
 
 
 def run_program(path: Path, argv: list[str]) -> int:

@@ -102,26 +102,39 @@ def library_file() -> Path:
     return cache_dir() / f"libwormhole-ns{loader.ns3_version()}-{build_key()}.so"
 
 
-def build(output: Path | None = None) -> Path:
-    """Compile the shim unless a library for the current key exists; return its path."""
-    output = output or library_file()
+def compile_shared(
+    sources: list[Path], output: Path, flags: list[str], modules: tuple[str, ...], what: str
+) -> Path:
+    """Compile sources into the shared library ``output`` unless it exists; return its path.
+
+    The compiler writes a private file that is then renamed, so concurrent
+    builders never load half a library. A failure raises NativeBuildError
+    naming ``what`` and the compiler's first error line.
+    """
     if output.exists():
         return output
     output.parent.mkdir(parents=True, exist_ok=True)
-    # compile into a private file, then rename: concurrent builders never see half a library
     fd, partial = tempfile.mkstemp(dir=output.parent, suffix=".so.partial")
     os.close(fd)
-    command = [compiler(), *compile_flags(), "-shared", *map(str, sources()), "-o", partial]
-    command += link_flags()
+    command = [compiler(), *flags, "-shared", *map(str, sources), "-o", partial]
+    command += link_flags(modules)
     result = subprocess.run(command, capture_output=True, text=True)
     if result.returncode != 0:
         os.unlink(partial)
         first_error = next(
             (line for line in result.stderr.splitlines() if "error" in line), result.stderr[-500:]
         )
-        raise NativeBuildError(f"building the wormhole shim failed: {first_error}")
+        raise NativeBuildError(f"{what} failed: {first_error}")
     os.replace(partial, output)
     return output
+
+
+def build(output: Path | None = None) -> Path:
+    """Compile the shim unless a library for the current key exists; return its path."""
+    return compile_shared(
+        sources(), output or library_file(), compile_flags(), LINKED_MODULES,
+        "building the wormhole shim",
+    )
 
 
 @dataclass(frozen=True)

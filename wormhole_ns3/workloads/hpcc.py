@@ -15,16 +15,10 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
+from .text import WorkloadFileError, numbered_fields, parse_int
+
 _UNITS = {"": 1.0, "k": 1e3, "K": 1e3, "m": 1e6, "M": 1e6, "g": 1e9, "G": 1e9, "t": 1e12, "T": 1e12}
 _TIME_UNITS = {"s": 1.0, "ms": 1e-3, "us": 1e-6, "ns": 1e-9}
-
-
-class WorkloadFileError(ValueError):
-    """A malformed input file; the message names the file and line."""
-
-    def __init__(self, path: Path, line: int, problem: str) -> None:
-        super().__init__(f"{path}:{line}: {problem}")
-        self.path, self.line, self.problem = path, line, problem
 
 
 @dataclass(frozen=True)
@@ -73,41 +67,26 @@ def parse_time(text: str) -> float:
     return float(match.group(1)) * _TIME_UNITS[match.group(2)]
 
 
-def _lines(path: Path) -> Iterable[tuple[int, list[str]]]:
-    """Non-empty lines as (line number, fields); '#' starts a comment."""
-    for number, line in enumerate(path.read_text().splitlines(), start=1):
-        fields = line.split("#", 1)[0].split()
-        if fields:
-            yield number, fields
-
-
-def _int(path: Path, line: int, text: str, what: str) -> int:
-    try:
-        return int(text)
-    except ValueError:
-        raise WorkloadFileError(path, line, f"{what} must be an integer, got {text!r}") from None
-
-
 def read_topology(path: str | Path) -> HpccTopology:
     path = Path(path)
-    lines = list(_lines(path))
+    lines = list(numbered_fields(path))
     if not lines:
         raise WorkloadFileError(path, 1, "empty topology file (expected a header 'N S L')")
     number, header = lines[0]
     if len(header) != 3:
         raise WorkloadFileError(path, number, f"header must be 'N S L', got {' '.join(header)!r}")
-    nodes, n_switches, n_links = (_int(path, number, f, w) for f, w in zip(header, "NSL"))
+    nodes, n_switches, n_links = (parse_int(path, number, f, w) for f, w in zip(header, "NSL"))
     if len(lines) < 2:
         raise WorkloadFileError(path, number, "missing the line of switch ids")
     number, ids = lines[1]
-    switches = [_int(path, number, f, "a switch id") for f in ids]
+    switches = [parse_int(path, number, f, "a switch id") for f in ids]
     if len(switches) != n_switches:
         raise WorkloadFileError(path, number, f"expected {n_switches} switch ids, got {len(switches)}")
     links = []
     for number, fields in lines[2:]:
         if len(fields) != 5:
             raise WorkloadFileError(path, number, "a link is 'src dst rate delay error_rate'")
-        src, dst = (_int(path, number, f, "a node id") for f in fields[:2])
+        src, dst = (parse_int(path, number, f, "a node id") for f in fields[:2])
         for node in (src, dst):
             if not 0 <= node < nodes:
                 raise WorkloadFileError(path, number, f"node {node} outside 0..{nodes - 1}")
@@ -123,19 +102,19 @@ def read_topology(path: str | Path) -> HpccTopology:
 
 def read_flows(path: str | Path, topology: HpccTopology | None = None) -> list[HpccFlow]:
     path = Path(path)
-    lines = list(_lines(path))
+    lines = list(numbered_fields(path))
     if not lines:
         raise WorkloadFileError(path, 1, "empty flow file (expected the flow count)")
     number, header = lines[0]
     if len(header) != 1:
         raise WorkloadFileError(path, number, "the first line is the number of flows")
-    count = _int(path, number, header[0], "the flow count")
+    count = parse_int(path, number, header[0], "the flow count")
     flows = []
     for number, fields in lines[1:]:
         if len(fields) != 6:
             raise WorkloadFileError(path, number, "a flow is 'src dst priority dport size start'")
         src, dst, priority, dport, size = (
-            _int(path, number, f, w) for f, w in zip(fields, ("src", "dst", "priority", "dport", "size"))
+            parse_int(path, number, f, w) for f, w in zip(fields, ("src", "dst", "priority", "dport", "size"))
         )
         try:
             start = float(fields[5])

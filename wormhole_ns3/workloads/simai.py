@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from .hpcc import WorkloadFileError
+from .text import WorkloadFileError, numbered_fields, parse_int
 
 #: Collective types the format uses ("NONE": the pass communicates nothing).
 COLLECTIVES = frozenset(
@@ -64,20 +64,16 @@ class SimaiWorkload:
 def read_simai_workload(path: str | Path) -> SimaiWorkload:
     """Read a SimAI workload file; a malformed one raises WorkloadFileError with file:line."""
     path = Path(path)
-    lines = [(n, line.split()) for n, line in enumerate(path.read_text().splitlines(), 1)]
-    lines = [(n, fields) for n, fields in lines if fields]
+    lines = list(numbered_fields(path))
     if len(lines) < 2:
         raise WorkloadFileError(path, len(lines) + 1, "expected a policy line and a layer count")
     number, header = lines[0]
     policy, pairs = header[0], header[1:]
     if len(pairs) % 2 or not all(key.endswith(":") for key in pairs[::2]):
         raise WorkloadFileError(path, number, "the policy line continues with 'key: value' pairs")
-    parallelism = {}
-    for key, value in zip(pairs[::2], pairs[1::2]):
-        try:
-            parallelism[key[:-1]] = int(value)
-        except ValueError:
-            raise WorkloadFileError(path, number, f"{key} must be an integer, got {value!r}") from None
+    parallelism = {
+        key[:-1]: parse_int(path, number, value, key) for key, value in zip(pairs[::2], pairs[1::2])
+    }
     number, count = lines[1]
     if len(count) != 1 or not count[0].isdigit():
         raise WorkloadFileError(path, number, "the second line is the number of layers")

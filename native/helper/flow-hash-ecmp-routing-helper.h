@@ -1,0 +1,27 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+#ifndef WORMHOLE_FLOW_HASH_ECMP_ROUTING_HELPER_H
+#define WORMHOLE_FLOW_HASH_ECMP_ROUTING_HELPER_H
+
+#include "ns3/ipv4-routing-helper.h"
+
+namespace ns3
+{
+
+/**
+ * @brief Installs FlowHashEcmpRouting, like Ipv4GlobalRoutingHelper installs
+ * Ipv4GlobalRouting: pass it to InternetStackHelper::SetRoutingHelper (alone
+ * or in an Ipv4ListRoutingHelper), then fill the tables with
+ * Ipv4GlobalRoutingHelper::PopulateRoutingTables().
+ */
+class FlowHashEcmpRoutingHelper : public Ipv4RoutingHelper
+{
+  public:
+    FlowHashEcmpRoutingHelper* Copy() const override;
+    Ptr<Ipv4RoutingProtocol> Create(Ptr<Node> node) const override;
+};
+
+} // namespace ns3
+
+#endif /* WORMHOLE_FLOW_HASH_ECMP_ROUTING_HELPER_H */

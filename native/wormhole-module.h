@@ -9,6 +9,7 @@
 #include "helper/flow-hash-ecmp-routing-helper.h"
 #include "model/flow-dag.h"
 #include "model/flow-hash-ecmp-routing.h"
+#include "model/flow-tag.h"
 #include "model/flow-tracker.h"
 #include "model/private-access.h"
 #include "model/run-observer.h"

@@ -21,6 +21,7 @@
 #include <deque>
 #include <string>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 namespace ns3
@@ -32,6 +33,7 @@ class Address;
 class Node;
 class FlowMonitor;
 class Ipv4FlowClassifier;
+class Ipv4Header;
 
 /**
  * @brief Per-flow counters and crediting for the flows of a script.
@@ -57,7 +59,10 @@ class FlowTracker : public Object
 
     /**
      * Scan every node for sending applications and sinks not seen yet and
-     * hook their traces. Safe to call again when a script adds applications.
+     * hook their traces. Safe to call again when a script adds applications:
+     * only applications added since the last call are looked at. When the
+     * simulator accelerates, also hook every point-to-point device not seen
+     * yet, so each packet's transmission is attributed to its own flow.
      * @return the number of flows found by this call.
      */
     uint32_t Discover();
@@ -65,9 +70,10 @@ class FlowTracker : public Object
     uint32_t GetNFlows() const;
 
     /**
-     * Attribute the pending start event of every flow that has not started to
-     * the flow's own tag. Call once the applications are initialized (right
-     * after time 0). @return the number of start events attributed.
+     * Attribute the pending start event of every flow that has not started
+     * (and whose start was not attributed yet) to the flow's own tag. Call
+     * once the applications are initialized. @return the number of start
+     * events attributed.
      */
     uint32_t AttributeStartEvents();
 
@@ -185,6 +191,7 @@ class FlowTracker : public Object
         std::string kind;
         Ptr<Application> app;
         Ptr<PacketSink> sink;
+        bool startAttributed{false};
         Ptr<Node> srcNode;
         Ptr<Node> dstNode;
         Ipv4Address srcAddress;
@@ -209,6 +216,14 @@ class FlowTracker : public Object
     };
 
     void OnAppTx(uint32_t flow, Ptr<const Packet> packet);
+    /** Remember which flow a packet between these endpoints belongs to (both directions). */
+    void RegisterEndpoints(uint32_t flow);
+    /** Put the flow tag on a tracked flow's packet leaving its host. */
+    void OnSendOutgoing(const Ipv4Header& header, Ptr<const Packet> packet, uint32_t interface);
+    /** Attribute the transmission that starts to the packet's flow. */
+    void OnPhyTxBegin(Ptr<const Packet> packet);
+    /** Hook the devices and IPv4 stacks of nodes not seen yet (accelerated runs only). */
+    void HookNewNodes();
     /** @return the FlowMonitor flow ids of a flow's data (first) and ACK (second) packets. */
     std::pair<int64_t, int64_t> MonitorFlowIds(std::size_t monitor, const Flow& f) const;
     void CreditMonitors(const Flow& f, int64_t bytes);
@@ -217,14 +232,41 @@ class FlowTracker : public Object
     void NotifyFlowEvent(uint32_t flow, int state);
     void Sample();
     void ScheduleSample();
-    std::vector<uint64_t> WalkRoute(Ptr<Node> from, Ipv4Address src, Ipv4Address dst) const;
+    /**
+     * @return the egress ports a packet of the given 5-tuple crosses from
+     * `from` to `dst`, as the routing protocols would choose them, or empty if
+     * that cannot be known without side effects. Transit nodes running
+     * FlowHashEcmpRouting are asked for the flow's own route (by its ports).
+     */
+    std::vector<uint64_t> WalkRoute(Ptr<Node> from,
+                                    Ipv4Address src,
+                                    Ipv4Address dst,
+                                    uint8_t protocol,
+                                    uint16_t srcPort,
+                                    uint16_t dstPort) const;
+    /** @return the data path (first) and reverse path (second, TCP only) of a flow. */
+    std::pair<std::vector<uint64_t>, std::vector<uint64_t>> Route(const Flow& f,
+                                                                  Ipv4Address src,
+                                                                  uint16_t srcPort) const;
     Ptr<PacketSink> FindSink(Ipv4Address dst, uint16_t port) const;
     uint64_t SenderCounter(const Flow& f) const;
 
     std::vector<Flow> m_flows;
-    std::vector<Ptr<Application>> m_seenApps;
-    std::vector<Ptr<PacketSink>> m_seenSinks;
+    std::unordered_map<uint32_t, uint32_t> m_appsSeen; //!< node id -> applications scanned
+    uint32_t m_nodesHooked{0};                          //!< nodes whose devices are hooked
+    std::unordered_map<uint16_t, std::vector<Ptr<PacketSink>>> m_sinksByPort;
     std::unordered_map<uint64_t, uint32_t> m_flowBySource; //!< (ip << 16 | port) -> flow
+    /** Hash of a packet's (source ip << 16 | port, destination ip << 16 | port). */
+    struct EndpointsHash
+    {
+        std::size_t operator()(const std::pair<uint64_t, uint64_t>& key) const
+        {
+            return std::hash<uint64_t>()(key.first * 0x9E3779B97F4A7C15ULL ^ key.second);
+        }
+    };
+
+    //! endpoints of a tracked flow's data or ACK packets -> the flow's tag
+    std::unordered_map<std::pair<uint64_t, uint64_t>, uint32_t, EndpointsHash> m_tagByEndpoints;
 
     std::vector<std::pair<Ptr<FlowMonitor>, Ptr<Ipv4FlowClassifier>>> m_monitors;
 

@@ -46,6 +46,8 @@ class PartitionState:
     paused_from: float | None = None
     paused_until: float | None = None
     credits: dict[int, int] = field(default_factory=dict)
+    #: Index in Controller.skips of the partition's running (or last) skip.
+    skip_record: int = -1
     resume_event: object = None
     limit: str = ""
     idle: frozenset[int] = frozenset()
@@ -103,6 +105,8 @@ class Controller:
         self._callbacks: list[object] = []  # C++ holds these; they must outlive the run
         self._attached = False
         self._planned: dict[int, frozenset[int]] = {}
+        #: Flows the controller has looked at (the tracker numbers them in discovery order).
+        self._known_flows = 0
         self._arrivals: list[tuple[float, int]] = []
         #: Why a run that asked to be accelerated ran plainly, if it did.
         self.fallback: str | None = None
@@ -195,17 +199,16 @@ class Controller:
         unattributed event does may affect any flow: it ends every skip.
         """
         tracker = self.tracker
-        first_new = int(tracker.GetNFlows())
         tracker.Discover()
         tracker.AttributeStartEvents()
-        now = self.now()
         workload = int(self.impl.GetCurrentTag()) == int(self.ns3.WormholeSimulatorImpl.WORKLOAD)
         for st in list(self.partitions.values()):
             if st.paused and not workload:
                 self._revert(st, "an unattributed event ran")
         pending = []
-        for flow in range(first_new if self._planned else 0, int(tracker.GetNFlows())):
-            if flow in self._planned or int(tracker.GetState(flow)) != PENDING:
+        known, self._known_flows = self._known_flows, int(tracker.GetNFlows())
+        for flow in range(known, self._known_flows):
+            if int(tracker.GetState(flow)) != PENDING:
                 continue
             planned = frozenset(int(x) for x in tracker.GetPlannedLinks(flow))
             self._planned[flow] = planned
@@ -214,6 +217,7 @@ class Controller:
                 if st.paused and (not planned or planned & st.partition.links):
                     self._revert(st, f"flow {flow} will start on its links")
         if pending:
+            now = self.now()
             self._arrivals = sorted(
                 [a for a in self._arrivals if a[0] >= now and a[1] not in self.flows] + pending
             )
@@ -327,16 +331,17 @@ class Controller:
                 self.tracker.SetSampled(f, not st.paused)
 
     def _class_of(self, flows: frozenset[int]) -> int:
-        return min(int(self.tracker.GetTag(f)) for f in flows)
+        return min(self.flows[f].tag for f in flows)
 
     def _assign_class(self, flows: frozenset[int]) -> None:
         """Put the tags of a group of flows in one class, named by its smallest tag."""
         tag_class = self._class_of(flows)
         for f in flows:
-            self.impl.SetTagClass(int(self.tracker.GetTag(f)), tag_class)
+            self.impl.SetTagClass(self.flows[f].tag, tag_class)
 
     def _class_events(self, st: PartitionState) -> int:
-        return int(self.impl.GetClassEventCount(st.tag_class))
+        """Events executed so far on behalf of the partition's active flows."""
+        return sum(int(self.impl.GetTagEventCount(self.flows[f].tag)) for f in st.partition.flows)
 
     # -------------------------------------------------------- steady & skip
     def on_window(self) -> None:
@@ -483,6 +488,7 @@ class Controller:
         key = st.partition.key
         st.limit = plan.limit
         st.resume_event = self.impl.ScheduleSystemCallback(ns3.NanoSeconds(dt_ns), self._on_resume)
+        st.skip_record = len(self.skips)
         self.skips.append(
             SkipRecord(
                 time=plan.start,
@@ -531,18 +537,25 @@ class Controller:
         self.impl.MoveClass(st.tag_class, self.ns3.NanoSeconds(-left_ns))
         for f in st.partition.flows:
             self.tracker.ShiftMonitoredPackets(f, self.ns3.NanoSeconds(-left_ns))
-        for f, credit in st.credits.items():
-            self.tracker.Uncredit(f, int(credit * left / full))
+        taken_back = sum(
+            int(self.tracker.Uncredit(f, int(credit * left / full)))
+            for f, credit in st.credits.items()
+        )
         if st.resume_event is not None:
             self.ns3.Simulator.Cancel(st.resume_event)
         st.paused_from = st.paused_until = None
         st.rates = None
         self.reverts += 1
-        last = self.skips[-1] if self.skips else None
-        if last is not None and last.partition == " ".join(map(str, sorted(st.partition.key))):
-            self.skips[-1] = SkipRecord(
-                **{**last.as_row(), "dt": last.dt - left, "limit": f"skip-back: {why}"}
-            )
+        record = self.skips[st.skip_record]
+        self.skips[st.skip_record] = SkipRecord(
+            **{
+                **record.as_row(),
+                "dt": record.dt - left,
+                "events_avoided": int(record.events_avoided * (1 - left / full)),
+                "credited_bytes": record.credited_bytes - taken_back,
+                "limit": f"skip-back: {why}",
+            }
+        )
 
     # ------------------------------------------------------------ reporting
     def _print_progress(self, final: bool = False) -> None:

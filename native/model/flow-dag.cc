@@ -17,6 +17,8 @@
 #include "ns3/tcp-socket-factory.h"
 #include "ns3/uinteger.h"
 
+#include <algorithm>
+
 namespace ns3
 {
 
@@ -32,6 +34,13 @@ FirstAddress(Ptr<Node> node)
     NS_ABORT_MSG_IF(!ipv4 || ipv4->GetNInterfaces() < 2,
                     "FlowDag: node " << node->GetId() << " has no IPv4 address");
     return ipv4->GetAddress(1, 0).GetLocal();
+}
+
+std::vector<FlowDag*>&
+Registry()
+{
+    static std::vector<FlowDag*> instances;
+    return instances;
 }
 } // namespace
 
@@ -74,6 +83,19 @@ FlowDag::FlowDag()
     : m_sendSize(14480),
       m_firstPort(10000)
 {
+    Registry().push_back(this);
+}
+
+FlowDag::~FlowDag()
+{
+    auto& instances = Registry();
+    instances.erase(std::remove(instances.begin(), instances.end(), this), instances.end());
+}
+
+const std::vector<FlowDag*>&
+FlowDag::GetInstances()
+{
+    return Registry();
 }
 
 void

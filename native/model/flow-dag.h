@@ -49,6 +49,7 @@ class FlowDag : public Object
     static TypeId GetTypeId();
 
     FlowDag();
+    ~FlowDag() override;
 
     /**
      * Add a flow of `bytes` (> 0) from src to dst that starts `delay` after its
@@ -65,6 +66,12 @@ class FlowDag : public Object
     void AddDependency(uint32_t task, uint32_t prerequisite);
     /** Release the tasks without prerequisites, in an event at the current time; call once. */
     void Start();
+
+    /**
+     * @return every FlowDag that exists: a flow tracker hooks their Release
+     * traces to learn each flow's applications the moment they are created.
+     */
+    static const std::vector<FlowDag*>& GetInstances();
 
     uint32_t GetNTasks() const;
     uint32_t GetNFinished() const;

@@ -3,6 +3,7 @@
  */
 #include "flow-tracker.h"
 
+#include "flow-dag.h"
 #include "flow-hash-ecmp-routing.h"
 #include "flow-tag.h"
 #include "private-access.h"
@@ -278,7 +279,29 @@ FlowTracker::Discover()
     {
         HookNewNodes();
     }
+    HookNewWorkloads();
     return m_flows.size() - before;
+}
+
+void
+FlowTracker::HookNewWorkloads()
+{
+    for (FlowDag* dag : FlowDag::GetInstances())
+    {
+        if (std::find(m_workloadsHooked.begin(), m_workloadsHooked.end(), dag) ==
+            m_workloadsHooked.end())
+        {
+            m_workloadsHooked.push_back(dag);
+            dag->TraceConnectWithoutContext("Release",
+                                            MakeCallback(&FlowTracker::OnWorkloadRelease, this));
+        }
+    }
+}
+
+void
+FlowTracker::OnWorkloadRelease(uint32_t task)
+{
+    Discover();
 }
 
 void
@@ -815,10 +838,24 @@ FlowTracker::IsQuiet(uint32_t flow) const
 }
 
 uint64_t
+FlowTracker::AppCreditable(const Flow& f) const
+{
+    if (f.size == 0)
+    {
+        return UNLIMITED;
+    }
+    uint64_t left = f.size - std::min(f.size, SenderCounter(f));
+    if (DynamicCast<BulkSendApplication>(f.app))
+    {
+        return left > 0 ? left - 1 : 0; // the last byte is written for real: see Credit
+    }
+    return left;
+}
+
+uint64_t
 FlowTracker::GetSendable(uint32_t flow) const
 {
     const Flow& f = m_flows.at(flow);
-    uint64_t app = f.size > 0 ? f.size - std::min(f.size, SenderCounter(f)) : UNLIMITED;
     uint64_t unsent = 0;
     if (auto bulk = DynamicCast<BulkSendApplication>(f.app))
     {
@@ -827,7 +864,7 @@ FlowTracker::GetSendable(uint32_t flow) const
             unsent = wormhole::TcpUnsentBytes(tcp);
         }
     }
-    return app + unsent;
+    return AppCreditable(f) + unsent;
 }
 
 void
@@ -921,24 +958,21 @@ FlowTracker::Credit(uint32_t flow, uint64_t bytes)
     uint64_t credited = 0;
     if (auto bulk = DynamicCast<BulkSendApplication>(f.app))
     {
-        uint64_t& sent = wormhole::BulkSendTotalBytes(bulk);
-        uint64_t fromApp = f.size > 0 ? std::min(bytes, f.size - std::min(f.size, sent)) : bytes;
-        sent += fromApp;
-        credited = fromApp;
-        auto tcp = DynamicCast<TcpSocketBase>(bulk->GetSocket());
-        if (credited < bytes && tcp)
+        if (auto tcp = DynamicCast<TcpSocketBase>(bulk->GetSocket()))
         {
-            uint64_t rest = std::min<uint64_t>(bytes - credited, std::numeric_limits<uint32_t>::max());
-            credited += wormhole::TcpTrimUnsentTail(tcp, rest);
+            uint64_t fromSocket = std::min<uint64_t>(bytes, std::numeric_limits<uint32_t>::max());
+            credited = wormhole::TcpTrimUnsentTail(tcp, static_cast<uint32_t>(fromSocket));
         }
+        uint64_t fromApp = std::min(bytes - credited, AppCreditable(f));
+        wormhole::BulkSendTotalBytes(bulk) += fromApp;
+        credited += fromApp;
     }
     else if (auto onoff = DynamicCast<OnOffApplication>(f.app))
     {
-        uint64_t& sent = wormhole::OnOffTotalBytes(onoff);
-        credited = f.size > 0 ? std::min(bytes, f.size - std::min(f.size, sent)) : bytes;
+        credited = std::min(bytes, AppCreditable(f));
         // whole packets: OnOff's last packet, and so its total, depend on where its count stands
         credited -= f.packetSize > 0 ? credited % f.packetSize : 0;
-        sent += credited;
+        wormhole::OnOffTotalBytes(onoff) += credited;
     }
     if (f.sink)
     {
@@ -962,7 +996,7 @@ FlowTracker::Uncredit(uint32_t flow, uint64_t bytes)
     if (auto bulk = DynamicCast<BulkSendApplication>(f.app))
     {
         uint64_t& sent = wormhole::BulkSendTotalBytes(bulk);
-        bool closed = f.size > 0 && sent >= f.size; // the application closed its socket
+        bool closed = f.size > 0 && sent >= f.size; // closed on its own before the skip
         auto tcp = DynamicCast<TcpSocketBase>(bulk->GetSocket());
         if (!closed)
         {
@@ -970,6 +1004,7 @@ FlowTracker::Uncredit(uint32_t flow, uint64_t bytes)
         }
         else if (tcp)
         {
+            // the credit came out of the socket's buffer: there is room for it again
             uint64_t left = bytes;
             while (left > 0)
             {

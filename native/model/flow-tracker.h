@@ -132,7 +132,11 @@ class FlowTracker : public Object
     uint64_t GetSinkTotalRx(uint32_t flow) const;
     /** @return bytes credited by fast-forwards. */
     uint64_t GetCredited(uint32_t flow) const;
-    /** @return bytes the sender could still put on the wire (app + unsent buffer). */
+    /**
+     * @return bytes the sender could still give up to a credit: its socket's
+     * never-sent bytes, and all but the last of the bytes its application has
+     * yet to write (a credit never makes an application close its socket).
+     */
     uint64_t GetSendable(uint32_t flow) const;
     /**
      * @return true if none of the flow's data or ACKs is in the network: every
@@ -163,15 +167,19 @@ class FlowTracker : public Object
     /**
      * Credit a flow with bytes it would have delivered while fast-forwarded:
      * the sink's counter grows, and the sender gives up as many not-yet-sent
-     * bytes (application counter first, then the tail of the socket's unsent
-     * buffer), so the flow still ends with real packets and exact totals.
+     * bytes: first the tail of its socket's never-sent buffer, then bytes its
+     * application has yet to write, always leaving the application at least
+     * one, so that it closes its socket only after a real write (a skip-back
+     * can then hand the bytes back) and the flow ends with real packets.
      * @return the bytes credited (less than asked if the sender has too few).
      */
     uint64_t Credit(uint32_t flow, uint64_t bytes);
 
     /**
      * Take back bytes credited by a skip that is being cut short (skip-back):
-     * the sink's counter shrinks and the sender gets the bytes to send again.
+     * the sink's counter shrinks and the sender has the bytes to send again
+     * (its application writes them again, or, if it had closed its socket
+     * before the skip, they go back into the socket's buffer).
      * @return the bytes taken back.
      */
     uint64_t Uncredit(uint32_t flow, uint64_t bytes);
@@ -224,6 +232,9 @@ class FlowTracker : public Object
     void OnPhyTxBegin(Ptr<const Packet> packet);
     /** Hook the devices and IPv4 stacks of nodes not seen yet (accelerated runs only). */
     void HookNewNodes();
+    /** Follow the releases of workloads not seen yet: each creates a flow's applications. */
+    void HookNewWorkloads();
+    void OnWorkloadRelease(uint32_t task);
     /** @return the FlowMonitor flow ids of a flow's data (first) and ACK (second) packets. */
     std::pair<int64_t, int64_t> MonitorFlowIds(std::size_t monitor, const Flow& f) const;
     void CreditMonitors(const Flow& f, int64_t bytes);
@@ -250,10 +261,13 @@ class FlowTracker : public Object
                                                                   uint16_t srcPort) const;
     Ptr<PacketSink> FindSink(Ipv4Address dst, uint16_t port) const;
     uint64_t SenderCounter(const Flow& f) const;
+    /** @return bytes a credit may take from the flow's application counter. */
+    uint64_t AppCreditable(const Flow& f) const;
 
     std::vector<Flow> m_flows;
     std::unordered_map<uint32_t, uint32_t> m_appsSeen; //!< node id -> applications scanned
     uint32_t m_nodesHooked{0};                          //!< nodes whose devices are hooked
+    std::vector<const Object*> m_workloadsHooked;       //!< FlowDags whose releases we follow
     std::unordered_map<uint16_t, std::vector<Ptr<PacketSink>>> m_sinksByPort;
     std::unordered_map<uint64_t, uint32_t> m_flowBySource; //!< (ip << 16 | port) -> flow
     /** Hash of a packet's (source ip << 16 | port, destination ip << 16 | port). */

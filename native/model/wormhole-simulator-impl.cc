@@ -530,17 +530,9 @@ WormholeSimulatorImpl::NextUnattributedEventTime() const
 }
 
 uint64_t
-WormholeSimulatorImpl::GetClassEventCount(uint32_t tagClass) const
+WormholeSimulatorImpl::GetTagEventCount(uint32_t tag) const
 {
-    uint64_t count = 0;
-    for (uint32_t tag = 1; tag < m_tagEventCount.size(); ++tag)
-    {
-        if (m_tagClass[tag] == tagClass)
-        {
-            count += m_tagEventCount[tag];
-        }
-    }
-    return count;
+    return IsFlowTag(tag) && tag < m_tagEventCount.size() ? m_tagEventCount[tag] : 0;
 }
 
 Time

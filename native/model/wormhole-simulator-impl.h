@@ -147,8 +147,8 @@ class WormholeSimulatorImpl : public SimulatorImpl
      * skipped past it: such an event may observe or change any flow.
      */
     Time NextUnattributedEventTime() const;
-    /** @return the number of executed events of a class (system events excluded). */
-    uint64_t GetClassEventCount(uint32_t tagClass) const;
+    /** @return the number of executed events attributed to a tag. */
+    uint64_t GetTagEventCount(uint32_t tag) const;
     /**
      * @return how much of the interval [from, to] the tag of the running
      * event spent paused by moves: what a skip-aware RTT estimator subtracts.

@@ -845,9 +845,11 @@ FlowTracker::AppCreditable(const Flow& f) const
         return UNLIMITED;
     }
     uint64_t left = f.size - std::min(f.size, SenderCounter(f));
-    if (DynamicCast<BulkSendApplication>(f.app))
+    if (auto bulk = DynamicCast<BulkSendApplication>(f.app))
     {
-        return left > 0 ? left - 1 : 0; // the last byte is written for real: see Credit
+        // the write it holds back, or at least its last byte, is written for real: see Credit
+        uint64_t kept = std::max<uint64_t>(1, wormhole::BulkSendPendingBytes(bulk));
+        return left > kept ? left - kept : 0;
     }
     return left;
 }

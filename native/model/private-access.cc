@@ -14,6 +14,7 @@
 #include "ns3/flow-monitor.h"
 #include "ns3/onoff-application.h"
 #include "ns3/packet-sink.h"
+#include "ns3/packet.h"
 #include "ns3/tcp-congestion-ops.h"
 #include "ns3/tcp-socket-base.h"
 #include "ns3/tcp-tx-buffer.h"
@@ -46,6 +47,7 @@ struct Exposer
 WORMHOLE_EXPOSE(AppStartEvent, Application, m_startEvent, EventId);
 WORMHOLE_EXPOSE(SinkTotalRx, PacketSink, m_totalRx, uint64_t);
 WORMHOLE_EXPOSE(BulkTotBytes, BulkSendApplication, m_totBytes, uint64_t);
+WORMHOLE_EXPOSE(BulkUnsentPacket, BulkSendApplication, m_unsentPacket, Ptr<Packet>);
 WORMHOLE_EXPOSE(OnOffTotBytes, OnOffApplication, m_totBytes, uint64_t);
 WORMHOLE_EXPOSE(SocketCongestionOps, TcpSocketBase, m_congestionControl, Ptr<TcpCongestionOps>);
 WORMHOLE_EXPOSE(SocketTxBuffer, TcpSocketBase, m_txBuffer, Ptr<TcpTxBuffer>);
@@ -99,6 +101,13 @@ uint64_t&
 BulkSendTotalBytes(Ptr<BulkSendApplication> app)
 {
     return PeekPointer(app)->*MemberPointer(BulkTotBytes());
+}
+
+uint32_t
+BulkSendPendingBytes(Ptr<BulkSendApplication> app)
+{
+    const Ptr<Packet>& pending = PeekPointer(app)->*MemberPointer(BulkUnsentPacket());
+    return pending ? pending->GetSize() : 0;
 }
 
 uint64_t&

@@ -37,6 +37,12 @@ uint64_t& PacketSinkTotalRx(Ptr<PacketSink> sink);
 /** @return BulkSendApplication's count of bytes handed to its socket. */
 uint64_t& BulkSendTotalBytes(Ptr<BulkSendApplication> app);
 
+/**
+ * @return the bytes of the write a BulkSendApplication holds back until its
+ * socket has room (counted in its total only once the socket takes them).
+ */
+uint32_t BulkSendPendingBytes(Ptr<BulkSendApplication> app);
+
 /** @return OnOffApplication's count of bytes handed to its socket. */
 uint64_t& OnOffTotalBytes(Ptr<OnOffApplication> app);
 

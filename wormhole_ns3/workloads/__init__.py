@@ -1,10 +1,23 @@
-"""Inputs users already have: readers for existing topology and flow file formats."""
+"""Training workloads as dependency graphs of flows and compute, and readers for existing input formats."""
 
+from .collectives import all_to_all, ring_allgather, ring_allreduce, ring_reducescatter, send_recv
+from .dag import Task, Workload, WorkloadBuilder
 from .hpcc import HpccFlow, HpccLink, HpccTopology, read_flows, read_topology, write_fct
+from .ideal import IdealSchedule, ideal_schedule
 from .simai import Communication, SimaiLayer, SimaiWorkload, read_simai_workload
 from .text import WorkloadFileError
 
 __all__ = [
+    "Task",
+    "Workload",
+    "WorkloadBuilder",
+    "IdealSchedule",
+    "ideal_schedule",
+    "all_to_all",
+    "ring_allgather",
+    "ring_allreduce",
+    "ring_reducescatter",
+    "send_recv",
     "Communication",
     "SimaiLayer",
     "SimaiWorkload",

@@ -4,6 +4,7 @@ from .collectives import all_to_all, ring_allgather, ring_allreduce, ring_reduce
 from .dag import Task, Workload, WorkloadBuilder
 from .hpcc import HpccFlow, HpccLink, HpccTopology, read_flows, read_topology, write_fct
 from .ideal import IdealSchedule, ideal_schedule
+from .models import ComputeModel, DenseModel, MoeModel, Parallelism, one_f_one_b, training_workload
 from .simai import Communication, SimaiLayer, SimaiWorkload, read_simai_workload
 from .text import WorkloadFileError
 
@@ -18,6 +19,12 @@ __all__ = [
     "ring_allreduce",
     "ring_reducescatter",
     "send_recv",
+    "ComputeModel",
+    "DenseModel",
+    "MoeModel",
+    "Parallelism",
+    "one_f_one_b",
+    "training_workload",
     "Communication",
     "SimaiLayer",
     "SimaiWorkload",

@@ -11,7 +11,8 @@ bytes; a reduce-scatter whose input is ``size`` bytes (each rank keeps
 size/N); an all-gather whose output is ``size`` bytes (each rank brings
 size/N); an all-to-all where each rank's send buffer is ``size`` bytes (size/N
 to every rank, its own share staying local). size/N chunks differ by at most
-one byte when N does not divide the size.
+one byte when N does not divide the size; a message of fewer than N bytes
+(SimAI files have some) is sent as one byte per chunk.
 
 Rendezvous: a rank's first send also waits for the *receiver's*
 prerequisites, since NCCL cannot write into a peer that has not entered the
@@ -68,7 +69,7 @@ def all_to_all(
     prereqs = prereqs or {}
     if len(group) == 1:
         return _unchanged(group, prereqs)
-    shares = split_evenly(size, len(group))
+    shares = split_evenly(max(size, len(group)), len(group))
     touched: dict[int, list[int]] = {rank: [] for rank in group}
     for src in group:
         for index, dst in enumerate(group):
@@ -109,7 +110,7 @@ def _ring(
     n = len(group)
     if n == 1:
         return _unchanged(group, prereqs)
-    chunks = split_evenly(size, n)
+    chunks = split_evenly(max(size, n), n)
     last_send: dict[int, int] = {}
     for step in range(rounds * (n - 1)):
         sends = {}
@@ -133,11 +134,6 @@ def _checked_group(collective: str, ranks: Sequence[int], size: int) -> list[int
         raise ValueError(f"{collective}: a rank appears twice in the group {group}")
     if not isinstance(size, int) or size <= 0:
         raise ValueError(f"{collective}: size must be a positive number of bytes, got {size!r}")
-    if collective != "sendrecv" and size < len(group):
-        raise ValueError(
-            f"{collective} of {size} bytes over {len(group)} ranks: a rank's share would be empty "
-            f"(need at least {len(group)} bytes)"
-        )
     return group
 
 

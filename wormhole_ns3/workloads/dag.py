@@ -16,7 +16,8 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Iterable
-from dataclasses import asdict, dataclass, field, fields
+from dataclasses import dataclass, field, fields
+from operator import attrgetter
 
 FLOW = "flow"
 COMPUTE = "compute"
@@ -87,6 +88,12 @@ class Task:
         return None
 
 
+#: A task's fields in order: the columns of the JSON form and of the DataFrame.
+_COLUMNS = [f.name for f in fields(Task)]
+_DEPS = _COLUMNS.index("deps")
+_task_values = attrgetter(*_COLUMNS)
+
+
 @dataclass(frozen=True)
 class Workload:
     """A validated task graph over ``ranks`` ranks; tasks are numbered 0..n-1 in order.
@@ -147,7 +154,7 @@ class Workload:
             "ranks": self.ranks,
             "iteration_ends": list(self.iteration_ends),
             "metadata": self.metadata,
-            "columns": [f.name for f in fields(Task)],
+            "columns": _COLUMNS,
         }
         rows = (json.dumps(_task_row(t), separators=(",", ":")) for t in self.tasks)
         header = json.dumps(head, sort_keys=True, separators=(",", ":"), allow_nan=False)
@@ -164,16 +171,14 @@ class Workload:
             raise ValueError(f"not a workload: expected \"format\": \"{FORMAT}\"")
         if document.get("version") != VERSION:
             raise ValueError(f"workload version {document.get('version')!r} is not supported (expected {VERSION})")
-        columns = [f.name for f in fields(Task)]
-        if document.get("columns") != columns:
-            raise ValueError(f"workload columns must be {columns}")
+        if document.get("columns") != _COLUMNS:
+            raise ValueError(f"workload columns must be {_COLUMNS}")
         tasks = []
         for position, row in enumerate(document["tasks"]):
-            if len(row) != len(columns):
-                raise ValueError(f"task at position {position} has {len(row)} fields, expected {len(columns)}")
-            values = dict(zip(columns, row))
-            values["deps"] = tuple(values["deps"])
-            tasks.append(Task(**values))
+            if len(row) != len(_COLUMNS):
+                raise ValueError(f"task at position {position} has {len(row)} fields, expected {len(_COLUMNS)}")
+            row[_DEPS] = tuple(row[_DEPS])
+            tasks.append(Task(*row))
         return cls(
             name=document["name"],
             ranks=document["ranks"],
@@ -186,12 +191,15 @@ class Workload:
         """One row per task (pandas DataFrame indexed by task id), for analysis and joins with results."""
         import pandas as pd
 
-        frame = pd.DataFrame([asdict(t) for t in self.tasks], columns=[f.name for f in fields(Task)])
+        frame = pd.DataFrame.from_records([_task_values(t) for t in self.tasks], columns=_COLUMNS)
         return frame.set_index("id", drop=False)
 
 
 def _task_row(task: Task) -> list:
-    return [list(value) if isinstance(value, tuple) else value for value in (getattr(task, f.name) for f in fields(Task))]
+    """The task's values as a JSON-ready list (deps as a list)."""
+    row = list(_task_values(task))
+    row[_DEPS] = list(task.deps)
+    return row
 
 
 class WorkloadBuilder:

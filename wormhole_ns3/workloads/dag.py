@@ -189,7 +189,7 @@ class Workload:
 
     def to_frame(self):
         """One row per task (pandas DataFrame indexed by task id), for analysis and joins with results."""
-        import pandas as pd
+        import pandas as pd  # here, not at the top: generating and running workloads should not pay for pandas
 
         frame = pd.DataFrame.from_records([_task_values(t) for t in self.tasks], columns=_COLUMNS)
         return frame.set_index("id", drop=False)

@@ -270,7 +270,7 @@ def test_a_map_grown_by_another_process_is_adopted(tmp_path):
         assert store.stats().entries == 22
 
 
-def test_clear_then_restore_of_an_export_gives_back_the_same_entries(tmp_path):
+def test_clear_then_import_of_an_export_gives_back_the_same_entries(tmp_path):
     path = tmp_path / "memo"
     exported, again = tmp_path / "one.jsonl", tmp_path / "two.jsonl"
     with MemoStore.open(path) as store:
@@ -281,8 +281,8 @@ def test_clear_then_restore_of_an_export_gives_back_the_same_entries(tmp_path):
         assert (removed.entries, removed.bytes) == (20, sum(100 + i for i in range(20)))
         assert store.entries() == []
         assert store.stats().bytes == 0
-        assert store.restore(exported) == 20
-        assert store.restore(exported) == 0  # existing keys are kept
+        assert store.import_file(exported) == 20
+        assert store.import_file(exported) == 0  # existing keys are kept
         assert store.export(again) == 20
     assert again.read_bytes() == exported.read_bytes()
     header, *lines = [json.loads(line) for line in exported.read_text().splitlines()]
@@ -301,10 +301,10 @@ def test_a_damaged_export_is_refused_with_its_line(tmp_path):
         entry["value"] = "dGhyZWU="  # "three"
         exported.write_text("\n".join([lines[0], lines[1], json.dumps(entry)]) + "\n")
         with pytest.raises(MemoStoreError, match=r"export.jsonl:3: value of 62 does not match its sha256"):
-            store.restore(exported)
+            store.import_file(exported)
         exported.write_text(lines[0] + "\n{not json\n")
         with pytest.raises(MemoStoreError, match=r"export.jsonl:2: malformed entry"):
-            store.restore(exported)
+            store.import_file(exported)
         assert store.stats().entries == 2
 
 

@@ -264,22 +264,25 @@ class MemoStore:
         path = Path(path)
         entries = self._entries_with_values()
         partial = path.with_name(path.name + ".partial")
-        with partial.open("w") as out:
-            header = {"kind": EXPORT_KIND, "schema": SCHEMA_VERSION, "entries": len(entries)}
-            out.write(json.dumps(header, sort_keys=True) + "\n")
-            for entry, value in entries:
-                line = {
-                    "key": entry.key,
-                    "meta": entry.meta,
-                    "hits": entry.hits,
-                    "sha256": hashlib.sha256(value).hexdigest(),
-                    "value": base64.b64encode(value).decode(),
-                }
-                out.write(json.dumps(line, sort_keys=True) + "\n")
-        partial.replace(path)
+        try:
+            with partial.open("w") as out:
+                header = {"kind": EXPORT_KIND, "schema": SCHEMA_VERSION, "entries": len(entries)}
+                out.write(json.dumps(header, sort_keys=True) + "\n")
+                for entry, value in entries:
+                    line = {
+                        "key": entry.key,
+                        "meta": entry.meta,
+                        "hits": entry.hits,
+                        "sha256": hashlib.sha256(value).hexdigest(),
+                        "value": base64.b64encode(value).decode(),
+                    }
+                    out.write(json.dumps(line, sort_keys=True) + "\n")
+            partial.replace(path)
+        except OSError as error:
+            raise MemoStoreError(f"{path}: cannot write the export ({error.strerror})") from None
         return len(entries)
 
-    def restore(self, path: str | Path) -> int:
+    def import_file(self, path: str | Path) -> int:
         """Add the entries of an export file (existing keys are kept); returns how many were new.
 
         The whole file is checked before anything is written, in one transaction.

@@ -63,10 +63,20 @@ def test_put_get_and_counters_persist_across_opens(tmp_path):
         assert (entry.key, entry.meta, entry.hits, entry.size) == (b"k1".hex(), {"flows": 2}, 2, 11)
 
 
+def test_a_closed_store_says_so(tmp_path):
+    store = MemoStore.open(tmp_path / "memo")
+    store.close()
+    store.close()
+    with pytest.raises(ValueError, match="memo store .*memo is closed"):
+        store.get(b"episode")
+
+
 def test_two_processes_creating_and_writing_one_store_at_once(tmp_path):
-    path = tmp_path / "memo"  # does not exist yet: both processes create it
-    a = start_writer(path, "A", 0, 300)
-    b = start_writer(path, "B", 150, 300)  # keys 150-299 are written by both
+    path, go = tmp_path / "memo", tmp_path / "go"  # the store does not exist yet: both create it
+    a = start_writer(path, "A", 0, 300, "--start-when", str(go))
+    b = start_writer(path, "B", 150, 300, "--start-when", str(go))  # keys 150-299 are written by both
+    assert a.stdout.readline() == b.stdout.readline() == "ready\n", a.stderr.read() + b.stderr.read()
+    go.touch()
     out_a, err_a = a.communicate(timeout=120)
     out_b, err_b = b.communicate(timeout=120)
     assert (a.returncode, b.returncode) == (0, 0), err_a + err_b

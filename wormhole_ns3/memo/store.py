@@ -104,6 +104,7 @@ class MemoStore:
         self._flush_every = flush_every
         self._pending_hits: Counter[bytes] = Counter()
         self._pending_misses = 0
+        self._closed = False
 
     # -- opening ---------------------------------------------------------------
 
@@ -303,10 +304,13 @@ class MemoStore:
 
     def close(self) -> None:
         """Flush the counts and close; a closed store cannot be used again."""
+        if self._closed:
+            return
         try:
             self.flush()
         finally:
             self._env.close()
+            self._closed = True
 
     def __enter__(self) -> MemoStore:
         return self
@@ -370,6 +374,8 @@ class MemoStore:
         A full map aborts the transaction; the map is doubled and the whole
         transaction rerun. A map grown by another process is adopted.
         """
+        if self._closed:
+            raise ValueError(f"memo store {self.path} is closed")
         while True:
             try:
                 with self._env.begin(write=write) as txn:

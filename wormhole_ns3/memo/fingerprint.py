@@ -15,7 +15,7 @@ that colour numbers are themselves canonical.
 The graph is kept small because nauty is slow on exactly what training produces
 most: many interchangeable flows (an incast, the flows of a rack in a ring),
 whose symmetry group it would otherwise explore one transposition at a time.
-Four exact reductions, each undone by the others' bookkeeping:
+Four reductions, each exact (it drops nothing an isomorphism has to preserve):
 
 * a *private* link (crossed by one hop of one flow in the whole episode) is no
   vertex: its attributes and queue become part of its flow's colour, with the

@@ -233,6 +233,7 @@ class MemoStore:
             self._forget_counts()
 
     def stats(self) -> StoreStats:
+        """Counts as of now, this process's unflushed reads included (they are flushed first)."""
         self.flush()
         return self._transaction(False, self._stats)
 

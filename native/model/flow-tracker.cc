@@ -5,6 +5,7 @@
 
 #include "flow-dag.h"
 #include "flow-hash-ecmp-routing.h"
+#include "attribute-fingerprint.h"
 #include "flow-tag.h"
 #include "private-access.h"
 #include "wormhole-simulator-impl.h"
@@ -37,6 +38,9 @@
 #include "ns3/pointer.h"
 #include "ns3/random-variable-stream.h"
 #include "ns3/simulator.h"
+#include "ns3/error-model.h"
+#include "ns3/tcp-congestion-ops.h"
+#include "ns3/tcp-l4-protocol.h"
 #include "ns3/tcp-socket-base.h"
 #include "ns3/tcp-socket-factory.h"
 #include "ns3/tcp-tx-buffer.h"
@@ -937,6 +941,18 @@ FlowTracker::Sample()
             {
                 f.samples.pop_front();
             }
+            if (f.snapshotting)
+            {
+                Ptr<TcpSocketBase> socket = SenderSocket(f);
+                f.snapshots.push_back(
+                    FlowSnapshot{Simulator::Now().GetNanoSeconds(),
+                                 f.received + f.credited,
+                                 socket ? wormhole::CaptureTcpState(socket) : TcpFlowState{}});
+                while (f.snapshots.size() > m_sampleDepth)
+                {
+                    f.snapshots.pop_front();
+                }
+            }
         }
     }
     ++m_sampleCount;
@@ -1139,6 +1155,115 @@ FlowTracker::ShiftMonitoredPackets(uint32_t flow, Time delta)
             }
         }
     }
+}
+
+} // namespace ns3
+
+namespace ns3
+{
+
+Ptr<TcpSocketBase>
+FlowTracker::SenderSocket(const Flow& f) const
+{
+    auto bulk = DynamicCast<BulkSendApplication>(f.app);
+    return bulk ? DynamicCast<TcpSocketBase>(bulk->GetSocket()) : nullptr;
+}
+
+std::string
+FlowTracker::GetFlowFingerprint(uint32_t flow) const
+{
+    const Flow& f = m_flows.at(flow);
+    std::ostringstream out;
+    out << f.kind << " size=" << f.size << " app=" << wormhole::DescribeAttributes(f.app);
+    if (Ptr<TcpSocketBase> socket = SenderSocket(f))
+    {
+        out << " socket=" << wormhole::DescribeAttributes(socket)
+            << " cc=" << wormhole::DescribeAttributes(wormhole::TcpCongestionOpsOf(socket));
+    }
+    for (Ptr<Node> host : {f.srcNode, f.dstNode})
+    {
+        if (auto tcp = host ? host->GetObject<TcpL4Protocol>() : nullptr)
+        {
+            out << " tcp=" << wormhole::DescribeAttributes(tcp);
+        }
+    }
+    return out.str();
+}
+
+std::string
+FlowTracker::GetLinkFingerprint(uint64_t link) const
+{
+    Ptr<Node> node = NodeList::GetNode(link >> 16);
+    Ptr<NetDevice> device = node->GetDevice(link & 0xffff);
+    std::ostringstream out;
+    out << "device=" << wormhole::DescribeAttributes(device);
+    if (auto p2p = DynamicCast<PointToPointNetDevice>(device))
+    {
+        out << " txqueue=" << wormhole::DescribeAttributes(p2p->GetQueue());
+    }
+    if (device->GetChannel())
+    {
+        out << " channel=" << wormhole::DescribeAttributes(device->GetChannel());
+    }
+    if (auto tc = node->GetObject<TrafficControlLayer>())
+    {
+        out << " qdisc=" << wormhole::DescribeAttributes(tc->GetRootQueueDiscOnDevice(device));
+    }
+    return out.str();
+}
+
+bool
+FlowTracker::IsLossless(uint64_t link) const
+{
+    Ptr<NetDevice> device = NodeList::GetNode(link >> 16)->GetDevice(link & 0xffff);
+    Ptr<Channel> channel = device->GetChannel();
+    for (std::size_t d = 0; channel && d < channel->GetNDevices(); ++d)
+    {
+        PointerValue model;
+        if (channel->GetDevice(d)->GetAttributeFailSafe("ReceiveErrorModel", model) &&
+            model.Get<ErrorModel>())
+        {
+            return false;
+        }
+    }
+    return true;
+}
+
+TcpFlowState
+FlowTracker::GetTcpState(uint32_t flow) const
+{
+    Ptr<TcpSocketBase> socket = SenderSocket(m_flows.at(flow));
+    return socket ? wormhole::CaptureTcpState(socket) : TcpFlowState{};
+}
+
+bool
+FlowTracker::SetTcpState(uint32_t flow, const TcpFlowState& state)
+{
+    Ptr<TcpSocketBase> socket = SenderSocket(m_flows.at(flow));
+    if (!socket)
+    {
+        return false;
+    }
+    wormhole::RestoreTcpState(socket, state);
+    return true;
+}
+
+void
+FlowTracker::SetSnapshotting(uint32_t flow, bool on)
+{
+    Flow& f = m_flows.at(flow);
+    f.snapshotting = on;
+    if (!on)
+    {
+        f.snapshots.clear();
+    }
+}
+
+std::vector<FlowSnapshot>
+FlowTracker::GetSnapshots(uint32_t flow) const
+{
+    const auto& s = m_flows.at(flow).snapshots;
+    return std::vector<FlowSnapshot>(s.begin(), s.end());
 }
 
 } // namespace ns3

@@ -13,7 +13,8 @@ from .report import comparison, format_table
 
 
 def child_command(script: str, argv: list[str], results: Path, baseline: bool,
-                  config: AcceleratorConfig, trace: Path | None, progress: bool) -> list[str]:
+                  config: AcceleratorConfig, trace: Path | None, progress: bool,
+                  memo: Path | None = None) -> list[str]:
     from .cli import config_argv
 
     command = [sys.executable, "-m", "wormhole_ns3", "run", "--results", str(results)]
@@ -25,6 +26,8 @@ def child_command(script: str, argv: list[str], results: Path, baseline: bool,
             command += ["--trace", str(trace)]
         if progress:
             command.append("--progress")
+        if memo is not None:
+            command += ["--memo", str(memo)]
     return command + [script, *argv]
 
 
@@ -42,6 +45,7 @@ def compare_script(
     json_out: Path | None,
     trace: Path | None,
     progress: bool = False,
+    memo: Path | None = None,
 ) -> int:
     """Run baseline then accelerated; print the table; write the JSON; return an exit code."""
     if not Path(script).is_file():
@@ -52,7 +56,7 @@ def compare_script(
         outputs = {}
         for side in ("baseline", "accelerated"):
             command = child_command(
-                script, argv, results[side], side == "baseline", config, trace, progress
+                script, argv, results[side], side == "baseline", config, trace, progress, memo
             )
             code, outputs[side] = run_child(command, side)
             if code != 0 or not results[side].exists():

@@ -18,6 +18,8 @@ import numpy as np
 
 from .config import AcceleratorConfig
 from .fastforward import FlowProgress, SkipPlan, plan_skip
+from .memo.driver import MemoDriver
+from .memo.store import MemoStore
 from .flows import FlowInfo, FlowResult
 from .partition import Partition, partition_flows
 from .steady import Verdict, judge
@@ -78,11 +80,16 @@ class Controller:
         config: AcceleratorConfig,
         accelerate: bool,
         progress: bool = False,
+        memo: MemoStore | None = None,
+        memo_context: str = "",
     ) -> None:
         self.ns3 = ns3
         self.config = config
         self.accelerate = accelerate and config.enabled
         self.progress = progress
+        self._memo_store, self._memo_context = memo, memo_context
+        #: Replays recorded episodes when a memo store is given (see memo/driver.py).
+        self.memo: MemoDriver | None = None
         self.tracker = ns3.CreateObject[ns3.FlowTracker]()
         self.impl = None
         self.flows: dict[int, FlowInfo] = {}
@@ -127,6 +134,8 @@ class Controller:
             self._on_drained = self._callback(self.on_drained)
             self._after_unattributed = self._callback(self.after_unattributed)
             self._warm_up()
+            if self._memo_store is not None:
+                self.memo = MemoDriver(self, self._memo_store, self._memo_context)
 
     def _warm_up(self) -> None:
         """Bind the tracker methods the controller calls now, not inside the timed Run().
@@ -205,22 +214,32 @@ class Controller:
         for st in list(self.partitions.values()):
             if st.paused and not workload:
                 self._revert(st, "an unattributed event ran")
+        if self.memo is not None and not workload:
+            self.memo.forget_link_attributes()
         pending = []
         known, self._known_flows = self._known_flows, int(tracker.GetNFlows())
         for flow in range(known, self._known_flows):
             if int(tracker.GetState(flow)) != PENDING:
                 continue
-            planned = frozenset(int(x) for x in tracker.GetPlannedLinks(flow))
-            self._planned[flow] = planned
+            self._planned[flow] = frozenset(int(x) for x in tracker.GetPlannedLinks(flow))
             pending.append((tracker.GetStartTime(flow).GetSeconds(), flow))
-            for st in list(self.partitions.values()):
-                if st.paused and (not planned or planned & st.partition.links):
-                    self._revert(st, f"flow {flow} will start on its links")
+            if self.memo is None:
+                self.before_flow_start(flow)
+        if self.memo is not None:
+            # starts go through the memo, which decides them at their start time
+            self.memo.take_over(flow for _, flow in pending)
         if pending:
             now = self.now()
             self._arrivals = sorted(
                 [a for a in self._arrivals if a[0] >= now and a[1] not in self.flows] + pending
             )
+
+    def before_flow_start(self, flow: int) -> None:
+        """Cut short (skip-back) every skip in progress on links the flow is about to use."""
+        planned = self._planned.get(flow, frozenset())
+        for st in list(self.partitions.values()):
+            if st.paused and (not planned or planned & st.partition.links):
+                self._revert(st, f"flow {flow} will start on its links")
 
     def _next_arrival_on(self, links: frozenset[int], now: float) -> float:
         """The start time of the next flow that will load one of these links."""
@@ -253,6 +272,8 @@ class Controller:
             info = FlowInfo.from_tracker(self.tracker, flow)
             self.flows[flow] = info
             self.active.add(flow)
+            if self.memo is not None:
+                self.memo.flow_active(flow)
             self._configure_sampling(info)
             for st in list(self.partitions.values()):
                 if st.paused and st.partition.links & info.links:
@@ -260,6 +281,8 @@ class Controller:
         elif state == FINISHED:
             self.active.discard(flow)
             self.finished.add(flow)
+            if self.memo is not None:
+                self.memo.flow_finished(flow)
             info = self.flows[flow]
             drain = DRAIN_RTTS * self._path_rtt(info)
             self.draining[flow] = now + drain
@@ -274,6 +297,8 @@ class Controller:
         gone = [f for f, until in self.draining.items() if until <= now + 1e-12]
         for flow in gone:
             del self.draining[flow]
+            if self.memo is not None:
+                self.memo.flow_drained(flow)
         if gone:
             self._repartition(now)
 
@@ -595,6 +620,20 @@ class Controller:
                 )
             )
         return results
+
+    def trace_records(self) -> list[SkipRecord]:
+        """Every skip and every memo event of the run, in time order (the skip trace)."""
+        records = list(self.skips)
+        if self.memo is not None:
+            records += [
+                SkipRecord(
+                    time=e.time, partition=" ".join(map(str, e.flows)), flows=len(e.flows),
+                    dt=e.span, events_moved=0, events_avoided=e.events_avoided, credited_bytes=0,
+                    queue_packets=0, limit=e.kind, reason=e.detail, kind=f"memo-{e.kind}",
+                )
+                for e in self.memo.memo.trace
+            ]
+        return sorted(records, key=lambda r: r.time)
 
     def event_count(self) -> int:
         return int(self.ns3.Simulator.GetEventCount())

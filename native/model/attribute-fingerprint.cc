@@ -81,5 +81,42 @@ DescribeAttributes(Ptr<const Object> object)
     return out.str();
 }
 
+std::string
+DescribeDefaults(TypeId tid)
+{
+    std::ostringstream out;
+    out << tid.GetName() << "{";
+    for (TypeId t = tid;; t = t.GetParent())
+    {
+        for (std::size_t i = 0; i < t.GetAttributeN(); ++i)
+        {
+            TypeId::AttributeInformation info = t.GetAttribute(i);
+            if (!(info.flags & TypeId::ATTR_CONSTRUCT) || IsIdentity(info.name) ||
+                !info.initialValue)
+            {
+                continue;
+            }
+            std::string kind = info.checker->GetValueTypeName();
+            out << info.name << "=";
+            if (kind == "ns3::PointerValue" || kind.find("Callback") != std::string::npos ||
+                kind.find("ObjectPtrContainer") != std::string::npos)
+            {
+                out << kind;
+            }
+            else
+            {
+                out << info.initialValue->SerializeToString(info.checker);
+            }
+            out << ";";
+        }
+        if (t == t.GetParent())
+        {
+            break;
+        }
+    }
+    out << "}";
+    return out.str();
+}
+
 } // namespace wormhole
 } // namespace ns3

@@ -8,6 +8,7 @@
 #define WORMHOLE_ATTRIBUTE_FINGERPRINT_H
 
 #include "ns3/ptr.h"
+#include "ns3/type-id.h"
 
 #include <string>
 
@@ -28,6 +29,14 @@ namespace wormhole
  * "none".
  */
 std::string DescribeAttributes(Ptr<const Object> object);
+
+/**
+ * @return the same description for the attribute values a new object of the
+ * type would get (its defaults as configured with Config::SetDefault): what
+ * describes an object before it exists, e.g. a socket an application will
+ * create when it starts.
+ */
+std::string DescribeDefaults(TypeId tid);
 
 } // namespace wormhole
 } // namespace ns3

@@ -391,26 +391,43 @@ FlowTracker::AttributeStartEvents()
     return count;
 }
 
+std::pair<std::vector<uint64_t>, std::vector<uint64_t>>
+FlowTracker::PlannedRoute(const Flow& f) const
+{
+    if (f.state != PENDING)
+    {
+        return {f.path, f.reversePath};
+    }
+    Ptr<Ipv4> ipv4 = f.srcNode->GetObject<Ipv4>();
+    if (!ipv4 || ipv4->GetNInterfaces() < 2 || !f.dstNode)
+    {
+        return {};
+    }
+    Ipv4Address src = f.srcAddress.IsAny() || f.srcAddress == Ipv4Address()
+                          ? ipv4->GetAddress(1, 0).GetLocal()
+                          : f.srcAddress;
+    return Route(f, src, f.srcPort);
+}
+
 std::vector<uint64_t>
 FlowTracker::GetPlannedLinks(uint32_t flow) const
 {
-    const Flow& f = m_flows.at(flow);
-    std::pair<std::vector<uint64_t>, std::vector<uint64_t>> route{f.path, f.reversePath};
-    if (f.state == PENDING)
-    {
-        Ptr<Ipv4> ipv4 = f.srcNode->GetObject<Ipv4>();
-        if (!ipv4 || ipv4->GetNInterfaces() < 2 || !f.dstNode)
-        {
-            return {};
-        }
-        Ipv4Address src = f.srcAddress.IsAny() || f.srcAddress == Ipv4Address()
-                              ? ipv4->GetAddress(1, 0).GetLocal()
-                              : f.srcAddress;
-        route = Route(f, src, f.srcPort);
-    }
+    auto route = PlannedRoute(m_flows.at(flow));
     std::vector<uint64_t> links = route.first;
     links.insert(links.end(), route.second.begin(), route.second.end());
     return links;
+}
+
+std::vector<uint64_t>
+FlowTracker::GetPlannedPath(uint32_t flow) const
+{
+    return PlannedRoute(m_flows.at(flow)).first;
+}
+
+std::vector<uint64_t>
+FlowTracker::GetPlannedReversePath(uint32_t flow) const
+{
+    return PlannedRoute(m_flows.at(flow)).second;
 }
 
 std::pair<std::vector<uint64_t>, std::vector<uint64_t>>
@@ -1175,17 +1192,19 @@ FlowTracker::GetFlowFingerprint(uint32_t flow) const
     const Flow& f = m_flows.at(flow);
     std::ostringstream out;
     out << f.kind << " size=" << f.size << " app=" << wormhole::DescribeAttributes(f.app);
-    if (Ptr<TcpSocketBase> socket = SenderSocket(f))
-    {
-        out << " socket=" << wormhole::DescribeAttributes(socket)
-            << " cc=" << wormhole::DescribeAttributes(wormhole::TcpCongestionOpsOf(socket));
-    }
     for (Ptr<Node> host : {f.srcNode, f.dstNode})
     {
         if (auto tcp = host ? host->GetObject<TcpL4Protocol>() : nullptr)
         {
             out << " tcp=" << wormhole::DescribeAttributes(tcp);
         }
+    }
+    if (f.kind.ends_with("-tcp"))
+    {
+        TypeIdValue control;
+        f.srcNode->GetObject<TcpL4Protocol>()->GetAttribute("SocketType", control);
+        out << " socket=" << wormhole::DescribeDefaults(TcpSocketBase::GetTypeId())
+            << " cc=" << wormhole::DescribeDefaults(control.Get());
     }
     return out.str();
 }
@@ -1257,6 +1276,55 @@ FlowTracker::SetSnapshotting(uint32_t flow, bool on)
     {
         f.snapshots.clear();
     }
+}
+
+Time
+FlowTracker::DeferStart(uint32_t flow)
+{
+    Flow& f = m_flows.at(flow);
+    EventId& start = wormhole::ApplicationStartEvent(f.app);
+    if (f.state != PENDING || !start.IsPending())
+    {
+        return Seconds(-1);
+    }
+    Time at = Simulator::Now() + Simulator::GetDelayLeft(start);
+    Simulator::Remove(start);
+    return at;
+}
+
+void
+FlowTracker::StartNow(uint32_t flow)
+{
+    Flow& f = m_flows.at(flow);
+    WormholeSimulatorImpl* impl = AcceleratingImpl();
+    NS_ABORT_MSG_IF(!impl, "FlowTracker::StartNow needs the WormholeSimulatorImpl");
+    impl->ScheduleWithTag(TimeStep(0),
+                          f.srcNode->GetId(),
+                          f.tag,
+                          MakeEvent(&wormhole::StartApplication, f.app));
+}
+
+void
+FlowTracker::CompleteVirtually(uint32_t flow)
+{
+    Flow& f = m_flows.at(flow);
+    NS_ABORT_MSG_IF(f.state != PENDING || f.size == 0 || !f.sink,
+                    "FlowTracker: only a sized flow that never started can complete virtually");
+    uint64_t lacking = f.size - std::min(f.size, f.received + f.credited);
+    if (auto bulk = DynamicCast<BulkSendApplication>(f.app))
+    {
+        wormhole::BulkSendTotalBytes(bulk) = f.size;
+    }
+    else if (auto onoff = DynamicCast<OnOffApplication>(f.app))
+    {
+        wormhole::OnOffTotalBytes(onoff) = f.size;
+    }
+    wormhole::PacketSinkTotalRx(f.sink) += lacking;
+    f.credited += lacking;
+    f.state = FINISHED;
+    f.finish = Simulator::Now();
+    Ptr<Packet> rest = Create<Packet>(static_cast<uint32_t>(std::min<uint64_t>(lacking, UINT32_MAX)));
+    wormhole::FirePacketSinkRx(f.sink, rest, InetSocketAddress(f.srcAddress, f.srcPort));
 }
 
 std::vector<FlowSnapshot>

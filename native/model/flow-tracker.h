@@ -86,6 +86,10 @@ class FlowTracker : public Object
      * unknown. For a started flow, its actual links.
      */
     std::vector<uint64_t> GetPlannedLinks(uint32_t flow) const;
+    /** @return the data path part of GetPlannedLinks, in hop order. */
+    std::vector<uint64_t> GetPlannedPath(uint32_t flow) const;
+    /** @return the reverse (ACK) path part of GetPlannedLinks, in hop order; empty for UDP. */
+    std::vector<uint64_t> GetPlannedReversePath(uint32_t flow) const;
 
     // What a flow is
     std::string GetKind(uint32_t flow) const;
@@ -190,8 +194,9 @@ class FlowTracker : public Object
     // What a memo needs
     /**
      * @return every attribute that shapes how the flow behaves, as one
-     * canonical string: its size, application, sender socket, congestion
-     * control and the TCP stacks of both hosts.
+     * canonical string: its size, its application, the TCP stacks of both
+     * hosts and the configured defaults of the sockets and congestion control
+     * they create (so the string is the same before the flow starts as after).
      */
     std::string GetFlowFingerprint(uint32_t flow) const;
     /**
@@ -213,6 +218,24 @@ class FlowTracker : public Object
     void SetSnapshotting(uint32_t flow, bool on);
     /** @return the kept snapshots of a flow, oldest first. */
     std::vector<FlowSnapshot> GetSnapshots(uint32_t flow) const;
+
+    // Taking over a flow's start (memo replay)
+    /**
+     * Take a flow's pending start event away from its application, so the
+     * controller decides when (and whether) it starts. @return the start
+     * time, or -1 s if no start was pending.
+     */
+    Time DeferStart(uint32_t flow);
+    /** Start a deferred flow's application now, in an event attributed to the flow. */
+    void StartNow(uint32_t flow);
+    /**
+     * Complete a flow that never started, as a replay of a recorded episode
+     * says it completes now: its sink's count reaches the flow's size, its
+     * application has written everything, and the sink's Rx trace fires once
+     * with a packet of the bytes it lacked, from the flow's source, so that
+     * whatever waits for the flow (a FlowDag, a user's trace sink) sees it end.
+     */
+    void CompleteVirtually(uint32_t flow);
 
     /**
      * Keep a script's FlowMonitor consistent with skips: credited bytes are
@@ -287,6 +310,8 @@ class FlowTracker : public Object
                                     uint8_t protocol,
                                     uint16_t srcPort,
                                     uint16_t dstPort) const;
+    /** @return the planned (before it starts) or actual route of a flow. */
+    std::pair<std::vector<uint64_t>, std::vector<uint64_t>> PlannedRoute(const Flow& f) const;
     /** @return the data path (first) and reverse path (second, TCP only) of a flow. */
     std::pair<std::vector<uint64_t>, std::vector<uint64_t>> Route(const Flow& f,
                                                                   Ipv4Address src,

@@ -48,6 +48,17 @@ struct Exposer
     template struct Exposer<NAME, &CLASS::FIELD>
 
 WORMHOLE_EXPOSE(AppStartEvent, Application, m_startEvent, EventId);
+using SinkRxTraceType = TracedCallback<Ptr<const Packet>, const Address&>;
+WORMHOLE_EXPOSE(SinkRxTrace, PacketSink, m_rxTrace, SinkRxTraceType);
+
+// a private member function: the same rule lets its pointer be named
+struct AppStartMethod
+{
+    using type = void (Application::*)();
+    friend type MemberPointer(AppStartMethod);
+};
+
+template struct Exposer<AppStartMethod, &Application::StartApplication>;
 WORMHOLE_EXPOSE(SinkTotalRx, PacketSink, m_totalRx, uint64_t);
 WORMHOLE_EXPOSE(BulkTotBytes, BulkSendApplication, m_totBytes, uint64_t);
 WORMHOLE_EXPOSE(BulkUnsentPacket, BulkSendApplication, m_unsentPacket, Ptr<Packet>);
@@ -113,6 +124,18 @@ uint64_t&
 BulkSendTotalBytes(Ptr<BulkSendApplication> app)
 {
     return PeekPointer(app)->*MemberPointer(BulkTotBytes());
+}
+
+void
+StartApplication(Ptr<Application> app)
+{
+    (PeekPointer(app)->*MemberPointer(AppStartMethod()))();
+}
+
+void
+FirePacketSinkRx(Ptr<PacketSink> sink, Ptr<const Packet> packet, const Address& from)
+{
+    (PeekPointer(sink)->*MemberPointer(SinkRxTrace()))(packet, from);
 }
 
 Ptr<TcpCongestionOps>

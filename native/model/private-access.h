@@ -30,6 +30,8 @@ class TcpCongestionOps;
 class RttEstimator;
 class Application;
 class EventId;
+class Packet;
+class Address;
 class FlowMonitor;
 
 namespace wormhole
@@ -52,6 +54,15 @@ uint64_t& OnOffTotalBytes(Ptr<OnOffApplication> app);
 
 /** @return the event that will start an application (set by Application::DoInitialize). */
 EventId& ApplicationStartEvent(Ptr<Application> app);
+
+/** Start an application now (its private StartApplication), as its start event would. */
+void StartApplication(Ptr<Application> app);
+
+/**
+ * Fire a PacketSink's "Rx" trace as if `packet` had just been received from
+ * `from` (its other traces and counters are left alone).
+ */
+void FirePacketSinkRx(Ptr<PacketSink> sink, Ptr<const Packet> packet, const Address& from);
 
 /** @return the TypeId name of the congestion control of a TCP socket. */
 std::string TcpCongestionOpsName(Ptr<TcpSocketBase> socket);

@@ -143,21 +143,30 @@ class Controller:
         cppyy compiles a wrapper at a method's first call (tens of ms each). The
         calls fail (there is no flow yet) after the wrapper exists; the simulator
         itself is not touched, so a script may still choose its implementation.
+        Methods taking a link are left out: they look up nodes, and there are none.
         """
         tracker = self.tracker
-        for name in (
+        names = [
             "GetKind", "GetSrcNode", "GetDstNode", "GetSrcAddress", "GetDstAddress",
             "GetSrcPort", "GetDstPort", "GetSize", "GetStartTime", "GetPath", "GetReversePath",
             "GetCongestionOps", "IsConstantRate", "GetAppRate", "GetTag", "GetState",
             "GetDelivered", "GetSendable", "GetSamples", "ClearSamples", "IsQuiet",
             "GetPlannedLinks", "GetSinkTotalRx", "GetCredited", "GetFinishTime",
             "ShiftMonitoredPackets", "Credit", "Uncredit", "SetSampled",
-        ):
-            method = getattr(tracker, name)
-            args = {"SetSampled": (0, True), "Credit": (0, 0), "Uncredit": (0, 0),
-                    "ShiftMonitoredPackets": (0, self.ns3.NanoSeconds(0))}.get(name, (0,))
+        ]
+        if self._memo_store is not None:
+            names += [
+                "DeferStart", "StartNow", "CompleteVirtually", "GetFlowFingerprint",
+                "GetPlannedPath", "GetPlannedReversePath", "GetSnapshots", "SetSnapshotting",
+                "SetTcpState",
+            ]
+        two_arguments = {"SetSampled": (0, True), "Credit": (0, 0), "Uncredit": (0, 0),
+                         "SetSnapshotting": (0, False),
+                         "ShiftMonitoredPackets": (0, self.ns3.NanoSeconds(0)),
+                         "SetTcpState": (0, self.ns3.TcpFlowState())}
+        for name in names:
             try:
-                method(*args)
+                getattr(tracker, name)(*two_arguments.get(name, (0,)))
             except Exception:  # noqa: BLE001 - out of range: there is no flow 0 yet
                 pass
         self.ns3.NanoSeconds(1).GetSeconds()

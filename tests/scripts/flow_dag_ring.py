@@ -2,7 +2,11 @@
 all-reduce runs over all hosts. The same contention episode repeats every iteration,
 which is what the memo recognises and replays.
 
-Prints every task's completion time (ns) and every iteration's time, then the totals.
+With --intruder-iteration K, iteration K also has a flow from host 0 to host 2 that
+starts --intruder-ms after the iteration begins, in the middle of its all-reduce: an
+episode the record does not have (a memo replay of it must diverge).
+
+Prints every iteration's time, then how many tasks finished.
 """
 
 import argparse
@@ -18,14 +22,18 @@ from wormhole_ns3.workloads.flowdag import WorkloadRun
 native.load()  # the FlowDag model
 
 
-def ring_workload(hosts, iterations, megabytes, compute_ms):
+def ring_workload(hosts, iterations, megabytes, compute_ms, intruder_iteration=-1, intruder_ms=0.0):
     builder = WorkloadBuilder("star-ring", hosts)
     end = None
-    for _ in range(iterations):
-        ready = {r: [builder.add_compute(r, compute_ms / 1e3, [] if end is None else [end])]
-                 for r in range(hosts)}
+    for k in range(iterations):
+        previous = [] if end is None else [end]
+        ready = {r: [builder.add_compute(r, compute_ms / 1e3, previous)] for r in range(hosts)}
         done = ring_allreduce(builder, list(range(hosts)), int(megabytes * 1e6), ready)
-        end = builder.end_iteration([t for ids in done.values() for t in ids])
+        last = [t for ids in done.values() for t in ids]
+        if k == intruder_iteration:
+            wait = builder.add_compute(0, intruder_ms / 1e3, previous)
+            last.append(builder.add_flow(0, 2, int(megabytes * 1e6 / 4), [wait], collective="intruder"))
+        end = builder.end_iteration(last)
     return builder.build()
 
 
@@ -36,10 +44,14 @@ def main():
     parser.add_argument("--mb", type=float, default=16, help="all-reduce size in MB")
     parser.add_argument("--compute-ms", type=float, default=2)
     parser.add_argument("--rate", default="10Gbps")
+    parser.add_argument("--tcp", default="TcpDctcp")
+    parser.add_argument("--intruder-iteration", type=int, default=-1)
+    parser.add_argument("--intruder-ms", type=float, default=5.0)
     args = parser.parse_args()
-    workload = ring_workload(args.hosts, args.iterations, args.mb, args.compute_ms)
+    workload = ring_workload(args.hosts, args.iterations, args.mb, args.compute_ms,
+                             args.intruder_iteration, args.intruder_ms)
     finishes = {}
-    run = WorkloadRun(ns, workload, star(args.hosts, args.rate),
+    run = WorkloadRun(ns, workload, star(args.hosts, args.rate, tcp=args.tcp),
                       on_finish=lambda task, start, finish: finishes.__setitem__(task, finish))
     run.start()
     ns.Simulator.Run()

@@ -6,9 +6,9 @@ Shared by the FlowDag test scripts in this folder.
 from ns import ns
 
 
-def star(hosts, rate="10Gbps", delay="10us"):
+def star(hosts, rate="10Gbps", delay="10us", tcp="TcpDctcp"):
     """Build the star; return its host nodes in order."""
-    ns.Config.SetDefault("ns3::TcpL4Protocol::SocketType", ns.StringValue("ns3::TcpDctcp"))
+    ns.Config.SetDefault("ns3::TcpL4Protocol::SocketType", ns.StringValue(f"ns3::{tcp}"))
     ns.Config.SetDefault("ns3::TcpSocket::SegmentSize", ns.UintegerValue(1448))
     ns.Config.SetDefault("ns3::TcpSocket::SndBufSize", ns.UintegerValue(1 << 20))
     ns.Config.SetDefault("ns3::TcpSocket::RcvBufSize", ns.UintegerValue(1 << 20))

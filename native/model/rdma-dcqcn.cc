@@ -3,12 +3,14 @@
  */
 #include "rdma-dcqcn.h"
 
+#include "ns3/boolean.h"
 #include "ns3/double.h"
 #include "ns3/log.h"
 #include "ns3/simulator.h"
 #include "ns3/uinteger.h"
 
 #include <algorithm>
+#include <cmath>
 
 namespace ns3
 {
@@ -44,7 +46,8 @@ RdmaDcqcn::GetTypeId()
                           MakeDoubleChecker<double>(0, 1))
             .AddAttribute("AlphaUpdateInterval",
                           "K, the alpha timer: alpha decays by (1 - g) after each interval "
-                          "without a CNP. Default 55 us: DCQCN paper.",
+                          "without a CNP. Default 55 us: DCQCN paper (SimAI.conf "
+                          "ALPHA_RESUME_INTERVAL uses 1 us).",
                           TimeValue(MicroSeconds(55)),
                           MakeTimeAccessor(&RdmaDcqcn::m_alphaInterval),
                           MakeTimeChecker(TimeStep(1)))
@@ -55,11 +58,12 @@ RdmaDcqcn::GetTypeId()
                           MakeTimeAccessor(&RdmaDcqcn::m_rateInterval),
                           MakeTimeChecker(TimeStep(1)))
             .AddAttribute("ByteCounter",
-                          "B, bytes sent per byte-counter rate-increase event. Default 10 MB "
-                          "(10 MiB): DCQCN paper.",
+                          "B, bytes sent per byte-counter rate-increase event; 0 turns the byte "
+                          "counter off (rate increases on the timer alone, as in HPCC's and "
+                          "SimAI's ns-3). Default 10 MB (10 MiB): DCQCN paper.",
                           UintegerValue(10 * 1024 * 1024),
                           MakeUintegerAccessor(&RdmaDcqcn::m_byteCounter),
-                          MakeUintegerChecker<uint64_t>(1))
+                          MakeUintegerChecker<uint64_t>())
             .AddAttribute("FastRecoverySteps",
                           "F, rate-increase events of fast recovery before additive increase. "
                           "Default 5: DCQCN paper (SimAI.conf FAST_RECOVERY_TIMES uses 1).",
@@ -73,9 +77,9 @@ RdmaDcqcn::GetTypeId()
                           MakeDataRateAccessor(&RdmaDcqcn::m_rateAi),
                           MakeDataRateChecker())
             .AddAttribute("RateHai",
-                          "R_HAI, the hyper increase of the target rate per stage beyond F. "
-                          "Default 100 Mb/s: SimAI.conf RATE_HAI (HPCC's ns-3 default is "
-                          "50 Mb/s; the paper gives no value).",
+                          "R_HAI, added to the target rate at each hyper-increase event (as "
+                          "Mellanox NICs and HPCC's ns-3 do). Default 100 Mb/s: SimAI.conf "
+                          "RATE_HAI (HPCC's ns-3 default is 50 Mb/s).",
                           DataRateValue(DataRate("100Mb/s")),
                           MakeDataRateAccessor(&RdmaDcqcn::m_rateHai),
                           MakeDataRateChecker())
@@ -84,7 +88,16 @@ RdmaDcqcn::GetTypeId()
                           "HPCC's ns-3 MIN_RATE.",
                           DataRateValue(DataRate("100Mb/s")),
                           MakeDataRateAccessor(&RdmaDcqcn::m_minRate),
-                          MakeDataRateChecker());
+                          MakeDataRateChecker())
+            .AddAttribute("ClampTargetRate",
+                          "Set Rt = Rc at every CNP, as the paper's pseudocode does. Off (the "
+                          "default): only at the first CNP after a rate increase, so "
+                          "back-to-back decreases keep the rate to recover to: Mellanox "
+                          "clamp_tgt_rate 0, HPCC's ns-3 ClampTargetRate false, SimAI.conf "
+                          "CLAMP_TARGET_RATE 0.",
+                          BooleanValue(false),
+                          MakeBooleanAccessor(&RdmaDcqcn::m_clampTargetRate),
+                          MakeBooleanChecker());
     return tid;
 }
 
@@ -102,7 +115,6 @@ RdmaDcqcn::Start(DataRate lineRate)
 void
 RdmaDcqcn::Stop()
 {
-    m_alphaTimer.Cancel();
     m_rateTimer.Cancel();
 }
 
@@ -128,7 +140,18 @@ RdmaDcqcn::GetTargetRate() const
 double
 RdmaDcqcn::GetAlpha() const
 {
-    return m_alpha;
+    return DecayedAlpha();
+}
+
+double
+RdmaDcqcn::DecayedAlpha() const
+{
+    if (!m_cnpSeen)
+    {
+        return m_alpha;
+    }
+    int64_t intervals = (Simulator::Now() - m_lastCnp).GetTimeStep() / m_alphaInterval.GetTimeStep();
+    return m_alpha * std::pow(1 - m_g, static_cast<double>(intervals));
 }
 
 uint32_t
@@ -147,32 +170,29 @@ void
 RdmaDcqcn::NotifyCnp()
 {
     NS_LOG_FUNCTION(this);
-    m_targetRate = m_currentRate;
+    double alpha = DecayedAlpha();
+    if (m_clampTargetRate || m_increasedSinceCnp || !m_cnpSeen)
+    {
+        m_targetRate = m_currentRate;
+    }
     m_currentRate = std::max(static_cast<double>(m_minRate.GetBitRate()),
-                             m_currentRate * (1 - m_alpha / 2));
-    m_alpha = (1 - m_g) * m_alpha + m_g;
-    m_cnpSinceAlphaUpdate = true;
+                             m_currentRate * (1 - alpha / 2));
+    m_alpha = (1 - m_g) * alpha + m_g;
+    m_cnpSeen = true;
+    m_lastCnp = Simulator::Now();
+    m_increasedSinceCnp = false;
     ++m_decreases;
 
     m_timerStage = 0;
     m_byteStage = 0;
     m_bytesSinceStage = 0;
     ScheduleRateTimer();
-    if (!m_alphaTimer.IsPending())
-    {
-        m_alphaTimer = Simulator::Schedule(m_alphaInterval, &RdmaDcqcn::AlphaTimerExpired, this);
-    }
 }
 
 void
-RdmaDcqcn::AlphaTimerExpired()
+RdmaDcqcn::ShiftTimes(Time delta)
 {
-    if (!m_cnpSinceAlphaUpdate)
-    {
-        m_alpha *= (1 - m_g);
-    }
-    m_cnpSinceAlphaUpdate = false;
-    m_alphaTimer = Simulator::Schedule(m_alphaInterval, &RdmaDcqcn::AlphaTimerExpired, this);
+    m_lastCnp += delta;
 }
 
 void
@@ -185,8 +205,8 @@ RdmaDcqcn::ScheduleRateTimer()
 void
 RdmaDcqcn::RateTimerExpired()
 {
-    ++m_timerStage;
     Increase();
+    ++m_timerStage;
     if (m_currentRate < m_lineRate || m_targetRate < m_lineRate)
     {
         m_rateTimer = Simulator::Schedule(m_rateInterval, &RdmaDcqcn::RateTimerExpired, this);
@@ -196,7 +216,7 @@ RdmaDcqcn::RateTimerExpired()
 void
 RdmaDcqcn::NotifySent(uint32_t bytes)
 {
-    if (m_currentRate >= m_lineRate && m_targetRate >= m_lineRate)
+    if (m_byteCounter == 0 || (m_currentRate >= m_lineRate && m_targetRate >= m_lineRate))
     {
         return;
     }
@@ -204,8 +224,8 @@ RdmaDcqcn::NotifySent(uint32_t bytes)
     while (m_bytesSinceStage >= m_byteCounter)
     {
         m_bytesSinceStage -= m_byteCounter;
-        ++m_byteStage;
         Increase();
+        ++m_byteStage;
     }
 }
 
@@ -213,15 +233,17 @@ void
 RdmaDcqcn::Increase()
 {
     ++m_increases;
-    uint32_t low = std::min(m_timerStage, m_byteStage);
-    uint32_t high = std::max(m_timerStage, m_byteStage);
+    m_increasedSinceCnp = true;
+    uint32_t byteStage = m_byteCounter == 0 ? m_timerStage : m_byteStage;
+    uint32_t low = std::min(m_timerStage, byteStage);
+    uint32_t high = std::max(m_timerStage, byteStage);
     if (high < m_fastRecoverySteps)
     {
-        // fast recovery: Rt unchanged
+        // fast recovery: Rt stays
     }
     else if (low > m_fastRecoverySteps)
     {
-        m_targetRate += (low - m_fastRecoverySteps) * static_cast<double>(m_rateHai.GetBitRate());
+        m_targetRate += static_cast<double>(m_rateHai.GetBitRate());
     }
     else
     {

@@ -20,18 +20,24 @@ namespace ns3
  * @brief DCQCN rate control of one queue pair.
  *
  * State: current rate Rc, target rate Rt, congestion estimate alpha.
- * - On a CNP: Rt = Rc, Rc = Rc (1 - alpha / 2), alpha = (1 - g) alpha + g;
- *   the rate-increase timer, byte counter and both stage counters restart.
- * - Alpha timer: every AlphaUpdateInterval without a CNP, alpha = (1 - g) alpha.
- * - Rate increase: an event every RateIncreaseInterval (timer stage T) and every
- *   ByteCounter bytes sent (byte stage BC) since the last decrease. Fast
- *   recovery while max(T, BC) < F: Rc = (Rt + Rc) / 2. Hyper increase once
- *   min(T, BC) > F: Rt += (min(T, BC) - F) * RateHai, then Rc = (Rt + Rc) / 2.
+ * - On a CNP: Rt = Rc (always with ClampTargetRate; otherwise only if a rate
+ *   increase happened since the previous decrease, as Mellanox NICs and
+ *   HPCC's ns-3 model do), Rc = max(MinRate, Rc (1 - alpha / 2)),
+ *   alpha = (1 - g) alpha + g; the rate-increase timer, the byte counter and
+ *   both stage counters restart.
+ * - Alpha timer: alpha = (1 - g) alpha for every whole AlphaUpdateInterval
+ *   without a CNP. It is evaluated when alpha is used (at the next CNP or
+ *   GetAlpha()) from the time of the last CNP, which is exactly what a timer
+ *   restarted at each CNP computes, without an event per interval.
+ * - Rate increase: an event every RateIncreaseInterval (timer stage T) and
+ *   every ByteCounter bytes sent (byte stage BC; 0 disables the byte counter
+ *   and BC follows T) since the last decrease. Stages count the events before
+ *   the current one. Fast recovery while max(T, BC) < F: Rc = (Rt + Rc) / 2.
+ *   Hyper increase once min(T, BC) > F: Rt += RateHai, then Rc = (Rt + Rc) / 2.
  *   Additive increase otherwise: Rt += RateAi, then Rc = (Rt + Rc) / 2.
  * Rates stay within [MinRate, line rate]. Before its first CNP a flow sends
- * at line rate and runs no timer; the rate-increase timer stops again once
- * Rc and Rt are back at line rate. Timers are ns-3 events, so this class
- * stores no absolute time.
+ * at line rate; the rate-increase timer stops once Rc and Rt are back at line
+ * rate. Stored absolute time: the last CNP (ShiftTimes moves it).
  */
 class RdmaDcqcn : public RdmaCongestionControl
 {
@@ -46,6 +52,7 @@ class RdmaDcqcn : public RdmaCongestionControl
     double GetAlpha() const override;
     void NotifySent(uint32_t bytes) override;
     void NotifyCnp() override;
+    void ShiftTimes(Time delta) override;
 
     /** @return rate decreases so far (one per CNP). */
     uint32_t GetNDecreases() const;
@@ -54,9 +61,10 @@ class RdmaDcqcn : public RdmaCongestionControl
 
   private:
     void DoDispose() override;
-    void AlphaTimerExpired();
+    /** @return alpha after the decays due since the last CNP. */
+    double DecayedAlpha() const;
     void RateTimerExpired();
-    /** One rate-increase event (after the timer or byte stage was advanced). */
+    /** One rate-increase event, judged on the stages of the events before it. */
     void Increase();
     void ScheduleRateTimer();
 
@@ -70,19 +78,21 @@ class RdmaDcqcn : public RdmaCongestionControl
     DataRate m_rateAi;
     DataRate m_rateHai;
     DataRate m_minRate;
+    bool m_clampTargetRate;
 
     // State
     double m_lineRate{0};    //!< bit/s
     double m_currentRate{0}; //!< Rc, bit/s
     double m_targetRate{0};  //!< Rt, bit/s
-    double m_alpha{1};
-    bool m_cnpSinceAlphaUpdate{false};
+    double m_alpha{1}; //!< alpha right after the last CNP
+    bool m_cnpSeen{false};
+    Time m_lastCnp;
+    bool m_increasedSinceCnp{false};
     uint32_t m_timerStage{0};
     uint32_t m_byteStage{0};
     uint64_t m_bytesSinceStage{0};
     uint32_t m_decreases{0};
     uint32_t m_increases{0};
-    EventId m_alphaTimer;
     EventId m_rateTimer;
 };
 

@@ -64,6 +64,8 @@ def parse_args(argv=None):
     parser.add_argument("--mtu", type=int, default=1000, help="payload bytes per packet")
     parser.add_argument("--cc-attr", action="append", default=[], metavar="NAME=VALUE",
                         help="set an attribute of ns3::RdmaDcqcn (repeatable)")
+    parser.add_argument("--nic-attr", action="append", default=[], metavar="NAME=VALUE",
+                        help="set an attribute of ns3::RdmaNic (repeatable)")
     parser.add_argument("--json", type=Path, help="write samples and results here")
     args = parser.parse_args(argv)
     if args.senders < 1:
@@ -86,6 +88,7 @@ class Flow:
     delivered: int = 0
     fct_us: float | None = None
     cnps: int = 0
+    marked: int = 0
     timeouts: int = 0
     naks: int = 0
     retransmitted: int = 0
@@ -98,9 +101,10 @@ def build(ns, args):
     """Create the star, the RDMA stacks and the flows; return (flows, bottleneck qdisc, extras)."""
     ns.RngSeedManager.SetSeed(1)
     ns.RngSeedManager.SetRun(1)
-    for setting in args.cc_attr:
-        name, _, value = setting.partition("=")
-        ns.Config.SetDefault(f"ns3::RdmaDcqcn::{name}", ns.StringValue(value))
+    for type_name, settings in (("RdmaDcqcn", args.cc_attr), ("RdmaNic", args.nic_attr)):
+        for setting in settings:
+            name, _, value = setting.partition("=")
+            ns.Config.SetDefault(f"ns3::{type_name}::{name}", ns.StringValue(value))
     senders = ns.NodeContainer()
     senders.Create(args.senders)
     receiver = ns.NodeContainer()
@@ -201,6 +205,7 @@ def run(args) -> dict:
         qp = helper.GetFlow(flow.id)
         flow.delivered = int(qp.GetDeliveredBytes())
         flow.cnps = int(qp.GetNCnpsReceived())
+        flow.marked = int(qp.GetReceiver().GetPacketsMarked())
         flow.timeouts = int(qp.GetNTimeouts())
         flow.naks = int(qp.GetNNaksReceived())
         flow.retransmitted = int(qp.GetPacketsRetransmitted())

@@ -1,0 +1,85 @@
+"""RoCEv2 transport: exact delivery through losses, determinism, crediting, time shifts.
+
+Every test runs experiments/rdma/incast.py (or the crediting driver built on it) as
+a user runs a script, and checks what the real ns-3 run printed.
+"""
+
+import json
+
+import pytest
+from conftest import REPO
+
+INCAST = REPO / "experiments" / "rdma" / "incast.py"
+CREDIT = REPO / "tests" / "scripts" / "rdma_credit.py"
+
+
+def run_json(plain_python, script, *args):
+    done = plain_python(script, *args)
+    assert done.returncode == 0, done.stderr_lines[-5:]
+    return json.loads(done.stdout)
+
+
+def test_go_back_n_recovers_random_losses_with_exact_totals(plain_python):
+    out = run_json(plain_python, INCAST, "--senders", "2", "--flow-mb", "2",
+                   "--duration-ms", "20", "--warmup-ms", "1", "--loss", "0.01")
+    assert out["summary"]["error_model_drops"] > 20  # packets really were lost
+    for flow in out["flows"]:
+        assert flow["delivered"] == flow["bytes"] == 2_000_000
+        assert flow["fct_us"] is not None
+        assert flow["naks"] > 0 and flow["retransmitted"] > 0
+
+
+def test_retransmission_timeout_recovers_lost_tails(plain_python):
+    # An 8:1 burst into a 400 KB port drops whole windows, tails included:
+    # only the retransmission timer can recover those.
+    out = run_json(plain_python, INCAST, "--senders", "8", "--flow-mb", "1",
+                   "--duration-ms", "20", "--warmup-ms", "1", "--buffer-kb", "400")
+    assert out["summary"]["drops"] > 1000
+    assert sum(flow["timeouts"] for flow in out["flows"]) > 0
+    assert all(flow["delivered"] == flow["bytes"] for flow in out["flows"])
+
+
+def test_the_same_run_twice_gives_the_same_output_byte_for_byte(plain_python):
+    args = ("--senders", "3", "--flow-mb", "1", "--duration-ms", "5", "--warmup-ms", "1",
+            "--loss", "0.005")
+    first = plain_python(INCAST, *args)
+    second = plain_python(INCAST, *args)
+    assert first.returncode == second.returncode == 0
+    assert first.stdout == second.stdout
+    assert all(f["fct_us"] for f in json.loads(first.stdout)["flows"])
+
+
+@pytest.mark.slow
+def test_credit_advances_both_ends_and_the_flow_still_finishes_exactly(plain_python):
+    common = ("--", "--senders", "2", "--flow-mb", "4", "--duration-ms", "20",
+              "--warmup-ms", "1", "--loss", "0.005")
+    plain = run_json(plain_python, CREDIT, "--credit-bytes", "0", *common)
+    credited = run_json(plain_python, CREDIT, "--credit-bytes", "1000000", *common)
+    for before, after in zip(plain, credited):
+        assert after["credited"] == after["credited_total"] == 1_000_000
+        for counter in ("sent", "acked", "delivered"):
+            assert after["after"][counter] == after["before"][counter] + 1_000_000
+        assert after["final_delivered"] == after["final_acked"] == after["size"]
+        assert after["finished"] and after["acknowledged"]
+        # A million bytes fewer to send: the flow ends earlier.
+        assert after["fct_us"] < before["fct_us"] - 50
+
+
+def test_credit_takes_whole_packets_and_keeps_the_last_one_real(plain_python):
+    out = run_json(plain_python, CREDIT, "--credit-bytes", "10000000", "--at-us", "50",
+                   "--", "--senders", "1", "--flow-mb", "0.5", "--duration-ms", "5",
+                   "--warmup-ms", "1")
+    (flow,) = out
+    # 500 packets of 1000 B: everything never sent is credited but the last packet.
+    assert flow["credited"] == flow["size"] - flow["before"]["sent"] - 1000
+    assert flow["final_delivered"] == flow["size"] and flow["finished"]
+
+
+def test_shift_times_delays_the_pacing_clock_of_a_flow(plain_python):
+    common = ("--credit-bytes", "0", "--", "--senders", "1", "--flow-mb", "4",
+              "--duration-ms", "20", "--warmup-ms", "1")
+    plain = run_json(plain_python, CREDIT, *common)
+    shifted = run_json(plain_python, CREDIT, "--shift-us", "200", *common)
+    # Shifting without moving the NIC's events leaves the flow silent for 200 us.
+    assert shifted[0]["fct_us"] - plain[0]["fct_us"] == pytest.approx(200, abs=2)
+    assert shifted[0]["final_delivered"] == shifted[0]["size"]

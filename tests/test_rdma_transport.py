@@ -83,3 +83,15 @@ def test_shift_times_delays_the_pacing_clock_of_a_flow(plain_python):
     # Shifting without moving the NIC's events leaves the flow silent for 200 us.
     assert shifted[0]["fct_us"] - plain[0]["fct_us"] == pytest.approx(200, abs=2)
     assert shifted[0]["final_delivered"] == shifted[0]["size"]
+
+
+@pytest.mark.slow
+def test_a_cpp_program_runs_rdma_flows_with_the_helpers(wormhole):
+    program = REPO / "experiments" / "cpp" / "rdma_incast.cc"
+    done = wormhole("run", "--baseline", program, "--", "--flows=3", "--bytes=1000000")
+    assert done.returncode == 0, done.stderr_lines[-5:]
+    lines = sorted(done.stdout.splitlines())
+    assert [line.split()[:4] for line in lines] == [
+        ["flow", str(i), "bytes", "1000000"] for i in range(3)]
+    # 3 MB through one 100 Gb/s port: at least 240 us each, and DCQCN keeps it close.
+    assert all(240 <= int(line.split()[5]) < 300 for line in lines)

@@ -19,6 +19,8 @@
 #include "model/rdma-congestion-control.h"
 #include "model/rdma-dcqcn.h"
 #include "model/rdma-egress-queue-disc.h"
+#include "model/rdma-hpcc.h"
+#include "model/rdma-int-header.h"
 #include "model/rdma-nic.h"
 #include "model/rdma-pfc-port.h"
 #include "model/rdma-pfc-switch.h"

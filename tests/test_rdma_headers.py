@@ -55,3 +55,27 @@ def test_aeth_carries_ack_or_nak(ns3):
         read = ns3.RdmaAethHeader()
         packet.RemoveHeader(read)
         assert (read.IsNak(), read.GetMsn()) == (nak, 3)
+
+
+def test_int_records_survive_a_packet_round_trip(ns3):
+    telemetry = ns3.RdmaIntHeader()
+    telemetry.PushHop(ns3.NanoSeconds(5_000_000_123), 2**32 + 777, 123_456, ns3.DataRate("100Gbps"))
+    telemetry.PushHop(ns3.MicroSeconds(7), 10, 10**9, ns3.DataRate("400Gbps"))
+    packet = ns3.Packet(0)
+    packet.AddHeader(telemetry)
+    assert packet.GetSize() == 2 + 5 * 12  # fixed size: stamping never resizes a packet
+    read = ns3.RdmaIntHeader()
+    packet.RemoveHeader(read)
+    assert read.GetNHops() == 2
+    first, second = read.GetHop(0), read.GetHop(1)
+    assert first.timeNs == 5_000_000_123 % 2**32 and first.txBytes == 777  # wrapping fields
+    assert first.queueBytes == 123_456 // 32 * 32 and first.rateBps == 100 * 10**9
+    assert second.queueBytes == (2**20 - 1) * 32  # saturates instead of wrapping
+
+
+def test_int_header_holds_at_most_five_hops(ns3):
+    telemetry = ns3.RdmaIntHeader()
+    for hop in range(7):
+        telemetry.PushHop(ns3.NanoSeconds(hop), hop, 0, ns3.DataRate("100Gbps"))
+    assert telemetry.GetNHops() == 5
+    assert telemetry.GetHop(4).txBytes == 4

@@ -56,3 +56,13 @@ def test_pfc_makes_a_small_buffer_incast_lossless(plain_python):
         assert flow["retransmitted"] == 0
         # 8 MB through one 100 Gb/s port takes 640 us; PFC shares it evenly.
         assert 640 < flow["fct_us"] < 720
+
+
+def test_hpcc_holds_the_queue_near_zero_at_its_target_utilization(plain_python):
+    out = incast(plain_python, "--cc", "hpcc", "--senders", "4", "--duration-ms", "3",
+                 "--warmup-ms", "1")
+    summary = out["summary"]
+    assert summary["jain"] > 0.98
+    assert 0.90 < summary["utilization"] < 0.97  # eta = 0.95
+    assert summary["queue_mean_kb"] < 10  # DCQCN sits near Kmin = 400 KB instead
+    assert summary["marks"] == 0 and summary["drops"] == 0

@@ -34,6 +34,9 @@ from wormhole_ns3.loader import install_ns_module
 
 #: IPv4 + UDP + BTH + ICRC + PPP bytes around each data payload on the wire.
 WIRE_OVERHEAD = 20 + 8 + 12 + 4 + 2
+#: An ACK on the wire (PPP, IPv4, UDP, BTH, AETH, ICRC) and HPCC's INT header.
+ACK_BYTES = 2 + 20 + 8 + 12 + 4 + 4
+INT_BYTES = 62
 MB = 10**6
 
 
@@ -60,10 +63,14 @@ def parse_args(argv=None):
     parser.add_argument("--headroom-kb", type=float, default=40)
     parser.add_argument("--loss", type=float, default=0.0,
                         help="fraction of packets dropped on arrival at the receiver")
+    parser.add_argument("--cc", choices=("dcqcn", "hpcc"), default="dcqcn",
+                        help="congestion control of every queue pair")
+    parser.add_argument("--base-rtt-us", type=float,
+                        help="HPCC's T (default: the star's base RTT with a full data packet)")
     parser.add_argument("--ack-interval", type=int, default=1)
     parser.add_argument("--mtu", type=int, default=1000, help="payload bytes per packet")
     parser.add_argument("--cc-attr", action="append", default=[], metavar="NAME=VALUE",
-                        help="set an attribute of ns3::RdmaDcqcn (repeatable)")
+                        help="set an attribute of the congestion control (repeatable)")
     parser.add_argument("--nic-attr", action="append", default=[], metavar="NAME=VALUE",
                         help="set an attribute of ns3::RdmaNic (repeatable)")
     parser.add_argument("--json", type=Path, help="write samples and results here")
@@ -101,7 +108,11 @@ def build(ns, args):
     """Create the star, the RDMA stacks and the flows; return (flows, bottleneck qdisc, extras)."""
     ns.RngSeedManager.SetSeed(1)
     ns.RngSeedManager.SetRun(1)
-    for type_name, settings in (("RdmaDcqcn", args.cc_attr), ("RdmaNic", args.nic_attr)):
+    cc_type = "RdmaHpcc" if args.cc == "hpcc" else "RdmaDcqcn"
+    if args.cc == "hpcc":
+        ns.Config.SetDefault("ns3::RdmaHpcc::BaseRtt",
+                             ns.TimeValue(ns.MicroSeconds(base_rtt_us(ns, args))))
+    for type_name, settings in ((cc_type, args.cc_attr), ("RdmaNic", args.nic_attr)):
         for setting in settings:
             name, _, value = setting.partition("=")
             ns.Config.SetDefault(f"ns3::{type_name}::{name}", ns.StringValue(value))
@@ -144,6 +155,7 @@ def build(ns, args):
     rdma = ns.RdmaHelper()
     rdma.SetNicAttribute("Mtu", ns.UintegerValue(args.mtu))
     rdma.SetNicAttribute("AckInterval", ns.UintegerValue(args.ack_interval))
+    rdma.SetNicAttribute("CongestionControl", ns.TypeIdValue(ns.TypeId.LookupByName(f"ns3::{cc_type}")))
     rdma.Install(hosts)
 
     switches = ns.RdmaSwitchHelper()
@@ -151,6 +163,8 @@ def build(ns, args):
     switches.SetMeanPacketSize(args.mtu + WIRE_OVERHEAD - 2)
     if args.kmin_kb is not None:
         switches.SetEcn(int(args.kmin_kb * 1000), int(args.kmax_kb * 1000), args.pmax)
+    if args.cc == "hpcc":
+        switches.EnableTelemetry()
     if args.pfc:
         switches.EnablePfc(int(args.xoff_kb * 1000), int(args.xon_kb * 1000),
                            int(args.headroom_kb * 1000))
@@ -166,6 +180,20 @@ def build(ns, args):
         helper.AddFlow(senders.Get(i), receiver.Get(0), size, start)
         flows.append(Flow(id=i, bytes=size))
     return helper, flows, bottleneck, switch.Get(0), error_model
+
+
+def base_rtt_us(ns, args) -> float:
+    """Two hops each way: propagation plus one full data packet and one ACK per hop."""
+    if args.base_rtt_us is not None:
+        return args.base_rtt_us
+    rate = ns.DataRate(args.rate)
+
+    def hop_us(size: int) -> float:
+        return rate.CalculateBytesTxTime(size).GetNanoSeconds() / 1000
+
+    delay_us = ns.Time(args.delay).GetNanoSeconds() / 1000
+    data = args.mtu + WIRE_OVERHEAD + INT_BYTES
+    return 4 * delay_us + 2 * hop_us(data) + 2 * hop_us(ACK_BYTES + INT_BYTES)
 
 
 def jain(values: list[float]) -> float:

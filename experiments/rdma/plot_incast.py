@@ -1,5 +1,5 @@
-"""Plot an incast run written by ``incast.py --json``: per-flow DCQCN rate and goodput,
-bottleneck queue with Kmin/Kmax, CNPs per flow.
+"""Plot an incast run written by ``incast.py --json``: per-flow pacing rate (DCQCN's Rc or
+HPCC's W/T) and goodput, bottleneck queue with Kmin/Kmax, CNPs per flow.
 
     python experiments/rdma/plot_incast.py run.json run.png
 """
@@ -49,7 +49,8 @@ def plot(run: dict, output: Path) -> None:
         axes[1].plot(*goodput_gbps(run["times_us"], flow["delivered_samples"], GOODPUT_SMOOTHING),
                      lw=0.8, label=label)
         axes[3].plot(times_ms, flow["cnp_samples"], lw=0.8, label=label)
-    axes[0].set_ylabel("DCQCN rate Rc (Gb/s)")
+    cc = run["args"].get("cc", "dcqcn")
+    axes[0].set_ylabel("DCQCN rate Rc (Gb/s)" if cc == "dcqcn" else "HPCC rate W/T (Gb/s)")
     axes[1].set_ylabel("goodput (Gb/s)")
     axes[2].plot(times_ms, [q / 1000 for q in run["queue_bytes"]], lw=0.8, color="k")
     kmin, kmax = ecn_thresholds_kb(run["args"])
@@ -61,7 +62,7 @@ def plot(run: dict, output: Path) -> None:
     axes[3].set_xlabel("time (ms)")
     if len(flows) <= 8:
         axes[0].legend(loc="upper right", ncol=4, fontsize="small")
-    title = (f"{len(flows)}:1 incast at {run['args']['rate']}: Jain {summary.get('jain', 0):.4f}, "
+    title = (f"{cc.upper()} {len(flows)}:1 incast at {run['args']['rate']}: Jain {summary.get('jain', 0):.4f}, "
              f"utilization {summary.get('utilization', 0):.3f}, "
              f"mean queue {summary.get('queue_mean_kb', 0):.0f} KB")
     fig.suptitle(title)

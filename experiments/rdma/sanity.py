@@ -1,5 +1,5 @@
-"""Run the DCQCN sanity incasts (2:1 and 8:1 at 100 and 40 Gb/s), plot each, and
-write a summary table.
+"""Run the sanity incasts (DCQCN 2:1 and 8:1 at 100 and 40 Gb/s, HPCC 2:1 and 8:1 at
+100 Gb/s), plot each, and write a summary table.
 
     python experiments/rdma/sanity.py --out experiments/rdma/results
 
@@ -36,6 +36,10 @@ CASES = (
                              "--duration-ms", "40", "--warmup-ms", "20")),
     Case("incast_8to1_40g", ("--senders", "8", "--rate", "40Gbps",
                              "--duration-ms", "60", "--warmup-ms", "30")),
+    Case("hpcc_2to1_100g", ("--cc", "hpcc", "--senders", "2", "--rate", "100Gbps",
+                            "--duration-ms", "10", "--warmup-ms", "2")),
+    Case("hpcc_8to1_100g", ("--cc", "hpcc", "--senders", "8", "--rate", "100Gbps",
+                            "--duration-ms", "10", "--warmup-ms", "2")),
 )
 
 

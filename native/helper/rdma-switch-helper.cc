@@ -79,6 +79,12 @@ RdmaSwitchHelper::EnablePfc(uint64_t xoffBytes, uint64_t xonBytes, uint64_t head
     m_headroom = headroomBytes;
 }
 
+void
+RdmaSwitchHelper::EnableTelemetry()
+{
+    m_telemetry = true;
+}
+
 QueueDiscContainer
 RdmaSwitchHelper::Install(NodeContainer switches) const
 {
@@ -166,6 +172,7 @@ RdmaSwitchHelper::InstallPort(Ptr<NetDevice> device) const
     control->SetAttribute("MaxSize", QueueSizeValue(QueueSize("10000p")));
 
     Ptr<RdmaEgressQueueDisc> root = CreateObject<RdmaEgressQueueDisc>();
+    root->SetAttribute("Telemetry", BooleanValue(m_telemetry));
     for (Ptr<QueueDisc> child : {Ptr<QueueDisc>(control), Ptr<QueueDisc>(red)})
     {
         Ptr<QueueDiscClass> c = CreateObject<QueueDiscClass>();

@@ -34,7 +34,8 @@ class NetDevice;
  *
  * With EnablePfc(), each switch also gets an RdmaPfcSwitch with the given
  * thresholds, every port an RdmaPfcPort, and the egress queue discs pause
- * their data class while their port is paused. Call Install() before the
+ * their data class while their port is paused. With EnableTelemetry(), the
+ * egress queue discs stamp HPCC's INT records. Call Install() before the
  * simulation starts, after addresses are assigned.
  */
 class RdmaSwitchHelper
@@ -50,6 +51,8 @@ class RdmaSwitchHelper
     void SetMeanPacketSize(uint32_t bytes);
     /** Turn PFC on with these per-ingress-port thresholds (see RdmaPfcSwitch). */
     void EnablePfc(uint64_t xoffBytes, uint64_t xonBytes, uint64_t headroomBytes);
+    /** Stamp INT records on data packets that carry an INT header (for HPCC). */
+    void EnableTelemetry();
 
     /** Configure every non-loopback port of each node; return the root queue discs. */
     QueueDiscContainer Install(NodeContainer switches) const;
@@ -74,6 +77,7 @@ class RdmaSwitchHelper
     uint64_t m_xoff{0};
     uint64_t m_xon{0};
     uint64_t m_headroom{0};
+    bool m_telemetry{false};
 };
 
 } // namespace ns3

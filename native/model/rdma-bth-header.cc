@@ -12,6 +12,8 @@ namespace
 {
 constexpr uint16_t DEFAULT_PKEY = 0xFFFF;
 constexpr uint8_t ACK_REQUEST_BIT = 0x80;
+/** A reserved bit of the byte that holds FECN (0x80) and BECN (0x40). */
+constexpr uint32_t TELEMETRY_BIT = 0x20;
 constexpr uint32_t SERIALIZED_SIZE = 12;
 } // namespace
 
@@ -35,6 +37,7 @@ RdmaBthHeader::RdmaBthHeader()
     : m_opcode(RC_WRITE_ONLY),
       m_destQp(0),
       m_ackRequest(false),
+      m_telemetry(false),
       m_psn(0)
 {
 }
@@ -89,6 +92,18 @@ RdmaBthHeader::GetAckRequest() const
 }
 
 void
+RdmaBthHeader::SetTelemetry(bool telemetry)
+{
+    m_telemetry = telemetry;
+}
+
+bool
+RdmaBthHeader::HasTelemetry() const
+{
+    return m_telemetry;
+}
+
+void
 RdmaBthHeader::SetPsn(uint32_t psn)
 {
     m_psn = psn & FIELD_MASK;
@@ -120,7 +135,7 @@ RdmaBthHeader::Serialize(Buffer::Iterator start) const
     start.WriteU8(m_opcode);
     start.WriteU8(0);
     start.WriteHtonU16(DEFAULT_PKEY);
-    start.WriteHtonU32(m_destQp);
+    start.WriteHtonU32((m_telemetry ? TELEMETRY_BIT << 24 : 0) | m_destQp);
     start.WriteHtonU32((m_ackRequest ? uint32_t(ACK_REQUEST_BIT) << 24 : 0) | m_psn);
 }
 
@@ -130,7 +145,9 @@ RdmaBthHeader::Deserialize(Buffer::Iterator start)
     m_opcode = static_cast<Opcode>(start.ReadU8());
     start.ReadU8();
     start.ReadNtohU16();
-    m_destQp = start.ReadNtohU32() & FIELD_MASK;
+    uint32_t qpWord = start.ReadNtohU32();
+    m_telemetry = (qpWord >> 24) & TELEMETRY_BIT;
+    m_destQp = qpWord & FIELD_MASK;
     uint32_t word = start.ReadNtohU32();
     m_ackRequest = (word >> 24) & ACK_REQUEST_BIT;
     m_psn = word & FIELD_MASK;
@@ -141,7 +158,7 @@ void
 RdmaBthHeader::Print(std::ostream& os) const
 {
     os << "opcode=0x" << std::hex << uint32_t(m_opcode) << std::dec << " dqp=" << m_destQp
-       << " psn=" << m_psn << (m_ackRequest ? " A" : "");
+       << " psn=" << m_psn << (m_ackRequest ? " A" : "") << (m_telemetry ? " INT" : "");
 }
 
 } // namespace ns3

@@ -19,7 +19,8 @@ namespace ns3
  * Layout on the wire: opcode (8) | SE, M, pad count, version (8) | P_Key (16)
  * | FECN, BECN, reserved (8) | destination QP (24) | AckReq, reserved (8) |
  * PSN (24). Only the fields the model uses are settable; the others are
- * written as their defaults (P_Key 0xFFFF, everything else zero).
+ * written as their defaults (P_Key 0xFFFF, everything else zero), except
+ * that a reserved bit flags HPCC telemetry (SetTelemetry).
  *
  * The PSN on the wire has 24 bits. Endpoints keep 32-bit PSNs and rebuild
  * them from the wire value with Unwrap(), so flows of more than 2^24 packets
@@ -63,6 +64,13 @@ class RdmaBthHeader : public Header
     void SetAckRequest(bool ackRequest);
     bool GetAckRequest() const;
 
+    /**
+     * An RdmaIntHeader follows this header (data packets) or the AETH (ACKs).
+     * The model carries this in a reserved bit of the BTH's FECN/BECN byte.
+     */
+    void SetTelemetry(bool telemetry);
+    bool HasTelemetry() const;
+
     /** Packet sequence number; the low 24 bits are sent. */
     void SetPsn(uint32_t psn);
     /** @return the 24-bit PSN as received. */
@@ -83,6 +91,7 @@ class RdmaBthHeader : public Header
     Opcode m_opcode;
     uint32_t m_destQp;
     bool m_ackRequest;
+    bool m_telemetry;
     uint32_t m_psn;
 };
 

@@ -39,6 +39,12 @@ RdmaCongestionControl::GetWindow() const
     return 0;
 }
 
+bool
+RdmaCongestionControl::WantsTelemetry() const
+{
+    return false;
+}
+
 void
 RdmaCongestionControl::NotifySent(uint32_t /* bytes */)
 {
@@ -50,7 +56,9 @@ RdmaCongestionControl::NotifyCnp()
 }
 
 void
-RdmaCongestionControl::NotifyAck(uint32_t /* nextPsn */, const RdmaIntHeader* /* telemetry */)
+RdmaCongestionControl::NotifyAck(uint32_t /* nextPsn */,
+                                 uint32_t /* sendNext */,
+                                 const RdmaIntHeader* /* telemetry */)
 {
 }
 

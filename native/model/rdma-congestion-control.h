@@ -44,16 +44,19 @@ class RdmaCongestionControl : public Object
     virtual double GetAlpha() const;
     /** @return the bytes allowed in flight, 0 for a purely rate-based scheme. */
     virtual uint64_t GetWindow() const;
+    /** @return true if data packets must carry an INT header for switches to stamp. */
+    virtual bool WantsTelemetry() const;
 
     /** @p bytes (on the wire) left the NIC for this queue pair. */
     virtual void NotifySent(uint32_t bytes);
     /** A congestion notification packet arrived for this queue pair. */
     virtual void NotifyCnp();
     /**
-     * An ACK arrived that acknowledges everything before @p nextPsn.
+     * An ACK arrived that acknowledges everything before @p nextPsn, while
+     * the queue pair's next PSN to send is @p sendNext.
      * @param telemetry the INT records the ACK echoes, nullptr if it has none
      */
-    virtual void NotifyAck(uint32_t nextPsn, const RdmaIntHeader* telemetry);
+    virtual void NotifyAck(uint32_t nextPsn, uint32_t sendNext, const RdmaIntHeader* telemetry);
     /**
      * Add @p delta to every absolute time the scheme stores (not to its
      * pending ns-3 events, which the simulator moves).

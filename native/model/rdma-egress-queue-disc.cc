@@ -3,10 +3,21 @@
  */
 #include "rdma-egress-queue-disc.h"
 
+#include "rdma-bth-header.h"
+#include "rdma-int-header.h"
+#include "rdma-nic.h"
 #include "rdma-pfc-port.h"
 #include "rdma-pfc-switch.h"
 
+#include "ns3/boolean.h"
 #include "ns3/ipv4-queue-disc-item.h"
+#include "ns3/net-device-queue-interface.h"
+#include "ns3/net-device.h"
+#include "ns3/node.h"
+#include "ns3/packet.h"
+#include "ns3/simulator.h"
+#include "ns3/udp-header.h"
+#include "ns3/udp-l4-protocol.h"
 #include "ns3/log.h"
 #include "ns3/uinteger.h"
 
@@ -34,7 +45,12 @@ RdmaEgressQueueDisc::GetTypeId()
                           "DSCP of packets served first and never paused (RdmaNic's ControlDscp).",
                           UintegerValue(48),
                           MakeUintegerAccessor(&RdmaEgressQueueDisc::m_controlDscp),
-                          MakeUintegerChecker<uint8_t>(0, 63));
+                          MakeUintegerChecker<uint8_t>(0, 63))
+            .AddAttribute("Telemetry",
+                          "Append an INT record to data packets that carry an INT header (HPCC).",
+                          BooleanValue(false),
+                          MakeBooleanAccessor(&RdmaEgressQueueDisc::m_telemetry),
+                          MakeBooleanChecker());
     return tid;
 }
 
@@ -109,8 +125,56 @@ RdmaEgressQueueDisc::DoDequeue()
     if (item)
     {
         m_txBytes += item->GetSize();
+        if (m_telemetry)
+        {
+            Stamp(item);
+        }
     }
     return item;
+}
+
+void
+RdmaEgressQueueDisc::Stamp(Ptr<QueueDiscItem> item)
+{
+    auto ip = DynamicCast<Ipv4QueueDiscItem>(item);
+    if (!ip || ip->GetHeader().GetProtocol() != UdpL4Protocol::PROT_NUMBER)
+    {
+        return;
+    }
+    Ptr<Packet> packet = item->GetPacket();
+    UdpHeader udp;
+    packet->PeekHeader(udp);
+    if (udp.GetDestinationPort() != RdmaNic::ROCE_PORT)
+    {
+        return;
+    }
+    packet->RemoveHeader(udp);
+    RdmaBthHeader bth;
+    packet->RemoveHeader(bth);
+    if (bth.IsData() && bth.HasTelemetry())
+    {
+        if (m_lineRate.GetBitRate() == 0)
+        {
+            Ptr<NetDevice> device = GetNetDeviceQueueInterface()->GetObject<NetDevice>();
+            DataRateValue rate;
+            device->GetAttribute("DataRate", rate);
+            m_lineRate = rate.Get();
+        }
+        RdmaIntHeader telemetry;
+        packet->RemoveHeader(telemetry);
+        telemetry.PushHop(Simulator::Now(), m_txBytes, GetNBytes(), m_lineRate);
+        packet->AddHeader(telemetry);
+    }
+    packet->AddHeader(bth);
+    if (Node::ChecksumEnabled())
+    {
+        // The payload changed: the header recomputes the checksum when added back.
+        udp.EnableChecksums();
+        udp.InitializeChecksum(ip->GetHeader().GetSource(),
+                               ip->GetHeader().GetDestination(),
+                               UdpL4Protocol::PROT_NUMBER);
+    }
+    packet->AddHeader(udp);
 }
 
 Ptr<const QueueDiscItem>

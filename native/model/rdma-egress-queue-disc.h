@@ -7,6 +7,7 @@
 #ifndef WORMHOLE_RDMA_EGRESS_QUEUE_DISC_H
 #define WORMHOLE_RDMA_EGRESS_QUEUE_DISC_H
 
+#include "ns3/data-rate.h"
 #include "ns3/queue-disc.h"
 
 #include <cstdint>
@@ -27,6 +28,11 @@ class RdmaPfcSwitch;
  * the port's resume restarts the queue disc. With an RdmaPfcSwitch set, a
  * data packet whose ingress port has used up its PFC headroom is dropped
  * here (and counted by the switch).
+ *
+ * With Telemetry on, every RoCEv2 data packet that carries an INT header
+ * (BTH telemetry flag, sent by HPCC queue pairs) gets this port's record as
+ * it leaves the queue disc: time, bytes this port has sent, bytes still
+ * queued, line rate.
  */
 class RdmaEgressQueueDisc : public QueueDisc
 {
@@ -51,8 +57,12 @@ class RdmaEgressQueueDisc : public QueueDisc
     void InitializeParams() override;
     bool IsControl(Ptr<const QueueDiscItem> item) const;
     bool DataPaused() const;
+    /** Append this port's INT record if @p item is a data packet that carries INT. */
+    void Stamp(Ptr<QueueDiscItem> item);
 
     uint8_t m_controlDscp;
+    bool m_telemetry;
+    DataRate m_lineRate; //!< of the device, read at the first stamp
     Ptr<RdmaPfcPort> m_pfcPort;
     Ptr<RdmaPfcSwitch> m_pfcSwitch;
     uint64_t m_txBytes{0};

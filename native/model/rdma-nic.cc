@@ -7,6 +7,7 @@
 #include "rdma-bth-header.h"
 #include "rdma-congestion-control.h"
 #include "rdma-dcqcn.h"
+#include "rdma-int-header.h"
 #include "rdma-pfc-port.h"
 #include "rdma-queue-pair.h"
 #include "rdma-receive-queue-pair.h"
@@ -540,7 +541,16 @@ RdmaNic::Receive(Ptr<Packet> packet,
     {
         RdmaAethHeader aeth;
         packet->RemoveHeader(aeth);
-        found->second->ReceiveAck(bth.GetWirePsn(), aeth.IsNak(), nullptr);
+        if (bth.HasTelemetry())
+        {
+            RdmaIntHeader telemetry;
+            packet->RemoveHeader(telemetry);
+            found->second->ReceiveAck(bth.GetWirePsn(), aeth.IsNak(), &telemetry);
+        }
+        else
+        {
+            found->second->ReceiveAck(bth.GetWirePsn(), aeth.IsNak(), nullptr);
+        }
     }
 }
 

@@ -5,6 +5,7 @@
 
 #include "rdma-bth-header.h"
 #include "rdma-congestion-control.h"
+#include "rdma-int-header.h"
 #include "rdma-nic.h"
 #include "rdma-receive-queue-pair.h"
 
@@ -378,6 +379,11 @@ RdmaQueuePair::BuildNextPacket()
     bth.SetDestQp(m_receiver->GetQpn());
     bth.SetPsn(psn);
     bth.SetAckRequest(last);
+    if (m_cc->WantsTelemetry())
+    {
+        bth.SetTelemetry(true);
+        packet->AddHeader(RdmaIntHeader());
+    }
     packet->AddHeader(bth);
 
     ++m_packetsSent;
@@ -451,7 +457,7 @@ RdmaQueuePair::ReceiveAck(uint32_t wirePsn, bool nak, const RdmaIntHeader* telem
     {
         m_sndNxt = m_sndUna;
     }
-    m_cc->NotifyAck(m_sndUna, telemetry);
+    m_cc->NotifyAck(m_sndUna, m_sndNxt, telemetry);
 
     if (m_sndUna >= m_nPackets)
     {

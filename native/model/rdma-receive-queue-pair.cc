@@ -62,6 +62,11 @@ RdmaReceiveQueuePair::ReceiveData(Ptr<Packet> packet,
                                   bool congestionExperienced)
 {
     ++m_received;
+    if (bth.HasTelemetry())
+    {
+        packet->RemoveHeader(m_telemetry);
+        m_hasTelemetry = true;
+    }
     if (congestionExperienced)
     {
         ++m_marked;
@@ -157,6 +162,11 @@ RdmaReceiveQueuePair::SendAck(bool nak)
     aeth.SetNak(nak);
     aeth.SetMsn(m_complete ? 1 : 0);
     Ptr<Packet> packet = Create<Packet>(RdmaBthHeader::ICRC_BYTES);
+    if (m_hasTelemetry)
+    {
+        bth.SetTelemetry(true);
+        packet->AddHeader(m_telemetry);
+    }
     packet->AddHeader(aeth);
     packet->AddHeader(bth);
     if (nak)

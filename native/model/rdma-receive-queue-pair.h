@@ -13,6 +13,8 @@
 #include "ns3/object.h"
 #include "ns3/ptr.h"
 
+#include "rdma-int-header.h"
+
 #include <cstdint>
 #include <deque>
 
@@ -22,7 +24,6 @@ namespace ns3
 class Packet;
 class RdmaNic;
 class RdmaBthHeader;
-class RdmaIntHeader;
 
 /**
  * @brief Receiver state of one flow.
@@ -34,6 +35,8 @@ class RdmaIntHeader;
  * answered with one NAK per expected PSN; a duplicate is dropped and counts
  * towards the next ACK. A packet that arrives with CE set triggers a CNP to
  * the sender unless one was sent less than CnpInterval ago (DCQCN's NP).
+ * The INT records of a data packet that carries them (HPCC) ride back on the
+ * next ACK or NAK.
  */
 class RdmaReceiveQueuePair : public Object
 {
@@ -111,6 +114,8 @@ class RdmaReceiveQueuePair : public Object
     Time m_completionTime;
     bool m_cnpSent{false};
     Time m_lastCnp;
+    bool m_hasTelemetry{false};
+    RdmaIntHeader m_telemetry; //!< INT of the last data packet, for the next ACK
 
     uint64_t m_received{0};
     uint64_t m_marked{0};

@@ -56,6 +56,33 @@ def test_pfc_makes_a_small_buffer_incast_lossless(plain_python):
         assert flow["retransmitted"] == 0
         # 8 MB through one 100 Gb/s port takes 640 us; PFC shares it evenly.
         assert 640 < flow["fct_us"] < 720
+    assert lossless["summary"]["host_paused_us"] > 100  # the senders' NICs really stopped
+    assert lossless["summary"]["max_ingress_kb"] <= 15 + 30  # XOFF + headroom
+
+
+@pytest.mark.slow
+def test_pfc_pauses_spread_from_switch_to_switch(plain_python):
+    # 8 senders on 2 leaves; the root's port to the receiver is the bottleneck, so the
+    # root pauses the leaves' uplinks and the leaves pause their hosts.
+    args = ("--senders", "8", "--leaves", "2", "--flow-mb", "1", "--duration-ms", "20",
+            "--warmup-ms", "1", "--buffer-kb", "400", "--xoff-kb", "15", "--xon-kb", "5",
+            "--headroom-kb", "30")
+    lossy = incast(plain_python, *args)
+    lossless = incast(plain_python, *args, "--pfc")
+    assert lossy["summary"]["drops"] > 1000
+    summary = lossless["summary"]
+    assert summary["drops"] == summary["headroom_drops"] == summary["lost_packets"] == 0
+    assert summary["switch_paused_us"] > 100 and summary["host_paused_us"] > 100
+    assert all(flow["delivered"] == flow["bytes"] for flow in lossless["flows"])
+
+
+def test_acks_coalesce_to_one_per_interval_and_at_message_end(plain_python):
+    out = incast(plain_python, "--senders", "2", "--flow-mb", "1", "--duration-ms", "5",
+                 "--warmup-ms", "1", "--ack-interval", "8")
+    for flow in out["flows"]:
+        # 1000 packets in order: one ACK per 8, the last one at message end.
+        assert flow["acks"] == 1000 // 8
+        assert flow["delivered"] == flow["bytes"]
 
 
 def test_hpcc_holds_the_queue_near_zero_at_its_target_utilization(plain_python):

@@ -43,6 +43,9 @@ MB = 10**6
 def parse_args(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--senders", type=int, default=2, help="N, the incast degree")
+    parser.add_argument("--leaves", type=int, default=1,
+                        help="senders spread over this many leaf switches under a root switch "
+                             "that holds the receiver (1: one switch)")
     parser.add_argument("--rate", default="100Gbps", help="rate of every link")
     parser.add_argument("--delay", default="1us", help="propagation delay of every link")
     parser.add_argument("--flow-mb", type=float, default=1000, help="bytes per flow, in MB")
@@ -77,6 +80,8 @@ def parse_args(argv=None):
     args = parser.parse_args(argv)
     if args.senders < 1:
         parser.error("--senders must be at least 1")
+    if not 1 <= args.leaves <= args.senders:
+        parser.error("--leaves must be between 1 and --senders")
     if args.warmup_ms >= args.duration_ms:
         parser.error("--warmup-ms must be below --duration-ms")
     if (args.kmin_kb is None) != (args.kmax_kb is None):
@@ -96,6 +101,7 @@ class Flow:
     fct_us: float | None = None
     cnps: int = 0
     marked: int = 0
+    acks: int = 0
     timeouts: int = 0
     naks: int = 0
     retransmitted: int = 0
@@ -104,8 +110,19 @@ class Flow:
     cnp_samples: list[int] = field(default_factory=list)
 
 
-def build(ns, args):
-    """Create the star, the RDMA stacks and the flows; return (flows, bottleneck qdisc, extras)."""
+@dataclass
+class Network:
+    """What a run needs from the built simulation."""
+
+    helper: object  # ns3::RdmaFlowHelper
+    flows: list[Flow]
+    bottleneck: object  # the RdmaEgressQueueDisc towards the receiver
+    senders: object  # NodeContainer
+    switches: object  # NodeContainer; the last one is the root
+
+
+def configure(ns, args) -> str:
+    """Seed, congestion control and attribute defaults; return the congestion-control type."""
     ns.RngSeedManager.SetSeed(1)
     ns.RngSeedManager.SetRun(1)
     cc_type = "RdmaHpcc" if args.cc == "hpcc" else "RdmaDcqcn"
@@ -116,61 +133,73 @@ def build(ns, args):
         for setting in settings:
             name, _, value = setting.partition("=")
             ns.Config.SetDefault(f"ns3::{type_name}::{name}", ns.StringValue(value))
+    return cc_type
+
+
+def build(ns, args) -> Network:
+    """Create the hosts, switches, links, RDMA stacks and flows."""
+    cc_type = configure(ns, args)
     senders = ns.NodeContainer()
     senders.Create(args.senders)
     receiver = ns.NodeContainer()
     receiver.Create(1)
-    switch = ns.NodeContainer()
-    switch.Create(1)
+    switches = ns.NodeContainer()
+    switches.Create(args.leaves + 1 if args.leaves > 1 else 1)
+    root = switches.Get(switches.GetN() - 1)
     hosts = ns.NodeContainer(senders, receiver)
 
     stack = ns.InternetStackHelper()
     stack.Install(hosts)
-    stack.Install(switch)
+    stack.Install(switches)
     stream = stack.AssignStreams(hosts, 0)
-    stream += stack.AssignStreams(switch, stream)
+    stream += stack.AssignStreams(switches, stream)
 
     p2p = ns.PointToPointHelper()
     p2p.SetDeviceAttribute("DataRate", ns.StringValue(args.rate))
     p2p.SetChannelAttribute("Delay", ns.StringValue(args.delay))
     addresses = ns.Ipv4AddressHelper()
-    links = []
-    for i in range(args.senders + 1):
-        host = senders.Get(i) if i < args.senders else receiver.Get(0)
-        devices = p2p.Install(host, switch.Get(0))
-        addresses.SetBase(ns.Ipv4Address(f"10.0.{i}.0"), ns.Ipv4Mask("255.255.255.0"))
+
+    def link(a, b, subnet: int):
+        devices = p2p.Install(a, b)
+        addresses.SetBase(ns.Ipv4Address(f"10.{subnet // 256}.{subnet % 256}.0"),
+                          ns.Ipv4Mask("255.255.255.0"))
         addresses.Assign(devices)
-        links.append(devices)
+        return devices
+
+    for i in range(args.senders):
+        link(senders.Get(i), switches.Get(i % args.leaves) if args.leaves > 1 else root, i)
+    for leaf in range(args.leaves if args.leaves > 1 else 0):
+        link(switches.Get(leaf), root, args.senders + 1 + leaf)
+    to_receiver = link(receiver.Get(0), root, args.senders)
     ns.Ipv4GlobalRoutingHelper.PopulateRoutingTables()
 
-    error_model = None
     if args.loss > 0:
         error_model = ns.CreateObject[ns.RateErrorModel]()
         error_model.SetAttribute("ErrorRate", ns.DoubleValue(args.loss))
         error_model.SetAttribute("ErrorUnit", ns.StringValue("ERROR_UNIT_PACKET"))
-        error_model.AssignStreams(stream)
-        stream += 1
-        links[-1].Get(0).SetAttribute("ReceiveErrorModel", ns.PointerValue(error_model))
+        stream += error_model.AssignStreams(stream)
+        to_receiver.Get(0).SetAttribute("ReceiveErrorModel", ns.PointerValue(error_model))
 
     rdma = ns.RdmaHelper()
     rdma.SetNicAttribute("Mtu", ns.UintegerValue(args.mtu))
     rdma.SetNicAttribute("AckInterval", ns.UintegerValue(args.ack_interval))
-    rdma.SetNicAttribute("CongestionControl", ns.TypeIdValue(ns.TypeId.LookupByName(f"ns3::{cc_type}")))
+    rdma.SetNicAttribute("CongestionControl",
+                         ns.TypeIdValue(ns.TypeId.LookupByName(f"ns3::{cc_type}")))
     rdma.Install(hosts)
 
-    switches = ns.RdmaSwitchHelper()
-    switches.SetBufferSize(int(args.buffer_kb * 1000))
-    switches.SetMeanPacketSize(args.mtu + WIRE_OVERHEAD - 2)
+    switch_helper = ns.RdmaSwitchHelper()
+    switch_helper.SetBufferSize(int(args.buffer_kb * 1000))
+    switch_helper.SetMeanPacketSize(args.mtu + WIRE_OVERHEAD - 2)
     if args.kmin_kb is not None:
-        switches.SetEcn(int(args.kmin_kb * 1000), int(args.kmax_kb * 1000), args.pmax)
+        switch_helper.SetEcn(int(args.kmin_kb * 1000), int(args.kmax_kb * 1000), args.pmax)
     if args.cc == "hpcc":
-        switches.EnableTelemetry()
+        switch_helper.EnableTelemetry()
     if args.pfc:
-        switches.EnablePfc(int(args.xoff_kb * 1000), int(args.xon_kb * 1000),
-                           int(args.headroom_kb * 1000))
-    roots = switches.Install(switch)
-    stream += ns.RdmaSwitchHelper.AssignStreams(roots, stream)
-    bottleneck = roots.Get(args.senders)  # the switch port towards the receiver
+        switch_helper.EnablePfc(int(args.xoff_kb * 1000), int(args.xon_kb * 1000),
+                                int(args.headroom_kb * 1000))
+    stream += ns.RdmaSwitchHelper.AssignStreams(switch_helper.Install(switches), stream)
+    traffic_control = root.GetObject[ns.TrafficControlLayer]()
+    bottleneck = traffic_control.GetRootQueueDiscOnDevice(to_receiver.Get(1))
 
     helper = ns.RdmaFlowHelper()
     flows = []
@@ -179,7 +208,7 @@ def build(ns, args):
         start = ns.MicroSeconds(args.start_us + i * args.stagger_us)
         helper.AddFlow(senders.Get(i), receiver.Get(0), size, start)
         flows.append(Flow(id=i, bytes=size))
-    return helper, flows, bottleneck, switch.Get(0), error_model
+    return Network(helper, flows, bottleneck, senders, switches)
 
 
 def base_rtt_us(ns, args) -> float:
@@ -206,7 +235,8 @@ def jain(values: list[float]) -> float:
 def run(args) -> dict:
     ns = install_ns_module()
     native.load()
-    helper, flows, bottleneck, switch, error_model = build(ns, args)
+    network = build(ns, args)
+    helper, flows, bottleneck = network.helper, network.flows, network.bottleneck
     capacity_bps = ns.DataRate(args.rate).GetBitRate()
 
     times_us, queue_bytes, wire_bytes = [], [], []
@@ -234,6 +264,7 @@ def run(args) -> dict:
         flow.delivered = int(qp.GetDeliveredBytes())
         flow.cnps = int(qp.GetNCnpsReceived())
         flow.marked = int(qp.GetReceiver().GetPacketsMarked())
+        flow.acks = int(qp.GetReceiver().GetNAcksSent())
         flow.timeouts = int(qp.GetNTimeouts())
         flow.naks = int(qp.GetNNaksReceived())
         flow.retransmitted = int(qp.GetPacketsRetransmitted())
@@ -241,13 +272,14 @@ def run(args) -> dict:
             flow.fct_us = (qp.GetFinishTime() - qp.GetStartTime()).GetNanoSeconds() / 1000
 
     stats = bottleneck.GetStats()
-    pfc = switch.GetObject[ns.RdmaPfcSwitch]()
     summary = {
-        "drops": int(stats.nTotalDroppedPackets),
+        "drops": sum(int(node_drops(ns, network.switches.Get(i)))
+                     for i in range(network.switches.GetN())),
         "marks": int(stats.nTotalMarkedPackets),
-        "pauses": int(pfc.GetNPausesSent()) if pfc else 0,
-        "headroom_drops": int(pfc.GetHeadroomDrops()) if pfc else 0,
-        "error_model_drops": _error_model_drops(flows, helper) if error_model else 0,
+        "lost_packets": sum(int(helper.GetFlow(f.id).GetPacketsSent())
+                            - int(helper.GetFlow(f.id).GetReceiver().GetPacketsReceived())
+                            for f in flows),
+        **pfc_statistics(ns, network),
         **window_statistics(args, times_us, queue_bytes, wire_bytes, flows, capacity_bps),
     }
     ns.Simulator.Destroy()
@@ -260,11 +292,33 @@ def run(args) -> dict:
     }
 
 
-def _error_model_drops(flows, helper) -> int:
-    """Packets the receiver never saw: sent by the NIC minus received by the receive QPs."""
-    sent = sum(int(helper.GetFlow(f.id).GetPacketsSent()) for f in flows)
-    received = sum(int(helper.GetFlow(f.id).GetReceiver().GetPacketsReceived()) for f in flows)
-    return sent - received
+def node_drops(ns, switch) -> int:
+    """Packets dropped by the egress queue discs of one switch."""
+    traffic_control = switch.GetObject[ns.TrafficControlLayer]()
+    return sum(
+        traffic_control.GetRootQueueDiscOnDevice(switch.GetDevice(d)).GetStats().nTotalDroppedPackets
+        for d in range(1, switch.GetNDevices()))  # device 0 is the loopback
+
+
+def pfc_statistics(ns, network: Network) -> dict:
+    """PAUSEs sent, headroom drops, the fullest ingress port, and how long ports were paused."""
+    switches = [network.switches.Get(i) for i in range(network.switches.GetN())]
+    buffers = [s.GetObject[ns.RdmaPfcSwitch]() for s in switches]
+    if not any(buffers):
+        return {"pauses": 0}
+
+    def paused_us(nodes) -> float:
+        return sum(node.GetDevice(d).GetObject[ns.RdmaPfcPort]().GetPausedTime().GetNanoSeconds()
+                   for node in nodes for d in range(1, node.GetNDevices())) / 1000
+
+    return {
+        "pauses": sum(int(b.GetNPausesSent()) for b in buffers),
+        "headroom_drops": sum(int(b.GetHeadroomDrops()) for b in buffers),
+        "max_ingress_kb": max(int(b.GetMaxIngressBytes()) for b in buffers) / 1000,
+        "host_paused_us": paused_us(
+            [network.senders.Get(i) for i in range(network.senders.GetN())]),
+        "switch_paused_us": paused_us(switches),
+    }
 
 
 def window_statistics(args, times_us, queue_bytes, wire_bytes, flows, capacity_bps) -> dict:

@@ -52,7 +52,8 @@ def main() -> int:
 
     ns = install_ns_module()
     native.load()
-    helper, flows, _, _, _ = incast.build(ns, run_args)
+    network = incast.build(ns, run_args)
+    helper, flows = network.helper, network.flows
     ns.Simulator.Stop(ns.MicroSeconds(args.at_us))
     ns.Simulator.Run()
     report = []

@@ -86,12 +86,20 @@ def test_shift_times_delays_the_pacing_clock_of_a_flow(plain_python):
 
 
 @pytest.mark.slow
-def test_a_cpp_program_runs_rdma_flows_with_the_helpers(wormhole):
+def test_a_cpp_program_runs_rdma_flows_with_the_helpers_and_traces(wormhole):
     program = REPO / "experiments" / "cpp" / "rdma_incast.cc"
     done = wormhole("run", "--baseline", program, "--", "--flows=3", "--bytes=1000000")
     assert done.returncode == 0, done.stderr_lines[-5:]
-    lines = sorted(done.stdout.splitlines())
-    assert [line.split()[:4] for line in lines] == [
+    lines = [line.split() for line in done.stdout.splitlines()]
+    completions = sorted(line for line in lines if line[0] == "flow")
+    assert [line[:4] for line in completions] == [
         ["flow", str(i), "bytes", "1000000"] for i in range(3)]
     # 3 MB through one 100 Gb/s port: at least 240 us each, and DCQCN keeps it close.
-    assert all(240 <= int(line.split()[5]) < 300 for line in lines)
+    assert all(240 <= int(line[5]) < 300 for line in completions)
+    # FlowStart and FlowFinish fire once per flow, at its start and at its completion.
+    starts = {line[1]: int(line[3]) for line in lines if line[0] == "start"}
+    finishes = {line[1]: int(line[3]) for line in lines if line[0] == "finish"}
+    assert sum(line[0] == "start" for line in lines) == len(starts) == 3
+    assert sum(line[0] == "finish" for line in lines) == len(finishes) == 3
+    for flow, fct in ((line[1], int(line[5])) for line in completions):
+        assert starts[flow] == 10 and finishes[flow] - starts[flow] in (fct, fct + 1)

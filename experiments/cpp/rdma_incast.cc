@@ -9,8 +9,10 @@
  *   ...     --/
  *
  * Flow i sends --bytes from sender i to the receiver, all starting at 10 us.
- * Each completion callback prints "flow <i> bytes <delivered> fct_us <fct>";
- * the run ends when the last flow completes.
+ * The NICs' FlowStart and FlowFinish trace sources print "start <i> at_us <t>"
+ * and "finish <i> at_us <t>"; each completion callback prints
+ * "flow <i> bytes <delivered> fct_us <fct>". The run ends when the last flow
+ * completes.
  *
  *   wormhole-ns3 run --baseline experiments/cpp/rdma_incast.cc -- --flows=4
  */
@@ -30,6 +32,13 @@ using namespace ns3;
 
 namespace
 {
+
+void
+Traced(std::string what, Ptr<RdmaQueuePair> qp)
+{
+    std::cout << what << " " << qp->GetFlowId() << " at_us " << Simulator::Now().GetMicroSeconds()
+              << std::endl;
+}
 
 void
 Completed(Ptr<RdmaQueuePair> qp)
@@ -89,6 +98,10 @@ main(int argc, char* argv[])
                            MicroSeconds(10),
                            MakeCallback(&Completed));
     }
+    Config::ConnectWithoutContext("/NodeList/*/$ns3::RdmaNic/FlowStart",
+                                  MakeBoundCallback(&Traced, std::string("start")));
+    Config::ConnectWithoutContext("/NodeList/*/$ns3::RdmaNic/FlowFinish",
+                                  MakeBoundCallback(&Traced, std::string("finish")));
     Simulator::Run();
     Simulator::Destroy();
     return 0;

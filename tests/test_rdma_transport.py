@@ -11,6 +11,7 @@ from conftest import REPO
 
 INCAST = REPO / "experiments" / "rdma" / "incast.py"
 CREDIT = REPO / "tests" / "scripts" / "rdma_credit.py"
+ECMP = REPO / "tests" / "scripts" / "rdma_ecmp.py"
 
 
 def run_json(plain_python, script, *args):
@@ -37,6 +38,16 @@ def test_retransmission_timeout_recovers_lost_tails(plain_python):
     assert out["summary"]["drops"] > 1000
     assert sum(flow["timeouts"] for flow in out["flows"]) > 0
     assert all(flow["delivered"] == flow["bytes"] for flow in out["flows"])
+
+
+def test_queue_pairs_spread_over_equal_cost_paths_by_their_source_ports(plain_python):
+    out = run_json(plain_python, ECMP, "--flows", "8", "--bytes", "200000")
+    assert len({flow["port"] for flow in out["flows"]}) == 8
+    assert all(flow["delivered"] == 200_000 for flow in out["flows"])
+    # Each flow stays on one spine (its 5-tuple is fixed), and both spines carry flows.
+    per_flow = 200 * (1000 + 44)  # 200 data packets: payload + ICRC, BTH, UDP, IPv4
+    assert sum(out["spine_bytes"]) == 8 * per_flow
+    assert all(spine % per_flow == 0 and spine > 0 for spine in out["spine_bytes"])
 
 
 def test_the_same_run_twice_gives_the_same_output_byte_for_byte(plain_python):

@@ -28,6 +28,7 @@ def test_two_to_one_incast_converges_to_fair_line_rate_shares(plain_python):
     assert all(40 < g < 50 for g in summary["goodput_gbps"])
 
 
+@pytest.mark.slow
 def test_cnps_are_limited_to_one_per_interval_per_queue_pair(plain_python):
     args = ("--senders", "2", "--duration-ms", "2", "--warmup-ms", "1")
     limited = incast(plain_python, *args)

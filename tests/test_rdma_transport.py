@@ -50,6 +50,7 @@ def test_queue_pairs_spread_over_equal_cost_paths_by_their_source_ports(plain_py
     assert all(spine % per_flow == 0 and spine > 0 for spine in out["spine_bytes"])
 
 
+@pytest.mark.slow
 def test_the_same_run_twice_gives_the_same_output_byte_for_byte(plain_python):
     args = ("--senders", "3", "--flow-mb", "1", "--duration-ms", "5", "--warmup-ms", "1",
             "--loss", "0.005")
@@ -86,6 +87,7 @@ def test_credit_takes_whole_packets_and_keeps_the_last_one_real(plain_python):
     assert flow["final_delivered"] == flow["size"] and flow["finished"]
 
 
+@pytest.mark.slow
 def test_shift_times_delays_the_pacing_clock_of_a_flow(plain_python):
     common = ("--credit-bytes", "0", "--", "--senders", "1", "--flow-mb", "4",
               "--duration-ms", "20", "--warmup-ms", "1")

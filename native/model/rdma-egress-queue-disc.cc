@@ -80,12 +80,6 @@ RdmaEgressQueueDisc::SetPfcSwitch(Ptr<RdmaPfcSwitch> buffer)
     m_pfcSwitch = buffer;
 }
 
-uint64_t
-RdmaEgressQueueDisc::GetTxBytes() const
-{
-    return m_txBytes;
-}
-
 bool
 RdmaEgressQueueDisc::IsControl(Ptr<const QueueDiscItem> item) const
 {

@@ -45,9 +45,6 @@ class RdmaEgressQueueDisc : public QueueDisc
     /** Ask @p buffer to admit every data packet (PFC headroom accounting). */
     void SetPfcSwitch(Ptr<RdmaPfcSwitch> buffer);
 
-    /** @return bytes dequeued towards the device so far (both classes). */
-    uint64_t GetTxBytes() const;
-
   private:
     void DoDispose() override;
     bool DoEnqueue(Ptr<QueueDiscItem> item) override;
@@ -65,7 +62,7 @@ class RdmaEgressQueueDisc : public QueueDisc
     DataRate m_lineRate; //!< of the device, read at the first stamp
     Ptr<RdmaPfcPort> m_pfcPort;
     Ptr<RdmaPfcSwitch> m_pfcSwitch;
-    uint64_t m_txBytes{0};
+    uint64_t m_txBytes{0}; //!< bytes dequeued towards the device (INT txBytes)
 };
 
 } // namespace ns3

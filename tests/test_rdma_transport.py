@@ -116,3 +116,11 @@ def test_a_cpp_program_runs_rdma_flows_with_the_helpers_and_traces(wormhole):
     assert sum(line[0] == "finish" for line in lines) == len(finishes) == 3
     for flow, fct in ((line[1], int(line[5])) for line in completions):
         assert starts[flow] == 10 and finishes[flow] - starts[flow] in (fct, fct + 1)
+
+
+def test_payloads_too_large_for_the_device_are_a_clear_error(plain_python):
+    done = plain_python(INCAST, "--senders", "1", "--mtu", "1480", "--duration-ms", "1",
+                        "--warmup-ms", "0.5")
+    assert done.returncode != 0
+    assert ("RDMA on node 0: 1480-byte payloads make 1524-byte IP packets, above the device "
+            "MTU of 1500") in done.stderr

@@ -159,6 +159,20 @@ RdmaNic::DoDispose()
 }
 
 void
+RdmaNic::DoInitialize()
+{
+    if (m_device)
+    {
+        Ptr<TrafficControlLayer> tc = m_node->GetObject<TrafficControlLayer>();
+        NS_ABORT_MSG_IF(tc && tc->GetRootQueueDiscOnDevice(m_device),
+                        "RDMA on node " << m_node->GetId()
+                                        << ": a queue disc was installed on its device after "
+                                           "RdmaHelper::Install; the NIC must own the device");
+    }
+    Object::DoInitialize();
+}
+
+void
 RdmaNic::Setup(Ptr<NetDevice> device)
 {
     NS_ABORT_MSG_IF(m_device, "RdmaNic::Setup called twice");
@@ -260,6 +274,14 @@ RdmaNic::CreateQueuePair(Ptr<RdmaNic> receiver, uint64_t bytes, uint16_t sourceP
     ObjectFactory congestionControl(m_ccType.GetName());
     Ptr<RdmaCongestionControl> cc = congestionControl.Create<RdmaCongestionControl>();
     NS_ABORT_MSG_IF(!cc, m_ccType.GetName() << " is not an ns3::RdmaCongestionControl");
+    uint32_t ipBytes = IPV4_HEADER_BYTES + UDP_HEADER_BYTES + RdmaBthHeader().GetSerializedSize() +
+                       m_mtu + RdmaBthHeader::ICRC_BYTES +
+                       (cc->WantsTelemetry() ? RdmaIntHeader().GetSerializedSize() : 0);
+    NS_ABORT_MSG_IF(ipBytes > m_device->GetMtu(),
+                    "RDMA on node " << m_node->GetId() << ": " << m_mtu
+                                    << "-byte payloads make " << ipBytes
+                                    << "-byte IP packets, above the device MTU of "
+                                    << m_device->GetMtu() << " (lower Mtu or raise the device's)");
     qp->Setup(this, config, cc, rx);
     rx->SetCompletionCallback(MakeCallback(&RdmaQueuePair::NotifyDelivered, qp));
     m_queuePairs.push_back(qp);

@@ -129,6 +129,8 @@ class RdmaNic : public Object
     };
 
     void DoDispose() override;
+    /** Check at simulation start that nothing replaced the NIC's hold on the device. */
+    void DoInitialize() override;
     /** Create the receive side of a flow from @p peer (its QPN and address). */
     Ptr<RdmaReceiveQueuePair> Accept(uint32_t peerQpn, Ipv4Address peer, uint16_t sourcePort);
     /** UDP is being disposed and has deleted the end point. */

@@ -88,6 +88,16 @@ def test_credit_takes_whole_packets_and_keeps_the_last_one_real(plain_python):
 
 
 @pytest.mark.slow
+def test_an_rdma_script_runs_unchanged_under_the_accelerator(plain_python, wormhole):
+    args = ("--senders", "3", "--flow-mb", "1", "--duration-ms", "3", "--warmup-ms", "1",
+            "--loss", "0.005")
+    plain = plain_python(INCAST, *args)
+    accelerated = wormhole("run", INCAST, *args)
+    assert plain.returncode == accelerated.returncode == 0, accelerated.stderr_lines[-5:]
+    assert accelerated.stdout == plain.stdout
+
+
+@pytest.mark.slow
 def test_shift_times_delays_the_pacing_clock_of_a_flow(plain_python):
     common = ("--credit-bytes", "0", "--", "--senders", "1", "--flow-mb", "4",
               "--duration-ms", "20", "--warmup-ms", "1")

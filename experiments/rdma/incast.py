@@ -1,4 +1,4 @@
-r"""N:1 incast of RDMA flows through one switch: DCQCN sanity run.
+r"""N:1 incast of RDMA flows: the DCQCN / HPCC / PFC sanity run.
 
 Topology (every link has the same rate and delay)::
 
@@ -7,15 +7,18 @@ Topology (every link has the same rate and delay)::
       ...       /
     sender N-1 /
 
-Each sender starts one RDMA WRITE of --flow-mb MB to the receiver at --start-us
-(plus i * --stagger-us for sender i), so N flows share the switch port towards the
-receiver. Hosts run RdmaNic (DCQCN); the switch runs RdmaSwitchHelper's egress queue
-discs (RED as DCQCN's ECN marker, Kmin/Kmax/Pmax from the link rate unless given),
-optionally with PFC. --loss drops that fraction of the packets arriving at the
-receiver (a RateErrorModel), which go-back-N must recover.
+With --leaves L > 1 the senders are spread round robin over L leaf switches whose
+uplinks meet at a root switch that holds the receiver (a second tier for PFC to spread
+through). Each sender starts one RDMA WRITE of --flow-mb MB to the receiver at
+--start-us (plus i * --stagger-us for sender i), so N flows share the root's port
+towards the receiver. Hosts run RdmaNic with DCQCN (or HPCC with --cc hpcc); switches
+run RdmaSwitchHelper's egress queue discs (RED as DCQCN's ECN marker, Kmin/Kmax/Pmax
+from the link rate unless given; INT stamping for HPCC), optionally with PFC. --loss
+drops that fraction of the packets arriving at the receiver (a RateErrorModel), which
+go-back-N must recover.
 
 The run lasts --duration-ms (or until every flow completes if that is earlier) and is
-sampled every --sample-us: per-flow DCQCN rate, delivered bytes and CNPs, and the
+sampled every --sample-us: per-flow pacing rate, delivered bytes and CNPs, and the
 bottleneck queue. Statistics over the window after --warmup-ms: per-flow goodput, Jain's
 fairness index, bottleneck utilization (wire bytes / capacity) and the mean queue.
 --json writes everything (plot it with plot_incast.py); the summary is printed.
@@ -69,7 +72,8 @@ def parse_args(argv=None):
     parser.add_argument("--cc", choices=("dcqcn", "hpcc"), default="dcqcn",
                         help="congestion control of every queue pair")
     parser.add_argument("--base-rtt-us", type=float,
-                        help="HPCC's T (default: the star's base RTT with a full data packet)")
+                        help="HPCC's T (default: the base RTT to the receiver with a full "
+                             "data packet)")
     parser.add_argument("--ack-interval", type=int, default=1)
     parser.add_argument("--mtu", type=int, default=1000, help="payload bytes per packet")
     parser.add_argument("--cc-attr", action="append", default=[], metavar="NAME=VALUE",
@@ -212,7 +216,7 @@ def build(ns, args) -> Network:
 
 
 def base_rtt_us(ns, args) -> float:
-    """Two hops each way: propagation plus one full data packet and one ACK per hop."""
+    """Propagation plus one full data packet and one ACK per hop, over every hop."""
     if args.base_rtt_us is not None:
         return args.base_rtt_us
     rate = ns.DataRate(args.rate)
@@ -220,9 +224,10 @@ def base_rtt_us(ns, args) -> float:
     def hop_us(size: int) -> float:
         return rate.CalculateBytesTxTime(size).GetNanoSeconds() / 1000
 
+    hops = 2 if args.leaves == 1 else 3
     delay_us = ns.Time(args.delay).GetNanoSeconds() / 1000
     data = args.mtu + WIRE_OVERHEAD + INT_BYTES
-    return 4 * delay_us + 2 * hop_us(data) + 2 * hop_us(ACK_BYTES + INT_BYTES)
+    return hops * (2 * delay_us + hop_us(data) + hop_us(ACK_BYTES + INT_BYTES))
 
 
 def jain(values: list[float]) -> float:
@@ -276,9 +281,10 @@ def run(args) -> dict:
         "drops": sum(int(node_drops(ns, network.switches.Get(i)))
                      for i in range(network.switches.GetN())),
         "marks": int(stats.nTotalMarkedPackets),
-        "lost_packets": sum(int(helper.GetFlow(f.id).GetPacketsSent())
-                            - int(helper.GetFlow(f.id).GetReceiver().GetPacketsReceived())
-                            for f in flows),
+        # lost, or still in flight if the run stopped before the flows completed
+        "packets_not_received": sum(
+            int(helper.GetFlow(f.id).GetPacketsSent())
+            - int(helper.GetFlow(f.id).GetReceiver().GetPacketsReceived()) for f in flows),
         **pfc_statistics(ns, network),
         **window_statistics(args, times_us, queue_bytes, wire_bytes, flows, capacity_bps),
     }

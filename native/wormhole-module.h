@@ -12,6 +12,8 @@
 #include "helper/rdma-switch-helper.h"
 #include "model/flow-dag.h"
 #include "model/flow-hash-ecmp-routing.h"
+#include "model/flow-tag.h"
+#include "model/attribute-fingerprint.h"
 #include "model/flow-tracker.h"
 #include "model/private-access.h"
 #include "model/rdma-aeth-header.h"
@@ -28,6 +30,7 @@
 #include "model/rdma-receive-queue-pair.h"
 #include "model/run-observer.h"
 #include "model/skip-aware-rtt-estimator.h"
+#include "model/tcp-flow-state.h"
 #include "model/wormhole-baseline-simulator-impl.h"
 #include "model/wormhole-simulator-impl.h"
 

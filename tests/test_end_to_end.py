@@ -4,7 +4,9 @@ import csv
 
 import pytest
 
-from conftest import DUMBBELL, SCRIPTS, load_json
+from conftest import DUMBBELL, REPO, SCRIPTS, load_json
+
+REPO_SCRIPTS = REPO / "tests" / "scripts"
 
 pytestmark = pytest.mark.slow
 
@@ -173,3 +175,25 @@ def test_enable_from_inside_a_plain_python_script(plain_python, wormhole, tmp_pa
                     "2", "--min-mb", "40", "--max-mb", "80", "--stagger-ms", "0")
     assert base.stdout.splitlines() == flows  # exact totals
     assert events * 4 < load_json(tmp_path / "b.json")["events"]
+
+
+def test_a_workload_release_onto_a_skipped_partition_cuts_the_skip_short(wormhole, tmp_path):
+    """FlowDag releases flows at run time; one lands on the links of a flow being skipped.
+
+    The release is a workload event: the controller learns the new flow right
+    after it, before its first packet, and moves the skipped flow's events back
+    to that moment (skip-back), so the two flows then contend with real packets.
+    """
+    script = REPO_SCRIPTS / "flow_dag_star.py"
+    done = wormhole("compare", "--json", tmp_path / "c.json", "--trace", tmp_path / "s.csv", script)
+    assert done.returncode == 0, done.stderr
+    summary = load_json(tmp_path / "c.json")
+    skips = list(csv.DictReader((tmp_path / "s.csv").open()))
+    cut = [row for row in skips if row["limit"].startswith("skip-back")]
+    assert summary["skip_backs"] == len(cut) == 1
+    assert "will start on its links" in cut[0]["limit"]
+    assert summary["flows_finished_baseline"] == summary["flows_finished_accelerated"] == 3
+    assert summary["rx_bytes_exact"] and summary["stdout_identical"]
+    assert summary["fct_max_rel_err"] <= 0.005
+    assert summary["events_accelerated"] * 3 < summary["events_baseline"]
+    assert all(int(row["events_avoided"]) > 0 for row in skips)

@@ -65,7 +65,7 @@ def test_moving_a_class_delays_its_events_and_leaves_the_others(sim):
     checks, keep = {}, []
 
     def move():
-        checks["moved"] = impl.MoveClass(impl.FindClass(tag), ns3.Seconds(1))
+        checks["moved"] = impl.MoveClass(impl.GetTagClass(tag), ns3.Seconds(1))
         checks["a_left"] = ns3.Simulator.GetDelayLeft(a).GetSeconds()
         checks["a_pending"] = a.IsPending()
         checks["untagged_left"] = ns3.Simulator.GetDelayLeft(untagged).GetSeconds()
@@ -143,26 +143,83 @@ def test_a_move_back_restores_the_original_times(sim):
     assert _fired(test) == [(1, 1.3)]
 
 
-def test_merged_tags_move_together_and_classes_are_independent(sim):
+def test_tags_of_one_class_move_together_and_classes_split_again(sim):
     ns3, test = sim
     impl = test.Impl()
     first, second, other = impl.NewTag(), impl.NewTag(), impl.NewTag()
-    impl.MergeTags(first, second)
-    assert impl.FindClass(second) == impl.FindClass(first) != impl.FindClass(other)
+    impl.SetTagClass(second, first)
+    assert impl.GetTagClass(second) == impl.GetTagClass(first) == first != impl.GetTagClass(other)
     impl.AdoptTag(second)
     test.ScheduleMark(1.0, 2)
     keep = []
 
     def move_other():
-        assert impl.MoveClass(impl.FindClass(other), ns3.Seconds(5)) == 0
+        assert impl.MoveClass(impl.GetTagClass(other), ns3.Seconds(5)) == 0
 
     def move_first():
-        assert impl.MoveClass(impl.FindClass(first), ns3.Seconds(1)) == 1
+        assert impl.MoveClass(first, ns3.Seconds(1)) == 1
 
-    impl.ScheduleSystemCallback(ns3.Seconds(0.1), _python_callback(ns3, move_other, keep))
-    impl.ScheduleSystemCallback(ns3.Seconds(0.2), _python_callback(ns3, move_first, keep))
+    def split():  # the partitions separated: the second flow's events move on their own
+        impl.SetTagClass(second, second)
+        assert impl.MoveClass(first, ns3.Seconds(1)) == 0
+        assert impl.MoveClass(second, ns3.Seconds(0.5)) == 1
+
+    for at, action in ((0.1, move_other), (0.2, move_first), (0.3, split)):
+        impl.ScheduleSystemCallback(ns3.Seconds(at), _python_callback(ns3, action, keep))
     ns3.Simulator.Run()
-    assert _fired(test) == [(2, 2.0)]
+    assert _fired(test) == [(2, 2.5)]
+
+
+def test_a_transmission_is_attributed_to_its_packets_flow_not_the_dequeuing_one(sim):
+    ns3, test = sim
+    impl = test.Impl()
+    dequeuing, packet_flow = impl.NewTag(), impl.NewTag()
+    impl.AdoptTag(dequeuing)
+    seen = {}
+    keep = []
+
+    def transmission_start():  # what the flow tracker does at a device's PhyTxBegin
+        impl.SetCurrentTag(packet_flow)
+        seen["tag"] = int(impl.GetCurrentTag())
+        test.ScheduleMark(0.5, 7)  # the transmission's completion
+
+    def move():
+        seen["moved"] = int(impl.MoveClass(packet_flow, ns3.Seconds(1)))
+
+    flow_event = ns3.cppyy.gbl.std.function["void()"](transmission_start)
+    keep.append(flow_event)
+    ns3.Simulator.Schedule(ns3.Seconds(0.1), flow_event)
+    impl.ScheduleSystemCallback(ns3.Seconds(0.2), _python_callback(ns3, move, keep))
+    ns3.Simulator.Run()
+    assert seen == {"tag": packet_flow, "moved": 1}
+    assert _fired(test) == [(7, 1.6)]
+
+
+def test_workload_events_are_never_moved_nor_a_bound_and_the_hook_sees_them(sim):
+    ns3, test = sim
+    impl = test.Impl()
+    workload = int(ns3.WormholeSimulatorImpl.WORKLOAD)
+    hooked, keep = [], []
+    impl.SetAfterUnattributedHook(
+        _python_callback(ns3, lambda: hooked.append(int(impl.GetCurrentTag())), keep)
+    )
+    tag = impl.NewTag()
+    release = test.ScheduleMark(1.0, 3)
+    assert impl.Retag(release, workload)
+    impl.AdoptTag(tag)
+    test.ScheduleMark(2.0, 4)
+    checks = {}
+
+    def move():
+        checks["moved"] = int(impl.MoveClass(tag, ns3.Seconds(1)))
+        checks["next_unattributed"] = impl.NextUnattributedEventTime().GetSeconds()
+
+    impl.ScheduleSystemCallback(ns3.Seconds(0.5), _python_callback(ns3, move, keep))
+    ns3.Simulator.Run()
+    assert checks["moved"] == 1
+    assert checks["next_unattributed"] > 1e9  # none: the workload event is not a bound
+    assert _fired(test) == [(3, 1.0), (4, 3.0)]
+    assert hooked == [workload]
 
 
 def test_rtt_samples_spanning_a_skip_do_not_count_the_skipped_time(sim):
@@ -240,3 +297,56 @@ def test_crediting_past_the_application_trims_tcps_unsent_buffer(sim):
     ns3.Simulator.Stop(ns3.Seconds(10))
     ns3.Simulator.Run()
     assert sinks[0].GetTotalRx() == tracker.GetSize(0)
+
+
+def test_fingerprints_name_every_parameter_that_shapes_a_flow_and_a_link(sim):
+    ns3, test = sim
+    tracker, sinks = _small_dumbbell(ns3, flows=2)
+    ns3.Simulator.Stop(ns3.Seconds(0.101))
+    ns3.Simulator.Run()
+    flow = str(tracker.GetFlowFingerprint(0))
+    for part in ("bulk-tcp", "size=20000000", "SendSize=1448", "SegmentSize=1448",
+                 "ns3::TcpDctcp{", "DctcpShiftG=0.0625", "SndBufSize=4194304",
+                 "RttEstimatorType=ns3::RttMeanDeviation"):
+        assert part in flow, part
+    assert "Remote=" not in flow  # identities differ between equal flows; they are left out
+    assert tracker.GetFlowFingerprint(1) == tracker.GetFlowFingerprint(0)  # same size and stack
+    bottleneck = [int(x) for x in tracker.GetPath(0)][1]
+    link = str(tracker.GetLinkFingerprint(bottleneck))
+    for part in ("DataRate=10000000000bps", "Delay=+10000ns", "ns3::RedQueueDisc{", "MinTh=65",
+                 "UseEcn=true", "MaxSize=100p"):
+        assert part in link, part
+    assert "Address=" not in link
+    assert tracker.IsLossless(bottleneck)
+
+
+def test_a_restored_tcp_state_is_what_the_sender_then_has(sim):
+    ns3, test = sim
+    tracker, sinks = _small_dumbbell(ns3)
+    ns3.Simulator.Stop(ns3.Seconds(0.1005))
+    ns3.Simulator.Run()  # the flow is sending: sampling can start
+    tracker.SetSnapshotting(0, True)
+    tracker.ConfigureSampling(ns3.MicroSeconds(100), 10, ns3.Callback["void"]())
+    tracker.SetSampled(0, True)
+    ns3.Simulator.Stop(ns3.Seconds(0.0055))
+    ns3.Simulator.Run()
+    snapshots = list(tracker.GetSnapshots(0))
+    assert len(snapshots) == 54  # one per 100 us sample, until the stop at 0.106 s
+    assert [s.time for s in snapshots] == [100_600_000 + 100_000 * i for i in range(54)]
+    delivered = [s.delivered for s in snapshots]
+    assert delivered == sorted(delivered) and delivered[-1] <= tracker.GetDelivered(0)
+    assert all(s.tcp.cwnd > 0 and s.tcp.srtt > 0 for s in snapshots)
+    state = tracker.GetTcpState(0)
+    assert state.cwnd > 10 * 1448 and 0 <= state.alpha <= 1 and state.srtt > 0
+    wanted = ns3.TcpFlowState()
+    wanted.cwnd, wanted.ssthresh, wanted.alpha = 123 * 1448, 100 * 1448, 0.25
+    wanted.srtt, wanted.rttvar, wanted.rto = 80_000, 5_000, 200_000_000
+    assert tracker.SetTcpState(0, wanted)
+    got = tracker.GetTcpState(0)
+    assert (got.cwnd, got.ssthresh, got.alpha) == (123 * 1448, 100 * 1448, 0.25)
+    assert (got.srtt, got.rttvar, got.rto) == (80_000, 5_000, 200_000_000)
+    tracker.SetSnapshotting(0, False)
+    assert len(tracker.GetSnapshots(0)) == 0
+    ns3.Simulator.Stop(ns3.Seconds(10))
+    ns3.Simulator.Run()
+    assert sinks[0].GetTotalRx() == tracker.GetSize(0)  # the flow carries on and completes

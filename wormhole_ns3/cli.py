@@ -8,6 +8,7 @@ from pathlib import Path
 
 from . import __version__
 from .config import AcceleratorConfig
+from .memo.cli import add_memo_command, run_memo_command
 
 
 def _add_config_options(parser: argparse.ArgumentParser) -> None:
@@ -97,6 +98,7 @@ def build_parser() -> argparse.ArgumentParser:
     demo.add_argument("--small", action="store_true", help="a 30-second version (4 flows of 30-60 MB)")
     demo.add_argument("--json", type=Path, metavar="OUT", help="write the comparison here")
     demo.add_argument("--trace", type=Path, metavar="CSV", help="write the accelerated run's skips here")
+    add_memo_command(commands)
     return parser
 
 
@@ -113,6 +115,8 @@ def main(argv: list[str] | None = None) -> int:
 def _main(argv: list[str] | None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
+    if args.command == "memo":
+        return run_memo_command(args)
     try:
         config = config_from(args) if args.command in ("run", "compare") else AcceleratorConfig()
     except ValueError as error:

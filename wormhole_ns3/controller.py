@@ -27,6 +27,9 @@ PENDING, ACTIVE, FINISHED = 0, 1, 2
 
 #: Bytes of a full-size packet, for round-trip time estimates.
 MTU_BYTES = 1500
+#: Round-trip times a finished flow's last packets (FIN exchange, final ACKs) may
+#: take to leave its links; until then its links' partitions are not split.
+DRAIN_RTTS = 4.0
 
 
 @dataclass
@@ -43,6 +46,8 @@ class PartitionState:
     paused_from: float | None = None
     paused_until: float | None = None
     credits: dict[int, int] = field(default_factory=dict)
+    #: Index in Controller.skips of the partition's running (or last) skip.
+    skip_record: int = -1
     resume_event: object = None
     limit: str = ""
     idle: frozenset[int] = frozenset()
@@ -83,6 +88,9 @@ class Controller:
         self.flows: dict[int, FlowInfo] = {}
         self.active: set[int] = set()
         self.finished: set[int] = set()
+        #: Finished flows whose last packets (FIN, final ACKs) may still be on their links,
+        #: with the time they are gone: they still tie their links' partitions together.
+        self.draining: dict[int, float] = {}
         self.partitions: dict[frozenset[int], PartitionState] = {}
         self.skips: list[SkipRecord] = []
         self.reverts = 0
@@ -97,6 +105,8 @@ class Controller:
         self._callbacks: list[object] = []  # C++ holds these; they must outlive the run
         self._attached = False
         self._planned: dict[int, frozenset[int]] = {}
+        #: Flows the controller has looked at (the tracker numbers them in discovery order).
+        self._known_flows = 0
         self._arrivals: list[tuple[float, int]] = []
         #: Why a run that asked to be accelerated ran plainly, if it did.
         self.fallback: str | None = None
@@ -114,7 +124,8 @@ class Controller:
             self._on_flow_event = self._callback(self.on_flow_event, "unsigned int", "int")
             self._on_window = self._callback(self.on_window)
             self._on_resume = self._callback(self.on_resume)
-            self._on_initialized = self._callback(self.on_initialized)
+            self._on_drained = self._callback(self.on_drained)
+            self._after_unattributed = self._callback(self.after_unattributed)
             self._warm_up()
 
     def _warm_up(self) -> None:
@@ -173,26 +184,43 @@ class Controller:
                 self.fallback = "the script selected another simulator implementation"
             if self.accelerate:
                 self.tracker.SetFlowEventCallback(self._on_flow_event)
+                self.impl.SetAfterUnattributedHook(self._after_unattributed)
         self.tracker.Discover()
-        if self.accelerate:
-            # after the nodes' time-0 initialization, which schedules the applications' starts
-            self.impl.ScheduleSystemCallback(self.ns3.Seconds(0), self._on_initialized)
 
-    def on_initialized(self) -> None:
-        """Attribute each application start to its flow, and learn where pending flows will go.
+    def after_unattributed(self) -> None:
+        """Learn the flows an unattributed or workload event created, before they send.
 
-        A start attributed to its flow no longer bounds every partition's skips;
-        instead a skip stops at the next start of a flow whose planned route
-        crosses the partition's links (a flow with an unknown route crosses all).
+        Node initialization schedules the applications' starts, and a workload
+        releasing a task creates new applications. Each new flow's start event
+        is attributed to the flow (so it bounds only the partitions its route
+        crosses, not every skip) and its planned route is recorded. A skip in
+        progress on links the new flow will use is cut short now (skip-back),
+        before the flow's first packet reaches them. Anything else an
+        unattributed event does may affect any flow: it ends every skip.
         """
-        self.tracker.AttributeStartEvents()
+        tracker = self.tracker
+        tracker.Discover()
+        tracker.AttributeStartEvents()
+        workload = int(self.impl.GetCurrentTag()) == int(self.ns3.WormholeSimulatorImpl.WORKLOAD)
+        for st in list(self.partitions.values()):
+            if st.paused and not workload:
+                self._revert(st, "an unattributed event ran")
         pending = []
-        for flow in range(int(self.tracker.GetNFlows())):
-            if flow in self._planned or int(self.tracker.GetState(flow)) != PENDING:
+        known, self._known_flows = self._known_flows, int(tracker.GetNFlows())
+        for flow in range(known, self._known_flows):
+            if int(tracker.GetState(flow)) != PENDING:
                 continue
-            self._planned[flow] = frozenset(int(x) for x in self.tracker.GetPlannedLinks(flow))
-            pending.append((self.tracker.GetStartTime(flow).GetSeconds(), flow))
-        self._arrivals = sorted(set(self._arrivals) | set(pending))
+            planned = frozenset(int(x) for x in tracker.GetPlannedLinks(flow))
+            self._planned[flow] = planned
+            pending.append((tracker.GetStartTime(flow).GetSeconds(), flow))
+            for st in list(self.partitions.values()):
+                if st.paused and (not planned or planned & st.partition.links):
+                    self._revert(st, f"flow {flow} will start on its links")
+        if pending:
+            now = self.now()
+            self._arrivals = sorted(
+                [a for a in self._arrivals if a[0] >= now and a[1] not in self.flows] + pending
+            )
 
     def _next_arrival_on(self, links: frozenset[int], now: float) -> float:
         """The start time of the next flow that will load one of these links."""
@@ -232,7 +260,22 @@ class Controller:
         elif state == FINISHED:
             self.active.discard(flow)
             self.finished.add(flow)
+            info = self.flows[flow]
+            drain = DRAIN_RTTS * self._path_rtt(info)
+            self.draining[flow] = now + drain
+            self.impl.ScheduleSystemCallback(
+                self.ns3.NanoSeconds(max(1, round(drain * 1e9))), self._on_drained
+            )
         self._repartition(now)
+
+    def on_drained(self) -> None:
+        """A finished flow's last packets are gone: it no longer ties partitions together."""
+        now = self.now()
+        gone = [f for f, until in self.draining.items() if until <= now + 1e-12]
+        for flow in gone:
+            del self.draining[flow]
+        if gone:
+            self._repartition(now)
 
     def _configure_sampling(self, info: FlowInfo) -> None:
         if self.sample_period is not None:
@@ -253,34 +296,52 @@ class Controller:
         return total if info.reverse_path else 2 * total
 
     def _repartition(self, now: float) -> None:
-        parts = partition_flows({f: self.flows[f].links for f in self.active})
+        """Recompute the partitions, and put each flow's tag in its partition's class.
+
+        Draining flows take part in the grouping (their last packets share
+        links) but not in a partition's identity: a partition whose active
+        flows are unchanged keeps its state when a draining flow leaves it.
+        """
+        members = self.active | set(self.draining)
+        parts = partition_flows({f: self.flows[f].links for f in members})
         fresh: dict[frozenset[int], PartitionState] = {}
-        for part in parts:
+        for group in parts:
+            active = group.flows & self.active
+            self._assign_class(group.flows)
+            if not active:
+                continue
+            part = Partition(flows=frozenset(active), links=group.links)
             st = self.partitions.get(part.key)
             if st is None:
                 st = PartitionState(
                     partition=part,
-                    tag_class=self._merge_tags(part),
-                    rtt=max(self._path_rtt(self.flows[f]) for f in part.flows),
+                    tag_class=self._class_of(group.flows),
+                    rtt=max(self._path_rtt(self.flows[f]) for f in active),
                     changed_at=now,
                 )
                 st.mark_time, st.mark_events = now, self._class_events(st)
-                for f in part.flows:
+                for f in active:
                     self.tracker.ClearSamples(f)
+            else:
+                st.partition, st.tag_class = part, self._class_of(group.flows)
             fresh[part.key] = st
         self.partitions = fresh
         for st in fresh.values():
             for f in st.partition.flows:
                 self.tracker.SetSampled(f, not st.paused)
 
-    def _merge_tags(self, part: Partition) -> int:
-        tags = [int(self.tracker.GetTag(f)) for f in sorted(part.flows)]
-        for tag in tags[1:]:
-            self.impl.MergeTags(tags[0], tag)
-        return int(self.impl.FindClass(tags[0]))
+    def _class_of(self, flows: frozenset[int]) -> int:
+        return min(self.flows[f].tag for f in flows)
+
+    def _assign_class(self, flows: frozenset[int]) -> None:
+        """Put the tags of a group of flows in one class, named by its smallest tag."""
+        tag_class = self._class_of(flows)
+        for f in flows:
+            self.impl.SetTagClass(self.flows[f].tag, tag_class)
 
     def _class_events(self, st: PartitionState) -> int:
-        return int(self.impl.GetClassEventCount(st.tag_class))
+        """Events executed so far on behalf of the partition's active flows."""
+        return sum(int(self.impl.GetTagEventCount(self.flows[f].tag)) for f in st.partition.flows)
 
     # -------------------------------------------------------- steady & skip
     def on_window(self) -> None:
@@ -296,8 +357,6 @@ class Controller:
         """Skip the partition if it is steady and a skip is long enough to pay off."""
         part = st.partition
         if any(self.flows[f].skip_blocker for f in part.flows):
-            return
-        if self._entangled(st):
             return
         if now - st.changed_at < self.config.settle_rtts * st.rtt:
             return
@@ -376,13 +435,6 @@ class Controller:
             hosts += sorted(nodes)
         return hosts
 
-    def _entangled(self, st: PartitionState) -> bool:
-        """True if another active partition's events share this one's attribution class."""
-        return any(
-            int(self.impl.FindClass(int(self.tracker.GetTag(f)))) == st.tag_class
-            for f in self.active - st.partition.flows
-        )
-
     def _judge(self, st: PartitionState) -> Verdict:
         part = st.partition
         samples = {f: self._samples(f) for f in part.flows}
@@ -436,6 +488,7 @@ class Controller:
         key = st.partition.key
         st.limit = plan.limit
         st.resume_event = self.impl.ScheduleSystemCallback(ns3.NanoSeconds(dt_ns), self._on_resume)
+        st.skip_record = len(self.skips)
         self.skips.append(
             SkipRecord(
                 time=plan.start,
@@ -484,18 +537,25 @@ class Controller:
         self.impl.MoveClass(st.tag_class, self.ns3.NanoSeconds(-left_ns))
         for f in st.partition.flows:
             self.tracker.ShiftMonitoredPackets(f, self.ns3.NanoSeconds(-left_ns))
-        for f, credit in st.credits.items():
-            self.tracker.Uncredit(f, int(credit * left / full))
+        taken_back = sum(
+            int(self.tracker.Uncredit(f, int(credit * left / full)))
+            for f, credit in st.credits.items()
+        )
         if st.resume_event is not None:
             self.ns3.Simulator.Cancel(st.resume_event)
         st.paused_from = st.paused_until = None
         st.rates = None
         self.reverts += 1
-        last = self.skips[-1] if self.skips else None
-        if last is not None and last.partition == " ".join(map(str, sorted(st.partition.key))):
-            self.skips[-1] = SkipRecord(
-                **{**last.as_row(), "dt": last.dt - left, "limit": f"skip-back: {why}"}
-            )
+        record = self.skips[st.skip_record]
+        self.skips[st.skip_record] = SkipRecord(
+            **{
+                **record.as_row(),
+                "dt": record.dt - left,
+                "events_avoided": int(record.events_avoided * (1 - left / full)),
+                "credited_bytes": record.credited_bytes - taken_back,
+                "limit": f"skip-back: {why}",
+            }
+        )
 
     # ------------------------------------------------------------ reporting
     def _print_progress(self, final: bool = False) -> None:

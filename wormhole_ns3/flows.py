@@ -28,6 +28,7 @@ class FlowInfo:
     congestion_control: str
     constant_rate: bool
     app_rate: float  #: bytes/s of an OnOff flow, 0 for TCP
+    tag: int  #: attribution tag of the flow's events (WormholeSimulatorImpl)
 
     @property
     def links(self) -> frozenset[int]:
@@ -65,6 +66,7 @@ class FlowInfo:
             congestion_control=str(tracker.GetCongestionOps(flow)),
             constant_rate=bool(tracker.IsConstantRate(flow)),
             app_rate=float(tracker.GetAppRate(flow)) / 8.0,
+            tag=int(tracker.GetTag(flow)),
         )
 
 

@@ -17,6 +17,8 @@
 #include "ns3/tcp-socket-factory.h"
 #include "ns3/uinteger.h"
 
+#include <algorithm>
+
 namespace ns3
 {
 
@@ -32,6 +34,13 @@ FirstAddress(Ptr<Node> node)
     NS_ABORT_MSG_IF(!ipv4 || ipv4->GetNInterfaces() < 2,
                     "FlowDag: node " << node->GetId() << " has no IPv4 address");
     return ipv4->GetAddress(1, 0).GetLocal();
+}
+
+std::vector<FlowDag*>&
+Registry()
+{
+    static std::vector<FlowDag*> instances;
+    return instances;
 }
 } // namespace
 
@@ -60,11 +69,11 @@ FlowDag::GetTypeId()
                           MakeUintegerAccessor(&FlowDag::m_firstPort),
                           MakeUintegerChecker<uint16_t>(1))
             .AddTraceSource("Release",
-                            "A flow's prerequisites completed; its applications were created.",
+                            "A task's prerequisites completed (a flow's applications exist).",
                             MakeTraceSourceAccessor(&FlowDag::m_releaseTrace),
                             "ns3::TracedValueCallback::Uint32")
             .AddTraceSource("Finish",
-                            "A flow's last byte arrived.",
+                            "A task completed (a flow's last byte arrived).",
                             MakeTraceSourceAccessor(&FlowDag::m_finishTrace),
                             "ns3::TracedValueCallback::Uint32");
     return tid;
@@ -74,13 +83,35 @@ FlowDag::FlowDag()
     : m_sendSize(14480),
       m_firstPort(10000)
 {
+    Registry().push_back(this);
+}
+
+FlowDag::~FlowDag()
+{
+    auto& instances = Registry();
+    instances.erase(std::remove(instances.begin(), instances.end(), this), instances.end());
+}
+
+const std::vector<FlowDag*>&
+FlowDag::GetInstances()
+{
+    return Registry();
 }
 
 void
 FlowDag::DoDispose()
 {
-    m_flows.clear();
+    m_tasks.clear();
     Object::DoDispose();
+}
+
+uint32_t
+FlowDag::AddTask(const Task& task)
+{
+    NS_ABORT_MSG_IF(m_started, "FlowDag: tasks must be added before Start()");
+    NS_ABORT_MSG_IF(task.delay.IsStrictlyNegative(), "FlowDag: negative delay or duration");
+    m_tasks.push_back(task);
+    return m_tasks.size() - 1;
 }
 
 uint32_t
@@ -88,25 +119,33 @@ FlowDag::AddFlow(Ptr<Node> src, Ptr<Node> dst, uint64_t bytes, Time delay)
 {
     NS_ABORT_MSG_IF(bytes == 0, "FlowDag: a flow needs at least one byte");
     NS_ABORT_MSG_IF(!src || !dst || src == dst, "FlowDag: a flow needs two different nodes");
-    NS_ABORT_MSG_IF(delay.IsStrictlyNegative(), "FlowDag: negative start delay");
-    NS_ABORT_MSG_IF(m_started, "FlowDag: flows must be added before Start()");
-    Flow f;
-    f.src = src;
-    f.dst = dst;
-    f.bytes = bytes;
-    f.delay = delay;
-    m_flows.push_back(f);
-    return m_flows.size() - 1;
+    Task t;
+    t.src = src;
+    t.dst = dst;
+    t.bytes = bytes;
+    t.delay = delay;
+    return AddTask(t);
+}
+
+uint32_t
+FlowDag::AddCompute(Ptr<Node> node, Time duration)
+{
+    NS_ABORT_MSG_IF(!node, "FlowDag: a compute task needs a node");
+    Task t;
+    t.src = node;
+    t.bytes = 0;
+    t.delay = duration;
+    return AddTask(t);
 }
 
 void
-FlowDag::AddDependency(uint32_t flow, uint32_t prerequisite)
+FlowDag::AddDependency(uint32_t task, uint32_t prerequisite)
 {
-    NS_ABORT_MSG_IF(flow >= m_flows.size() || prerequisite >= flow,
-                    "FlowDag: flow " << flow << " may only depend on flows added before it, not "
+    NS_ABORT_MSG_IF(task >= m_tasks.size() || prerequisite >= task,
+                    "FlowDag: task " << task << " may only depend on tasks added before it, not "
                                      << prerequisite);
-    m_flows[prerequisite].dependents.push_back(flow);
-    ++m_flows[flow].waiting;
+    m_tasks[prerequisite].dependents.push_back(task);
+    ++m_tasks[task].waiting;
 }
 
 void
@@ -114,9 +153,19 @@ FlowDag::Start()
 {
     NS_ABORT_MSG_IF(m_started, "FlowDag: Start() called twice");
     m_started = true;
-    for (uint32_t i = 0; i < m_flows.size(); ++i)
+    EventId roots = Simulator::ScheduleNow(&FlowDag::ReleaseRoots, this);
+    if (auto impl = DynamicCast<WormholeSimulatorImpl>(Simulator::GetImplementation()))
     {
-        if (m_flows[i].waiting == 0)
+        impl->Retag(roots, WormholeSimulatorImpl::WORKLOAD);
+    }
+}
+
+void
+FlowDag::ReleaseRoots()
+{
+    for (uint32_t i = 0; i < m_tasks.size(); ++i)
+    {
+        if (m_tasks[i].waiting == 0)
         {
             Release(i);
         }
@@ -133,76 +182,87 @@ FlowDag::NextPort(Ptr<Node> node)
 }
 
 void
-FlowDag::Release(uint32_t flow)
+FlowDag::Release(uint32_t task)
 {
-    Flow& f = m_flows[flow];
-    f.release = Simulator::Now();
-    f.srcPort = NextPort(f.src);
-    f.dstPort = NextPort(f.dst);
+    Task& t = m_tasks[task];
+    t.release = Simulator::Now();
+    if (!t.dst)
+    {
+        ScheduleWorkloadEvent(t.delay, &FlowDag::Complete, task);
+        m_releaseTrace(task);
+        return;
+    }
+    t.srcPort = NextPort(t.src);
+    t.dstPort = NextPort(t.dst);
 
     Ptr<PacketSink> sink = CreateObject<PacketSink>();
     sink->SetAttribute("Protocol", TypeIdValue(m_socketFactory));
     sink->SetAttribute("Local",
-                       AddressValue(InetSocketAddress(Ipv4Address::GetAny(), f.dstPort)));
+                       AddressValue(InetSocketAddress(Ipv4Address::GetAny(), t.dstPort)));
     sink->SetStartTime(Seconds(0));
-    f.dst->AddApplication(sink);
+    t.dst->AddApplication(sink);
     sink->TraceConnectWithoutContext(
         "Rx",
         Callback<void, Ptr<const Packet>, const Address&>(
-            [this, flow](Ptr<const Packet> p, const Address& from) { OnSinkRx(flow, p, from); }));
-    f.sink = sink;
+            [this, task](Ptr<const Packet> p, const Address& from) { OnSinkRx(task, p, from); }));
+    t.sink = sink;
 
     Ptr<BulkSendApplication> sender = CreateObject<BulkSendApplication>();
     sender->SetAttribute("Protocol", TypeIdValue(m_socketFactory));
-    sender->SetAttribute("Remote", AddressValue(InetSocketAddress(FirstAddress(f.dst), f.dstPort)));
-    sender->SetAttribute("Local", AddressValue(InetSocketAddress(FirstAddress(f.src), f.srcPort)));
-    sender->SetAttribute("MaxBytes", UintegerValue(f.bytes));
+    sender->SetAttribute("Remote", AddressValue(InetSocketAddress(FirstAddress(t.dst), t.dstPort)));
+    sender->SetAttribute("Local", AddressValue(InetSocketAddress(FirstAddress(t.src), t.srcPort)));
+    sender->SetAttribute("MaxBytes", UintegerValue(t.bytes));
     sender->SetAttribute("SendSize", UintegerValue(m_sendSize));
-    sender->SetStartTime(f.delay);
-    f.src->AddApplication(sender);
+    sender->SetStartTime(t.delay);
+    t.src->AddApplication(sender);
     // initialize now rather than in the event AddApplication scheduled, so
     // both start events are pending as soon as the release returns
     sink->Initialize();
     sender->Initialize();
-    m_releaseTrace(flow);
+    m_releaseTrace(task);
 }
 
 void
-FlowDag::ScheduleRelease(uint32_t flow)
+FlowDag::ScheduleWorkloadEvent(Time delay, void (FlowDag::*method)(uint32_t), uint32_t task)
 {
-    EventId release = Simulator::ScheduleNow(&FlowDag::Release, this, flow);
-    auto impl = DynamicCast<WormholeSimulatorImpl>(Simulator::GetImplementation());
-    if (impl)
+    EventId event = Simulator::Schedule(delay, method, this, task);
+    if (auto impl = DynamicCast<WormholeSimulatorImpl>(Simulator::GetImplementation()))
     {
-        // the release is the workload's decision, not part of the finished flow
-        impl->Retag(release, WormholeSimulatorImpl::UNATTRIBUTED);
+        impl->Retag(event, WormholeSimulatorImpl::WORKLOAD);
     }
 }
 
 void
-FlowDag::OnSinkRx(uint32_t flow, Ptr<const Packet> packet, const Address& from)
+FlowDag::Complete(uint32_t task)
 {
-    Flow& f = m_flows[flow];
-    if (!f.finish.IsNegative() || f.sink->GetTotalRx() < f.bytes)
-    {
-        return;
-    }
-    f.finish = Simulator::Now();
+    Task& t = m_tasks[task];
+    t.finish = Simulator::Now();
     ++m_finished;
-    m_finishTrace(flow);
-    for (uint32_t next : f.dependents)
+    m_finishTrace(task);
+    for (uint32_t next : t.dependents)
     {
-        if (--m_flows[next].waiting == 0)
+        if (--m_tasks[next].waiting == 0)
         {
-            ScheduleRelease(next);
+            ScheduleWorkloadEvent(Seconds(0), &FlowDag::Release, next);
         }
     }
 }
 
-uint32_t
-FlowDag::GetNFlows() const
+void
+FlowDag::OnSinkRx(uint32_t task, Ptr<const Packet> packet, const Address& from)
 {
-    return m_flows.size();
+    Task& t = m_tasks[task];
+    if (!t.finish.IsNegative() || t.sink->GetTotalRx() < t.bytes)
+    {
+        return;
+    }
+    Complete(task);
+}
+
+uint32_t
+FlowDag::GetNTasks() const
+{
+    return m_tasks.size();
 }
 
 uint32_t
@@ -211,35 +271,45 @@ FlowDag::GetNFinished() const
     return m_finished;
 }
 
-Time
-FlowDag::GetReleaseTime(uint32_t flow) const
+bool
+FlowDag::IsFlow(uint32_t task) const
 {
-    return m_flows.at(flow).release;
+    return m_tasks.at(task).dst != nullptr;
 }
 
 Time
-FlowDag::GetStartTime(uint32_t flow) const
+FlowDag::GetReleaseTime(uint32_t task) const
 {
-    const Flow& f = m_flows.at(flow);
-    return f.release.IsNegative() ? f.release : f.release + f.delay;
+    return m_tasks.at(task).release;
 }
 
 Time
-FlowDag::GetFinishTime(uint32_t flow) const
+FlowDag::GetStartTime(uint32_t task) const
 {
-    return m_flows.at(flow).finish;
+    const Task& t = m_tasks.at(task);
+    if (t.release.IsNegative() || !t.dst)
+    {
+        return t.release;
+    }
+    return t.release + t.delay;
+}
+
+Time
+FlowDag::GetFinishTime(uint32_t task) const
+{
+    return m_tasks.at(task).finish;
 }
 
 uint16_t
-FlowDag::GetSourcePort(uint32_t flow) const
+FlowDag::GetSourcePort(uint32_t task) const
 {
-    return m_flows.at(flow).srcPort;
+    return m_tasks.at(task).srcPort;
 }
 
 uint16_t
-FlowDag::GetDestinationPort(uint32_t flow) const
+FlowDag::GetDestinationPort(uint32_t task) const
 {
-    return m_flows.at(flow).dstPort;
+    return m_tasks.at(task).dstPort;
 }
 
 } // namespace ns3

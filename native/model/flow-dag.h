@@ -1,9 +1,9 @@
 /*
  * SPDX-License-Identifier: GPL-2.0-only
  *
- * A dependency graph of bulk flows: each flow starts a fixed delay after the
- * last of the flows it depends on has been received in full, the way NCCL
- * steps a collective and a training step waits for its inputs.
+ * A dependency graph of bulk flows and compute tasks: each task is released
+ * when the last of the tasks it depends on has completed, the way NCCL steps
+ * a collective and a training step waits for its inputs and its kernels.
  */
 #ifndef WORMHOLE_FLOW_DAG_H
 #define WORMHOLE_FLOW_DAG_H
@@ -26,19 +26,22 @@ class PacketSink;
 class Address;
 
 /**
- * @brief Starts BulkSend flows as their prerequisites complete.
+ * @brief Starts BulkSend flows and times compute tasks as their prerequisites complete.
  *
- * Flows are added with their source, destination, size and start delay, and
- * dependencies between them. Start() releases the flows that depend on
- * nothing; a flow released at time t gets a PacketSink on its destination
- * and a BulkSendApplication on its source starting at t + delay, bound to a
- * source port of its own. A flow is finished when its sink has received all
- * its bytes; that releases every flow whose last prerequisite it was.
+ * Tasks are numbered in order of addition. A flow task has a source,
+ * destination, size and start delay; a compute task has a node and a
+ * duration. Start() releases the tasks that depend on nothing. A flow
+ * released at time t gets a PacketSink on its destination and a
+ * BulkSendApplication on its source starting at t + delay, each bound to a
+ * port of its own; it completes when its sink has received all its bytes. A
+ * compute task released at t completes at t + duration. A completion
+ * releases every task whose last prerequisite it was.
  *
  * Everything is ordinary ns-3: the same graph gives the same run with any
- * simulator implementation. Releases run in an event of their own, at the
- * time of the completion that caused them, so that an accelerator sees the
- * new applications before they start.
+ * simulator implementation. Releases and compute completions run in events
+ * of their own; under the WormholeSimulatorImpl these are workload events
+ * (never moved, and the accelerator learns of each new flow right after the
+ * release that created it, before the flow sends anything).
  */
 class FlowDag : public Object
 {
@@ -46,36 +49,50 @@ class FlowDag : public Object
     static TypeId GetTypeId();
 
     FlowDag();
+    ~FlowDag() override;
 
     /**
      * Add a flow of `bytes` (> 0) from src to dst that starts `delay` after its
      * prerequisites are complete (after Start() if it has none).
-     * @return the flow's id, in order of addition from 0.
+     * @return the task's id, in order of addition from 0.
      */
     uint32_t AddFlow(Ptr<Node> src, Ptr<Node> dst, uint64_t bytes, Time delay);
-    /** Make `flow` wait for `prerequisite` to complete (added earlier). */
-    void AddDependency(uint32_t flow, uint32_t prerequisite);
-    /** Release the flows without prerequisites; call once, before or during the run. */
+    /**
+     * Add a compute task on a node that completes `duration` after its
+     * prerequisites are complete. @return the task's id.
+     */
+    uint32_t AddCompute(Ptr<Node> node, Time duration);
+    /** Make `task` wait for `prerequisite` to complete (added earlier). */
+    void AddDependency(uint32_t task, uint32_t prerequisite);
+    /** Release the tasks without prerequisites, in an event at the current time; call once. */
     void Start();
 
-    uint32_t GetNFlows() const;
+    /**
+     * @return every FlowDag that exists: a flow tracker hooks their Release
+     * traces to learn each flow's applications the moment they are created.
+     */
+    static const std::vector<FlowDag*>& GetInstances();
+
+    uint32_t GetNTasks() const;
     uint32_t GetNFinished() const;
-    /** @return when the flow's prerequisites completed, or -1 s if not yet. */
-    Time GetReleaseTime(uint32_t flow) const;
-    /** @return when the flow's application starts (release + delay), or -1 s. */
-    Time GetStartTime(uint32_t flow) const;
-    /** @return when the flow's last byte arrived, or -1 s while unfinished. */
-    Time GetFinishTime(uint32_t flow) const;
-    uint16_t GetSourcePort(uint32_t flow) const;
-    uint16_t GetDestinationPort(uint32_t flow) const;
+    /** @return true for a flow task, false for a compute task. */
+    bool IsFlow(uint32_t task) const;
+    /** @return when the task's prerequisites completed, or -1 s if not yet. */
+    Time GetReleaseTime(uint32_t task) const;
+    /** @return when the task starts (release + delay for a flow, release for compute), or -1 s. */
+    Time GetStartTime(uint32_t task) const;
+    /** @return when the task completed (a flow's last byte arrived), or -1 s while unfinished. */
+    Time GetFinishTime(uint32_t task) const;
+    uint16_t GetSourcePort(uint32_t task) const;
+    uint16_t GetDestinationPort(uint32_t task) const;
 
   private:
-    struct Flow
+    struct Task
     {
-        Ptr<Node> src;
-        Ptr<Node> dst;
+        Ptr<Node> src; //!< the computing node of a compute task
+        Ptr<Node> dst; //!< nullptr for a compute task
         uint64_t bytes;
-        Time delay;
+        Time delay; //!< a flow's start delay, a compute task's duration
         std::vector<uint32_t> dependents;
         uint32_t waiting{0};
         Time release{Seconds(-1)};
@@ -86,14 +103,19 @@ class FlowDag : public Object
     };
 
     void DoDispose() override;
-    /** Create the flow's sink and sender. */
-    void Release(uint32_t flow);
-    /** Schedule the release, as an event not attributed to the flow that completed. */
-    void ScheduleRelease(uint32_t flow);
-    void OnSinkRx(uint32_t flow, Ptr<const Packet> packet, const Address& from);
+    uint32_t AddTask(const Task& task);
+    /** Release every task that depends on nothing. */
+    void ReleaseRoots();
+    /** Create a flow's sink and sender, or time a compute task. */
+    void Release(uint32_t task);
+    /** Schedule a workload event: the graph's own, not part of the flow that caused it. */
+    void ScheduleWorkloadEvent(Time delay, void (FlowDag::*method)(uint32_t), uint32_t task);
+    /** A task completed: release its dependents whose last prerequisite it was. */
+    void Complete(uint32_t task);
+    void OnSinkRx(uint32_t task, Ptr<const Packet> packet, const Address& from);
     uint16_t NextPort(Ptr<Node> node);
 
-    std::vector<Flow> m_flows;
+    std::vector<Task> m_tasks;
     std::unordered_map<uint32_t, uint32_t> m_nextPort; //!< per node id
     uint32_t m_finished{0};
     bool m_started{false};

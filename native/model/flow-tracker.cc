@@ -3,6 +3,10 @@
  */
 #include "flow-tracker.h"
 
+#include "flow-dag.h"
+#include "flow-hash-ecmp-routing.h"
+#include "attribute-fingerprint.h"
+#include "flow-tag.h"
 #include "private-access.h"
 #include "wormhole-simulator-impl.h"
 
@@ -13,6 +17,8 @@
 #include "ns3/flow-monitor.h"
 #include "ns3/inet-socket-address.h"
 #include "ns3/ipv4-flow-classifier.h"
+#include "ns3/ipv4-header.h"
+#include "ns3/ipv4-l3-protocol.h"
 #include "ns3/ipv4-global-routing.h"
 #include "ns3/ipv4-list-routing.h"
 #include "ns3/ipv4-route.h"
@@ -32,6 +38,9 @@
 #include "ns3/pointer.h"
 #include "ns3/random-variable-stream.h"
 #include "ns3/simulator.h"
+#include "ns3/error-model.h"
+#include "ns3/tcp-congestion-ops.h"
+#include "ns3/tcp-l4-protocol.h"
 #include "ns3/tcp-socket-base.h"
 #include "ns3/tcp-socket-factory.h"
 #include "ns3/tcp-tx-buffer.h"
@@ -40,6 +49,7 @@
 
 #include <algorithm>
 #include <limits>
+#include <tuple>
 #include <unordered_set>
 
 namespace ns3
@@ -52,6 +62,8 @@ NS_OBJECT_ENSURE_REGISTERED(FlowTracker);
 namespace
 {
 constexpr uint64_t UNLIMITED = std::numeric_limits<uint64_t>::max() / 4;
+constexpr uint8_t TCP_PROTOCOL = 6;
+constexpr uint8_t UDP_PROTOCOL = 17;
 
 uint64_t
 SourceKey(Ipv4Address address, uint16_t port)
@@ -108,6 +120,25 @@ IsSideEffectFree(Ptr<Ipv4RoutingProtocol> routing)
     return DynamicCast<Ipv4StaticRouting>(routing) != nullptr;
 }
 
+/** @return the flow-hash ECMP routing of a node (alone or in a list), or nullptr. */
+Ptr<FlowHashEcmpRouting>
+FlowHashRouting(Ptr<Ipv4RoutingProtocol> routing)
+{
+    if (auto list = DynamicCast<Ipv4ListRouting>(routing))
+    {
+        for (uint32_t i = 0; i < list->GetNRoutingProtocols(); ++i)
+        {
+            int16_t priority;
+            if (auto hashed = FlowHashRouting(list->GetRoutingProtocol(i, priority)))
+            {
+                return hashed;
+            }
+        }
+        return nullptr;
+    }
+    return DynamicCast<FlowHashEcmpRouting>(routing);
+}
+
 Ptr<Node>
 NodeOwning(Ipv4Address address)
 {
@@ -160,19 +191,21 @@ FlowTracker::Discover()
     for (auto n = NodeList::Begin(); n != NodeList::End(); ++n)
     {
         Ptr<Node> node = *n;
-        for (uint32_t j = 0; j < node->GetNApplications(); ++j)
+        uint32_t& seen = m_appsSeen[node->GetId()];
+        for (; seen < node->GetNApplications(); ++seen)
         {
-            Ptr<Application> app = node->GetApplication(j);
-            if (std::find(m_seenApps.begin(), m_seenApps.end(), app) != m_seenApps.end())
-            {
-                continue;
-            }
-            m_seenApps.push_back(app);
+            Ptr<Application> app = node->GetApplication(seen);
             if (auto sink = DynamicCast<PacketSink>(app))
             {
                 sink->TraceConnectWithoutContext("RxWithAddresses",
                                                  MakeCallback(&FlowTracker::OnSinkRx, this));
-                m_seenSinks.push_back(sink);
+                AddressValue local;
+                sink->GetAttribute("Local", local);
+                if (InetSocketAddress::IsMatchingType(local.Get()))
+                {
+                    m_sinksByPort[InetSocketAddress::ConvertFrom(local.Get()).GetPort()].push_back(
+                        sink);
+                }
                 continue;
             }
             bool bulk = DynamicCast<BulkSendApplication>(app) != nullptr;
@@ -198,12 +231,25 @@ FlowTracker::Discover()
             f.dstAddress = dst.GetIpv4();
             f.dstPort = dst.GetPort();
             f.dstNode = NodeOwning(f.dstAddress);
+            AddressValue local;
+            app->GetAttribute("Local", local);
+            if (InetSocketAddress::IsMatchingType(local.Get()))
+            {
+                // a sender bound to its own port: its packets are known before it starts
+                InetSocketAddress bound = InetSocketAddress::ConvertFrom(local.Get());
+                f.srcPort = bound.GetPort();
+                f.srcAddress = bound.GetIpv4();
+            }
             UintegerValue maxBytes;
             app->GetAttribute("MaxBytes", maxBytes);
             f.size = maxBytes.Get();
             TimeValue start;
             app->GetAttribute("StartTime", start);
-            f.start = start.Get();
+            // an application's start time counts from when it is initialized: at time 0
+            // for a script's set-up, at its creation for one a workload adds while running
+            EventId& startEvent = wormhole::ApplicationStartEvent(app);
+            f.start = startEvent.IsPending() ? TimeStep(startEvent.GetTs())
+                                             : Simulator::Now() + start.Get();
             if (onoff)
             {
                 DataRateValue rate;
@@ -216,6 +262,10 @@ FlowTracker::Discover()
             f.tag = impl ? impl->NewTag() : WormholeSimulatorImpl::UNATTRIBUTED;
             uint32_t index = m_flows.size();
             m_flows.push_back(f);
+            if (f.srcPort != 0 && !f.srcAddress.IsAny())
+            {
+                RegisterEndpoints(index);
+            }
             app->TraceConnectWithoutContext(
                 "Tx",
                 Callback<void, Ptr<const Packet>>(
@@ -224,12 +274,104 @@ FlowTracker::Discover()
     }
     for (auto& f : m_flows)
     {
-        if (!f.sink)
+        if (!f.sink && f.state != FINISHED)
         {
             f.sink = FindSink(f.dstAddress, f.dstPort);
         }
     }
+    if (impl)
+    {
+        HookNewNodes();
+    }
+    HookNewWorkloads();
     return m_flows.size() - before;
+}
+
+void
+FlowTracker::HookNewWorkloads()
+{
+    for (FlowDag* dag : FlowDag::GetInstances())
+    {
+        if (std::find(m_workloadsHooked.begin(), m_workloadsHooked.end(), dag) ==
+            m_workloadsHooked.end())
+        {
+            m_workloadsHooked.push_back(dag);
+            dag->TraceConnectWithoutContext("Release",
+                                            MakeCallback(&FlowTracker::OnWorkloadRelease, this));
+        }
+    }
+}
+
+void
+FlowTracker::OnWorkloadRelease(uint32_t task)
+{
+    Discover();
+}
+
+void
+FlowTracker::HookNewNodes()
+{
+    for (; m_nodesHooked < NodeList::GetNNodes(); ++m_nodesHooked)
+    {
+        Ptr<Node> node = NodeList::GetNode(m_nodesHooked);
+        if (auto ipv4 = node->GetObject<Ipv4L3Protocol>())
+        {
+            ipv4->TraceConnectWithoutContext("SendOutgoing",
+                                             MakeCallback(&FlowTracker::OnSendOutgoing, this));
+        }
+        for (uint32_t d = 0; d < node->GetNDevices(); ++d)
+        {
+            if (auto p2p = DynamicCast<PointToPointNetDevice>(node->GetDevice(d)))
+            {
+                p2p->TraceConnectWithoutContext("PhyTxBegin",
+                                                MakeCallback(&FlowTracker::OnPhyTxBegin, this));
+            }
+        }
+    }
+}
+
+void
+FlowTracker::RegisterEndpoints(uint32_t flow)
+{
+    const Flow& f = m_flows[flow];
+    uint64_t src = SourceKey(f.srcAddress, f.srcPort);
+    uint64_t dst = SourceKey(f.dstAddress, f.dstPort);
+    m_tagByEndpoints[{src, dst}] = f.tag;
+    m_tagByEndpoints[{dst, src}] = f.tag;
+}
+
+void
+FlowTracker::OnSendOutgoing(const Ipv4Header& header, Ptr<const Packet> packet, uint32_t interface)
+{
+    uint8_t protocol = header.GetProtocol();
+    if ((protocol != TCP_PROTOCOL && protocol != UDP_PROTOCOL) || packet->GetSize() < 4)
+    {
+        return;
+    }
+    uint8_t ports[4];
+    packet->CopyData(ports, 4);
+    auto srcPort = static_cast<uint16_t>((ports[0] << 8) | ports[1]);
+    auto dstPort = static_cast<uint16_t>((ports[2] << 8) | ports[3]);
+    auto it = m_tagByEndpoints.find(
+        {SourceKey(header.GetSource(), srcPort), SourceKey(header.GetDestination(), dstPort)});
+    FlowTag existing;
+    if (it != m_tagByEndpoints.end() && !packet->PeekPacketTag(existing))
+    {
+        packet->AddPacketTag(FlowTag(it->second));
+    }
+}
+
+void
+FlowTracker::OnPhyTxBegin(Ptr<const Packet> packet)
+{
+    FlowTag tag;
+    if (packet->PeekPacketTag(tag))
+    {
+        if (WormholeSimulatorImpl* impl = AcceleratingImpl())
+        {
+            impl->SetCurrentTag(tag.GetFlowTag());
+        }
+    }
 }
 
 uint32_t
@@ -239,8 +381,10 @@ FlowTracker::AttributeStartEvents()
     uint32_t count = 0;
     for (auto& f : m_flows)
     {
-        if (impl && f.state == PENDING && impl->Retag(wormhole::ApplicationStartEvent(f.app), f.tag))
+        if (impl && f.state == PENDING && !f.startAttributed &&
+            impl->Retag(wormhole::ApplicationStartEvent(f.app), f.tag))
         {
+            f.startAttributed = true;
             ++count;
         }
     }
@@ -251,48 +395,57 @@ std::vector<uint64_t>
 FlowTracker::GetPlannedLinks(uint32_t flow) const
 {
     const Flow& f = m_flows.at(flow);
-    if (f.state != PENDING)
+    std::pair<std::vector<uint64_t>, std::vector<uint64_t>> route{f.path, f.reversePath};
+    if (f.state == PENDING)
     {
-        std::vector<uint64_t> links = f.path;
-        links.insert(links.end(), f.reversePath.begin(), f.reversePath.end());
-        return links;
+        Ptr<Ipv4> ipv4 = f.srcNode->GetObject<Ipv4>();
+        if (!ipv4 || ipv4->GetNInterfaces() < 2 || !f.dstNode)
+        {
+            return {};
+        }
+        Ipv4Address src = f.srcAddress.IsAny() || f.srcAddress == Ipv4Address()
+                              ? ipv4->GetAddress(1, 0).GetLocal()
+                              : f.srcAddress;
+        route = Route(f, src, f.srcPort);
     }
-    Ptr<Ipv4> ipv4 = f.srcNode->GetObject<Ipv4>();
-    if (!ipv4 || ipv4->GetNInterfaces() < 2 || !f.dstNode)
+    std::vector<uint64_t> links = route.first;
+    links.insert(links.end(), route.second.begin(), route.second.end());
+    return links;
+}
+
+std::pair<std::vector<uint64_t>, std::vector<uint64_t>>
+FlowTracker::Route(const Flow& f, Ipv4Address src, uint16_t srcPort) const
+{
+    bool tcp = f.kind.ends_with("-tcp");
+    uint8_t protocol = tcp ? TCP_PROTOCOL : UDP_PROTOCOL;
+    std::vector<uint64_t> path = WalkRoute(f.srcNode, src, f.dstAddress, protocol, srcPort, f.dstPort);
+    if (path.empty() || !tcp)
     {
-        return {};
+        return {path, {}};
     }
-    Ipv4Address src = ipv4->GetAddress(1, 0).GetLocal();
-    std::vector<uint64_t> links = WalkRoute(f.srcNode, src, f.dstAddress);
-    if (links.empty() || !f.kind.ends_with("-tcp"))
-    {
-        return links;
-    }
-    std::vector<uint64_t> back = WalkRoute(f.dstNode, f.dstAddress, src);
+    std::vector<uint64_t> back =
+        f.dstNode ? WalkRoute(f.dstNode, f.dstAddress, src, protocol, f.dstPort, srcPort)
+                  : std::vector<uint64_t>{};
     if (back.empty())
     {
-        return {};
+        return {}; // half a route is no route
     }
-    links.insert(links.end(), back.begin(), back.end());
-    return links;
+    return {path, back};
 }
 
 Ptr<PacketSink>
 FlowTracker::FindSink(Ipv4Address dst, uint16_t port) const
 {
-    for (const auto& sink : m_seenSinks)
+    auto candidates = m_sinksByPort.find(port);
+    if (candidates == m_sinksByPort.end())
+    {
+        return nullptr;
+    }
+    for (const auto& sink : candidates->second)
     {
         AddressValue local;
         sink->GetAttribute("Local", local);
-        if (!InetSocketAddress::IsMatchingType(local.Get()))
-        {
-            continue;
-        }
         InetSocketAddress address = InetSocketAddress::ConvertFrom(local.Get());
-        if (address.GetPort() != port)
-        {
-            continue;
-        }
         Ptr<Ipv4> ipv4 = sink->GetNode()->GetObject<Ipv4>();
         if (address.GetIpv4() == dst ||
             (address.GetIpv4().IsAny() && ipv4 && ipv4->GetInterfaceForAddress(dst) >= 0))
@@ -329,16 +482,9 @@ FlowTracker::OnAppTx(uint32_t index, Ptr<const Packet> packet)
         f.srcAddress = ipv4->GetAddress(1, 0).GetLocal();
     }
     m_flowBySource[SourceKey(f.srcAddress, f.srcPort)] = index;
+    RegisterEndpoints(index);
     f.state = ACTIVE;
-    f.path = WalkRoute(f.srcNode, f.srcAddress, f.dstAddress);
-    if (!f.path.empty() && f.kind.ends_with("-tcp") && f.dstNode)
-    {
-        f.reversePath = WalkRoute(f.dstNode, f.dstAddress, f.srcAddress);
-        if (f.reversePath.empty())
-        {
-            f.path.clear(); // half a route is no route
-        }
-    }
+    std::tie(f.path, f.reversePath) = Route(f, f.srcAddress, f.srcPort);
     NotifyFlowEvent(index, ACTIVE);
 }
 
@@ -386,7 +532,12 @@ FlowTracker::NotifyFlowEvent(uint32_t flow, int state)
 }
 
 std::vector<uint64_t>
-FlowTracker::WalkRoute(Ptr<Node> from, Ipv4Address src, Ipv4Address dst) const
+FlowTracker::WalkRoute(Ptr<Node> from,
+                       Ipv4Address src,
+                       Ipv4Address dst,
+                       uint8_t protocol,
+                       uint16_t srcPort,
+                       uint16_t dstPort) const
 {
     std::vector<uint64_t> path;
     std::unordered_set<uint32_t> visited;
@@ -407,11 +558,25 @@ FlowTracker::WalkRoute(Ptr<Node> from, Ipv4Address src, Ipv4Address dst) const
         {
             return {};
         }
-        Ipv4Header header;
-        header.SetSource(src);
-        header.SetDestination(dst);
-        Socket::SocketErrno error;
-        Ptr<Ipv4Route> route = routing->RouteOutput(Create<Packet>(), header, nullptr, error);
+        Ptr<Ipv4Route> route;
+        Ptr<FlowHashEcmpRouting> hashed = FlowHashRouting(routing);
+        if (hashed && node != from)
+        {
+            if (srcPort == 0)
+            {
+                return {}; // the flow's route depends on a port it has not chosen yet
+            }
+            route = hashed->LookupFlow(src, dst, protocol, srcPort, dstPort);
+        }
+        else
+        {
+            Ipv4Header header;
+            header.SetSource(src);
+            header.SetDestination(dst);
+            header.SetProtocol(protocol);
+            Socket::SocketErrno error;
+            route = routing->RouteOutput(Create<Packet>(), header, nullptr, error);
+        }
         if (!route || !route->GetOutputDevice())
         {
             return {};
@@ -677,10 +842,26 @@ FlowTracker::IsQuiet(uint32_t flow) const
 }
 
 uint64_t
+FlowTracker::AppCreditable(const Flow& f) const
+{
+    if (f.size == 0)
+    {
+        return UNLIMITED;
+    }
+    uint64_t left = f.size - std::min(f.size, SenderCounter(f));
+    if (auto bulk = DynamicCast<BulkSendApplication>(f.app))
+    {
+        // the write it holds back, or at least its last byte, is written for real: see Credit
+        uint64_t kept = std::max<uint64_t>(1, wormhole::BulkSendPendingBytes(bulk));
+        return left > kept ? left - kept : 0;
+    }
+    return left;
+}
+
+uint64_t
 FlowTracker::GetSendable(uint32_t flow) const
 {
     const Flow& f = m_flows.at(flow);
-    uint64_t app = f.size > 0 ? f.size - std::min(f.size, SenderCounter(f)) : UNLIMITED;
     uint64_t unsent = 0;
     if (auto bulk = DynamicCast<BulkSendApplication>(f.app))
     {
@@ -689,7 +870,7 @@ FlowTracker::GetSendable(uint32_t flow) const
             unsent = wormhole::TcpUnsentBytes(tcp);
         }
     }
-    return app + unsent;
+    return AppCreditable(f) + unsent;
 }
 
 void
@@ -760,6 +941,18 @@ FlowTracker::Sample()
             {
                 f.samples.pop_front();
             }
+            if (f.snapshotting)
+            {
+                Ptr<TcpSocketBase> socket = SenderSocket(f);
+                f.snapshots.push_back(
+                    FlowSnapshot{Simulator::Now().GetNanoSeconds(),
+                                 f.received + f.credited,
+                                 socket ? wormhole::CaptureTcpState(socket) : TcpFlowState{}});
+                while (f.snapshots.size() > m_sampleDepth)
+                {
+                    f.snapshots.pop_front();
+                }
+            }
         }
     }
     ++m_sampleCount;
@@ -783,24 +976,21 @@ FlowTracker::Credit(uint32_t flow, uint64_t bytes)
     uint64_t credited = 0;
     if (auto bulk = DynamicCast<BulkSendApplication>(f.app))
     {
-        uint64_t& sent = wormhole::BulkSendTotalBytes(bulk);
-        uint64_t fromApp = f.size > 0 ? std::min(bytes, f.size - std::min(f.size, sent)) : bytes;
-        sent += fromApp;
-        credited = fromApp;
-        auto tcp = DynamicCast<TcpSocketBase>(bulk->GetSocket());
-        if (credited < bytes && tcp)
+        if (auto tcp = DynamicCast<TcpSocketBase>(bulk->GetSocket()))
         {
-            uint64_t rest = std::min<uint64_t>(bytes - credited, std::numeric_limits<uint32_t>::max());
-            credited += wormhole::TcpTrimUnsentTail(tcp, rest);
+            uint64_t fromSocket = std::min<uint64_t>(bytes, std::numeric_limits<uint32_t>::max());
+            credited = wormhole::TcpTrimUnsentTail(tcp, static_cast<uint32_t>(fromSocket));
         }
+        uint64_t fromApp = std::min(bytes - credited, AppCreditable(f));
+        wormhole::BulkSendTotalBytes(bulk) += fromApp;
+        credited += fromApp;
     }
     else if (auto onoff = DynamicCast<OnOffApplication>(f.app))
     {
-        uint64_t& sent = wormhole::OnOffTotalBytes(onoff);
-        credited = f.size > 0 ? std::min(bytes, f.size - std::min(f.size, sent)) : bytes;
+        credited = std::min(bytes, AppCreditable(f));
         // whole packets: OnOff's last packet, and so its total, depend on where its count stands
         credited -= f.packetSize > 0 ? credited % f.packetSize : 0;
-        sent += credited;
+        wormhole::OnOffTotalBytes(onoff) += credited;
     }
     if (f.sink)
     {
@@ -824,7 +1014,7 @@ FlowTracker::Uncredit(uint32_t flow, uint64_t bytes)
     if (auto bulk = DynamicCast<BulkSendApplication>(f.app))
     {
         uint64_t& sent = wormhole::BulkSendTotalBytes(bulk);
-        bool closed = f.size > 0 && sent >= f.size; // the application closed its socket
+        bool closed = f.size > 0 && sent >= f.size; // closed on its own before the skip
         auto tcp = DynamicCast<TcpSocketBase>(bulk->GetSocket());
         if (!closed)
         {
@@ -832,6 +1022,7 @@ FlowTracker::Uncredit(uint32_t flow, uint64_t bytes)
         }
         else if (tcp)
         {
+            // the credit came out of the socket's buffer: there is room for it again
             uint64_t left = bytes;
             while (left > 0)
             {
@@ -964,6 +1155,115 @@ FlowTracker::ShiftMonitoredPackets(uint32_t flow, Time delta)
             }
         }
     }
+}
+
+} // namespace ns3
+
+namespace ns3
+{
+
+Ptr<TcpSocketBase>
+FlowTracker::SenderSocket(const Flow& f) const
+{
+    auto bulk = DynamicCast<BulkSendApplication>(f.app);
+    return bulk ? DynamicCast<TcpSocketBase>(bulk->GetSocket()) : nullptr;
+}
+
+std::string
+FlowTracker::GetFlowFingerprint(uint32_t flow) const
+{
+    const Flow& f = m_flows.at(flow);
+    std::ostringstream out;
+    out << f.kind << " size=" << f.size << " app=" << wormhole::DescribeAttributes(f.app);
+    if (Ptr<TcpSocketBase> socket = SenderSocket(f))
+    {
+        out << " socket=" << wormhole::DescribeAttributes(socket)
+            << " cc=" << wormhole::DescribeAttributes(wormhole::TcpCongestionOpsOf(socket));
+    }
+    for (Ptr<Node> host : {f.srcNode, f.dstNode})
+    {
+        if (auto tcp = host ? host->GetObject<TcpL4Protocol>() : nullptr)
+        {
+            out << " tcp=" << wormhole::DescribeAttributes(tcp);
+        }
+    }
+    return out.str();
+}
+
+std::string
+FlowTracker::GetLinkFingerprint(uint64_t link) const
+{
+    Ptr<Node> node = NodeList::GetNode(link >> 16);
+    Ptr<NetDevice> device = node->GetDevice(link & 0xffff);
+    std::ostringstream out;
+    out << "device=" << wormhole::DescribeAttributes(device);
+    if (auto p2p = DynamicCast<PointToPointNetDevice>(device))
+    {
+        out << " txqueue=" << wormhole::DescribeAttributes(p2p->GetQueue());
+    }
+    if (device->GetChannel())
+    {
+        out << " channel=" << wormhole::DescribeAttributes(device->GetChannel());
+    }
+    if (auto tc = node->GetObject<TrafficControlLayer>())
+    {
+        out << " qdisc=" << wormhole::DescribeAttributes(tc->GetRootQueueDiscOnDevice(device));
+    }
+    return out.str();
+}
+
+bool
+FlowTracker::IsLossless(uint64_t link) const
+{
+    Ptr<NetDevice> device = NodeList::GetNode(link >> 16)->GetDevice(link & 0xffff);
+    Ptr<Channel> channel = device->GetChannel();
+    for (std::size_t d = 0; channel && d < channel->GetNDevices(); ++d)
+    {
+        PointerValue model;
+        if (channel->GetDevice(d)->GetAttributeFailSafe("ReceiveErrorModel", model) &&
+            model.Get<ErrorModel>())
+        {
+            return false;
+        }
+    }
+    return true;
+}
+
+TcpFlowState
+FlowTracker::GetTcpState(uint32_t flow) const
+{
+    Ptr<TcpSocketBase> socket = SenderSocket(m_flows.at(flow));
+    return socket ? wormhole::CaptureTcpState(socket) : TcpFlowState{};
+}
+
+bool
+FlowTracker::SetTcpState(uint32_t flow, const TcpFlowState& state)
+{
+    Ptr<TcpSocketBase> socket = SenderSocket(m_flows.at(flow));
+    if (!socket)
+    {
+        return false;
+    }
+    wormhole::RestoreTcpState(socket, state);
+    return true;
+}
+
+void
+FlowTracker::SetSnapshotting(uint32_t flow, bool on)
+{
+    Flow& f = m_flows.at(flow);
+    f.snapshotting = on;
+    if (!on)
+    {
+        f.snapshots.clear();
+    }
+}
+
+std::vector<FlowSnapshot>
+FlowTracker::GetSnapshots(uint32_t flow) const
+{
+    const auto& s = m_flows.at(flow).snapshots;
+    return std::vector<FlowSnapshot>(s.begin(), s.end());
 }
 
 } // namespace ns3

@@ -17,10 +17,13 @@
 #include "ns3/object.h"
 #include "ns3/traced-callback.h"
 
+#include "tcp-flow-state.h"
+
 #include <cstdint>
 #include <deque>
 #include <string>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 namespace ns3
@@ -32,6 +35,8 @@ class Address;
 class Node;
 class FlowMonitor;
 class Ipv4FlowClassifier;
+class Ipv4Header;
+class TcpSocketBase;
 
 /**
  * @brief Per-flow counters and crediting for the flows of a script.
@@ -57,7 +62,10 @@ class FlowTracker : public Object
 
     /**
      * Scan every node for sending applications and sinks not seen yet and
-     * hook their traces. Safe to call again when a script adds applications.
+     * hook their traces. Safe to call again when a script adds applications:
+     * only applications added since the last call are looked at. When the
+     * simulator accelerates, also hook every point-to-point device not seen
+     * yet, so each packet's transmission is attributed to its own flow.
      * @return the number of flows found by this call.
      */
     uint32_t Discover();
@@ -65,9 +73,10 @@ class FlowTracker : public Object
     uint32_t GetNFlows() const;
 
     /**
-     * Attribute the pending start event of every flow that has not started to
-     * the flow's own tag. Call once the applications are initialized (right
-     * after time 0). @return the number of start events attributed.
+     * Attribute the pending start event of every flow that has not started
+     * (and whose start was not attributed yet) to the flow's own tag. Call
+     * once the applications are initialized. @return the number of start
+     * events attributed.
      */
     uint32_t AttributeStartEvents();
 
@@ -126,7 +135,11 @@ class FlowTracker : public Object
     uint64_t GetSinkTotalRx(uint32_t flow) const;
     /** @return bytes credited by fast-forwards. */
     uint64_t GetCredited(uint32_t flow) const;
-    /** @return bytes the sender could still put on the wire (app + unsent buffer). */
+    /**
+     * @return bytes the sender could still give up to a credit: its socket's
+     * never-sent bytes, and all but the last of the bytes its application has
+     * yet to write (a credit never makes an application close its socket).
+     */
     uint64_t GetSendable(uint32_t flow) const;
     /**
      * @return true if none of the flow's data or ACKs is in the network: every
@@ -157,18 +170,49 @@ class FlowTracker : public Object
     /**
      * Credit a flow with bytes it would have delivered while fast-forwarded:
      * the sink's counter grows, and the sender gives up as many not-yet-sent
-     * bytes (application counter first, then the tail of the socket's unsent
-     * buffer), so the flow still ends with real packets and exact totals.
+     * bytes: first the tail of its socket's never-sent buffer, then bytes its
+     * application has yet to write, always leaving the application at least
+     * one, so that it closes its socket only after a real write (a skip-back
+     * can then hand the bytes back) and the flow ends with real packets.
      * @return the bytes credited (less than asked if the sender has too few).
      */
     uint64_t Credit(uint32_t flow, uint64_t bytes);
 
     /**
      * Take back bytes credited by a skip that is being cut short (skip-back):
-     * the sink's counter shrinks and the sender gets the bytes to send again.
+     * the sink's counter shrinks and the sender has the bytes to send again
+     * (its application writes them again, or, if it had closed its socket
+     * before the skip, they go back into the socket's buffer).
      * @return the bytes taken back.
      */
     uint64_t Uncredit(uint32_t flow, uint64_t bytes);
+
+    // What a memo needs
+    /**
+     * @return every attribute that shapes how the flow behaves, as one
+     * canonical string: its size, application, sender socket, congestion
+     * control and the TCP stacks of both hosts.
+     */
+    std::string GetFlowFingerprint(uint32_t flow) const;
+    /**
+     * @return every attribute that shapes a link (egress port): device, its
+     * transmit queue, channel and root queue disc, as one canonical string.
+     */
+    std::string GetLinkFingerprint(uint64_t link) const;
+    /** @return true if nothing on the link drops packets at random (no receive error model). */
+    bool IsLossless(uint64_t link) const;
+    /** @return the sender state of a TCP flow (cwnd 0 for UDP or before it connects). */
+    TcpFlowState GetTcpState(uint32_t flow) const;
+    /** Put a TCP flow's sender in a recorded state. @return false for a flow that is not TCP. */
+    bool SetTcpState(uint32_t flow, const TcpFlowState& state);
+    /**
+     * Keep (or stop keeping) a snapshot of the flow's progress and sender
+     * state at each sampling instant; stopping drops the kept snapshots.
+     * Snapshots survive skips (sampling just pauses), unlike rate samples.
+     */
+    void SetSnapshotting(uint32_t flow, bool on);
+    /** @return the kept snapshots of a flow, oldest first. */
+    std::vector<FlowSnapshot> GetSnapshots(uint32_t flow) const;
 
     /**
      * Keep a script's FlowMonitor consistent with skips: credited bytes are
@@ -185,6 +229,7 @@ class FlowTracker : public Object
         std::string kind;
         Ptr<Application> app;
         Ptr<PacketSink> sink;
+        bool startAttributed{false};
         Ptr<Node> srcNode;
         Ptr<Node> dstNode;
         Ipv4Address srcAddress;
@@ -202,6 +247,8 @@ class FlowTracker : public Object
         Time finish{Seconds(-1)};
         bool sampled{false};
         std::deque<uint64_t> samples;
+        bool snapshotting{false};
+        std::deque<FlowSnapshot> snapshots;
         std::vector<uint64_t> path;
         std::vector<uint64_t> reversePath;
         //! per FlowMonitor: (delay sum, packets) of the data flow when its window began
@@ -209,6 +256,17 @@ class FlowTracker : public Object
     };
 
     void OnAppTx(uint32_t flow, Ptr<const Packet> packet);
+    /** Remember which flow a packet between these endpoints belongs to (both directions). */
+    void RegisterEndpoints(uint32_t flow);
+    /** Put the flow tag on a tracked flow's packet leaving its host. */
+    void OnSendOutgoing(const Ipv4Header& header, Ptr<const Packet> packet, uint32_t interface);
+    /** Attribute the transmission that starts to the packet's flow. */
+    void OnPhyTxBegin(Ptr<const Packet> packet);
+    /** Hook the devices and IPv4 stacks of nodes not seen yet (accelerated runs only). */
+    void HookNewNodes();
+    /** Follow the releases of workloads not seen yet: each creates a flow's applications. */
+    void HookNewWorkloads();
+    void OnWorkloadRelease(uint32_t task);
     /** @return the FlowMonitor flow ids of a flow's data (first) and ACK (second) packets. */
     std::pair<int64_t, int64_t> MonitorFlowIds(std::size_t monitor, const Flow& f) const;
     void CreditMonitors(const Flow& f, int64_t bytes);
@@ -217,14 +275,46 @@ class FlowTracker : public Object
     void NotifyFlowEvent(uint32_t flow, int state);
     void Sample();
     void ScheduleSample();
-    std::vector<uint64_t> WalkRoute(Ptr<Node> from, Ipv4Address src, Ipv4Address dst) const;
+    /**
+     * @return the egress ports a packet of the given 5-tuple crosses from
+     * `from` to `dst`, as the routing protocols would choose them, or empty if
+     * that cannot be known without side effects. Transit nodes running
+     * FlowHashEcmpRouting are asked for the flow's own route (by its ports).
+     */
+    std::vector<uint64_t> WalkRoute(Ptr<Node> from,
+                                    Ipv4Address src,
+                                    Ipv4Address dst,
+                                    uint8_t protocol,
+                                    uint16_t srcPort,
+                                    uint16_t dstPort) const;
+    /** @return the data path (first) and reverse path (second, TCP only) of a flow. */
+    std::pair<std::vector<uint64_t>, std::vector<uint64_t>> Route(const Flow& f,
+                                                                  Ipv4Address src,
+                                                                  uint16_t srcPort) const;
     Ptr<PacketSink> FindSink(Ipv4Address dst, uint16_t port) const;
     uint64_t SenderCounter(const Flow& f) const;
+    /** @return the sender's TCP socket, nullptr for UDP or before the application started. */
+    Ptr<TcpSocketBase> SenderSocket(const Flow& f) const;
+    /** @return bytes a credit may take from the flow's application counter. */
+    uint64_t AppCreditable(const Flow& f) const;
 
     std::vector<Flow> m_flows;
-    std::vector<Ptr<Application>> m_seenApps;
-    std::vector<Ptr<PacketSink>> m_seenSinks;
+    std::unordered_map<uint32_t, uint32_t> m_appsSeen; //!< node id -> applications scanned
+    uint32_t m_nodesHooked{0};                          //!< nodes whose devices are hooked
+    std::vector<const Object*> m_workloadsHooked;       //!< FlowDags whose releases we follow
+    std::unordered_map<uint16_t, std::vector<Ptr<PacketSink>>> m_sinksByPort;
     std::unordered_map<uint64_t, uint32_t> m_flowBySource; //!< (ip << 16 | port) -> flow
+    /** Hash of a packet's (source ip << 16 | port, destination ip << 16 | port). */
+    struct EndpointsHash
+    {
+        std::size_t operator()(const std::pair<uint64_t, uint64_t>& key) const
+        {
+            return std::hash<uint64_t>()(key.first * 0x9E3779B97F4A7C15ULL ^ key.second);
+        }
+    };
+
+    //! endpoints of a tracked flow's data or ACK packets -> the flow's tag
+    std::unordered_map<std::pair<uint64_t, uint64_t>, uint32_t, EndpointsHash> m_tagByEndpoints;
 
     std::vector<std::pair<Ptr<FlowMonitor>, Ptr<Ipv4FlowClassifier>>> m_monitors;
 

@@ -14,7 +14,11 @@
 #include "ns3/flow-monitor.h"
 #include "ns3/onoff-application.h"
 #include "ns3/packet-sink.h"
+#include "ns3/packet.h"
+#include "ns3/rtt-estimator.h"
 #include "ns3/tcp-congestion-ops.h"
+#include "ns3/tcp-dctcp.h"
+#include "ns3/tcp-socket-state.h"
 #include "ns3/tcp-socket-base.h"
 #include "ns3/tcp-tx-buffer.h"
 #include "ns3/tcp-tx-item.h"
@@ -46,6 +50,7 @@ struct Exposer
 WORMHOLE_EXPOSE(AppStartEvent, Application, m_startEvent, EventId);
 WORMHOLE_EXPOSE(SinkTotalRx, PacketSink, m_totalRx, uint64_t);
 WORMHOLE_EXPOSE(BulkTotBytes, BulkSendApplication, m_totBytes, uint64_t);
+WORMHOLE_EXPOSE(BulkUnsentPacket, BulkSendApplication, m_unsentPacket, Ptr<Packet>);
 WORMHOLE_EXPOSE(OnOffTotBytes, OnOffApplication, m_totBytes, uint64_t);
 WORMHOLE_EXPOSE(SocketCongestionOps, TcpSocketBase, m_congestionControl, Ptr<TcpCongestionOps>);
 WORMHOLE_EXPOSE(SocketTxBuffer, TcpSocketBase, m_txBuffer, Ptr<TcpTxBuffer>);
@@ -54,6 +59,15 @@ WORMHOLE_EXPOSE(TxBufferSize, TcpTxBuffer, m_size, uint32_t);
 WORMHOLE_EXPOSE(TxBufferSentSize, TcpTxBuffer, m_sentSize, uint32_t);
 WORMHOLE_EXPOSE(SocketDelAckCount, TcpSocketBase, m_delAckCount, uint32_t);
 WORMHOLE_EXPOSE(TxItemPacket, TcpTxItem, m_packet, Ptr<Packet>);
+WORMHOLE_EXPOSE(SocketTcb, TcpSocketBase, m_tcb, Ptr<TcpSocketState>);
+WORMHOLE_EXPOSE(SocketRto, TcpSocketBase, m_rto, TracedValue<Time>);
+WORMHOLE_EXPOSE(SocketRtt, TcpSocketBase, m_rtt, Ptr<RttEstimator>);
+WORMHOLE_EXPOSE(RttEstimate, RttEstimator, m_estimatedRtt, Time);
+WORMHOLE_EXPOSE(RttVariation, RttEstimator, m_estimatedVariation, Time);
+WORMHOLE_EXPOSE(DctcpAlphaField, TcpDctcp, m_alpha, double);
+WORMHOLE_EXPOSE(DctcpAckedEcn, TcpDctcp, m_ackedBytesEcn, uint32_t);
+WORMHOLE_EXPOSE(DctcpAckedTotal, TcpDctcp, m_ackedBytesTotal, uint32_t);
+WORMHOLE_EXPOSE(DctcpNextSeqFlag, TcpDctcp, m_nextSeqFlag, bool);
 
 #undef WORMHOLE_EXPOSE
 
@@ -99,6 +113,63 @@ uint64_t&
 BulkSendTotalBytes(Ptr<BulkSendApplication> app)
 {
     return PeekPointer(app)->*MemberPointer(BulkTotBytes());
+}
+
+Ptr<TcpCongestionOps>
+TcpCongestionOpsOf(Ptr<TcpSocketBase> socket)
+{
+    return PeekPointer(socket)->*MemberPointer(SocketCongestionOps());
+}
+
+Ptr<TcpSocketState>
+TcpStateOf(Ptr<TcpSocketBase> socket)
+{
+    return PeekPointer(socket)->*MemberPointer(SocketTcb());
+}
+
+TracedValue<Time>&
+TcpRto(Ptr<TcpSocketBase> socket)
+{
+    return PeekPointer(socket)->*MemberPointer(SocketRto());
+}
+
+Ptr<RttEstimator>
+TcpRttEstimatorOf(Ptr<TcpSocketBase> socket)
+{
+    return PeekPointer(socket)->*MemberPointer(SocketRtt());
+}
+
+std::pair<Time&, Time&>
+RttEstimatorState(Ptr<RttEstimator> estimator)
+{
+    RttEstimator* raw = PeekPointer(estimator);
+    return {raw->*MemberPointer(RttEstimate()), raw->*MemberPointer(RttVariation())};
+}
+
+double*
+DctcpAlpha(Ptr<TcpCongestionOps> control)
+{
+    auto dctcp = DynamicCast<TcpDctcp>(control);
+    return dctcp ? &(PeekPointer(dctcp)->*MemberPointer(DctcpAlphaField())) : nullptr;
+}
+
+void
+DctcpRestartObservation(Ptr<TcpCongestionOps> control)
+{
+    if (auto dctcp = DynamicCast<TcpDctcp>(control))
+    {
+        TcpDctcp* raw = PeekPointer(dctcp);
+        raw->*MemberPointer(DctcpAckedEcn()) = 0;
+        raw->*MemberPointer(DctcpAckedTotal()) = 0;
+        raw->*MemberPointer(DctcpNextSeqFlag()) = false;
+    }
+}
+
+uint32_t
+BulkSendPendingBytes(Ptr<BulkSendApplication> app)
+{
+    const Ptr<Packet>& pending = PeekPointer(app)->*MemberPointer(BulkUnsentPacket());
+    return pending ? pending->GetSize() : 0;
 }
 
 uint64_t&

@@ -16,6 +16,7 @@
 #include <utility>
 
 #include "ns3/nstime.h"
+#include "ns3/traced-value.h"
 
 namespace ns3
 {
@@ -24,6 +25,9 @@ class PacketSink;
 class BulkSendApplication;
 class OnOffApplication;
 class TcpSocketBase;
+class TcpSocketState;
+class TcpCongestionOps;
+class RttEstimator;
 class Application;
 class EventId;
 class FlowMonitor;
@@ -37,6 +41,12 @@ uint64_t& PacketSinkTotalRx(Ptr<PacketSink> sink);
 /** @return BulkSendApplication's count of bytes handed to its socket. */
 uint64_t& BulkSendTotalBytes(Ptr<BulkSendApplication> app);
 
+/**
+ * @return the bytes of the write a BulkSendApplication holds back until its
+ * socket has room (counted in its total only once the socket takes them).
+ */
+uint32_t BulkSendPendingBytes(Ptr<BulkSendApplication> app);
+
 /** @return OnOffApplication's count of bytes handed to its socket. */
 uint64_t& OnOffTotalBytes(Ptr<OnOffApplication> app);
 
@@ -45,6 +55,32 @@ EventId& ApplicationStartEvent(Ptr<Application> app);
 
 /** @return the TypeId name of the congestion control of a TCP socket. */
 std::string TcpCongestionOpsName(Ptr<TcpSocketBase> socket);
+
+/** @return the congestion control object of a TCP socket. */
+Ptr<TcpCongestionOps> TcpCongestionOpsOf(Ptr<TcpSocketBase> socket);
+
+/** @return the congestion state (cwnd, ssthresh, ...) a TCP socket shares with its control. */
+Ptr<TcpSocketState> TcpStateOf(Ptr<TcpSocketBase> socket);
+
+/** @return a TCP socket's retransmission timeout. */
+TracedValue<Time>& TcpRto(Ptr<TcpSocketBase> socket);
+
+/** @return a TCP socket's round-trip time estimator. */
+Ptr<RttEstimator> TcpRttEstimatorOf(Ptr<TcpSocketBase> socket);
+
+/** @return an RTT estimator's smoothed estimate and variation. */
+std::pair<Time&, Time&> RttEstimatorState(Ptr<RttEstimator> estimator);
+
+/**
+ * @return DCTCP's congestion estimate alpha, or nullptr if the control is not DCTCP.
+ */
+double* DctcpAlpha(Ptr<TcpCongestionOps> control);
+
+/**
+ * Start a new DCTCP observation window at the next ACK (its byte counters and
+ * sequence threshold refer to a stream position that a replay changes).
+ */
+void DctcpRestartObservation(Ptr<TcpCongestionOps> control);
 
 /** @return the sequence number after the highest byte a TCP socket has sent. */
 uint32_t TcpHighestSentSequence(Ptr<TcpSocketBase> socket);

@@ -34,8 +34,9 @@ WormholeSimulatorImpl::GetTypeId()
 }
 
 WormholeSimulatorImpl::WormholeSimulatorImpl()
-    : m_tagParent{UNATTRIBUTED},
+    : m_tagClass{UNATTRIBUTED},
       m_tagEventCount{0},
+      m_tagPauses(1),
       m_stop(false),
       // uids 0-3 are reserved by EventId (INVALID, NOW, DESTROY, RESERVED)
       m_uid(EventId::UID::VALID),
@@ -130,10 +131,24 @@ WormholeSimulatorImpl::ProcessOneEvent()
     else
     {
         ++m_eventCount;
-        ++m_tagEventCount[tag];
+        if (IsFlowTag(tag))
+        {
+            ++m_tagEventCount[tag];
+        }
     }
     next.impl->Invoke();
     next.impl->Unref();
+    if ((tag == UNATTRIBUTED || tag == WORKLOAD) && !m_afterUnattributed.IsNull())
+    {
+        m_currentTag = tag;
+        m_afterUnattributed();
+    }
+}
+
+bool
+WormholeSimulatorImpl::IsFlowTag(uint32_t tag)
+{
+    return tag != UNATTRIBUTED && tag != SYSTEM && tag != WORKLOAD;
 }
 
 bool
@@ -347,40 +362,31 @@ WormholeSimulatorImpl::GetSystemEventCount() const
 uint32_t
 WormholeSimulatorImpl::NewTag()
 {
-    auto tag = static_cast<uint32_t>(m_tagParent.size());
-    NS_ASSERT(tag != SYSTEM);
-    m_tagParent.push_back(tag);
+    auto tag = static_cast<uint32_t>(m_tagClass.size());
+    NS_ASSERT(IsFlowTag(tag));
+    m_tagClass.push_back(tag);
     m_tagEventCount.push_back(0);
-    return tag;
-}
-
-uint32_t
-WormholeSimulatorImpl::FindClass(uint32_t tag) const
-{
-    if (tag == SYSTEM)
-    {
-        return SYSTEM;
-    }
-    NS_ASSERT(tag < m_tagParent.size());
-    while (m_tagParent[tag] != tag)
-    {
-        m_tagParent[tag] = m_tagParent[m_tagParent[tag]]; // path halving
-        tag = m_tagParent[tag];
-    }
+    m_tagPauses.emplace_back();
     return tag;
 }
 
 void
-WormholeSimulatorImpl::MergeTags(uint32_t a, uint32_t b)
+WormholeSimulatorImpl::SetTagClass(uint32_t tag, uint32_t tagClass)
 {
-    uint32_t ra = FindClass(a);
-    uint32_t rb = FindClass(b);
-    NS_ASSERT_MSG(ra != UNATTRIBUTED && rb != UNATTRIBUTED, "cannot merge the unattributed tag");
-    if (ra != rb)
+    NS_ASSERT_MSG(IsFlowTag(tag) && tag < m_tagClass.size(), "not a flow tag: " << tag);
+    NS_ASSERT_MSG(IsFlowTag(tagClass), "not a flow class: " << tagClass);
+    m_tagClass[tag] = tagClass;
+}
+
+uint32_t
+WormholeSimulatorImpl::GetTagClass(uint32_t tag) const
+{
+    if (!IsFlowTag(tag))
     {
-        // the smaller tag stays root: deterministic and independent of call order
-        m_tagParent[std::max(ra, rb)] = std::min(ra, rb);
+        return tag;
     }
+    NS_ASSERT(tag < m_tagClass.size());
+    return m_tagClass[tag];
 }
 
 uint32_t
@@ -398,11 +404,26 @@ WormholeSimulatorImpl::AdoptTag(uint32_t tag)
     }
 }
 
+void
+WormholeSimulatorImpl::SetCurrentTag(uint32_t tag)
+{
+    if (IsFlowTag(m_currentTag) && IsFlowTag(tag))
+    {
+        m_currentTag = tag;
+    }
+}
+
+void
+WormholeSimulatorImpl::SetAfterUnattributedHook(Callback<void> hook)
+{
+    m_afterUnattributed = hook;
+}
+
 bool
 WormholeSimulatorImpl::Retag(const EventId& id, uint32_t tag)
 {
     auto it = m_pending.find(id.GetUid());
-    if (it == m_pending.end() || tag == SYSTEM)
+    if (it == m_pending.end() || tag == SYSTEM || it->second.tag == SYSTEM)
     {
         return false;
     }
@@ -448,14 +469,13 @@ WormholeSimulatorImpl::MoveClassExcept(uint32_t tagClass,
                                        const Time& delta,
                                        const std::vector<uint32_t>& exemptContexts)
 {
-    NS_ASSERT_MSG(tagClass != UNATTRIBUTED && tagClass != SYSTEM,
-                  "only flow classes can be moved");
+    NS_ASSERT_MSG(IsFlowTag(tagClass), "only flow classes can be moved");
     int64_t step = delta.GetTimeStep();
     uint64_t moved = 0;
     for (auto& [uid, pending] : m_pending)
     {
-        if (pending.tag == SYSTEM || pending.tag == UNATTRIBUTED || pending.impl->IsCancelled() ||
-            FindClass(pending.tag) != tagClass ||
+        if (!IsFlowTag(pending.tag) || pending.impl->IsCancelled() ||
+            m_tagClass[pending.tag] != tagClass ||
             std::find(exemptContexts.begin(), exemptContexts.end(), pending.context) !=
                 exemptContexts.end())
         {
@@ -476,20 +496,21 @@ WormholeSimulatorImpl::MoveClassExcept(uint32_t tagClass,
         m_events->Insert(event);
         ++moved;
     }
-    if (step > 0)
+    for (uint32_t tag = 1; tag < m_tagClass.size(); ++tag)
     {
-        m_pauses.push_back(Pause{tagClass, m_currentTs, m_currentTs + step});
-    }
-    else if (step < 0)
-    {
-        // a move back shortens the latest pause of this class
-        for (auto p = m_pauses.rbegin(); p != m_pauses.rend(); ++p)
+        if (m_tagClass[tag] != tagClass)
         {
-            if (p->tagClass == tagClass)
-            {
-                p->to = std::max(p->from, p->to + step);
-                break;
-            }
+            continue;
+        }
+        auto& pauses = m_tagPauses[tag];
+        if (step > 0)
+        {
+            pauses.push_back(Pause{m_currentTs, m_currentTs + step});
+        }
+        else if (step < 0 && !pauses.empty())
+        {
+            // a move back shortens the latest pause
+            pauses.back().to = std::max(pauses.back().from, pauses.back().to + step);
         }
     }
     return moved;
@@ -509,36 +530,23 @@ WormholeSimulatorImpl::NextUnattributedEventTime() const
 }
 
 uint64_t
-WormholeSimulatorImpl::GetClassEventCount(uint32_t tagClass) const
+WormholeSimulatorImpl::GetTagEventCount(uint32_t tag) const
 {
-    uint64_t count = 0;
-    for (uint32_t tag = 1; tag < m_tagEventCount.size(); ++tag)
-    {
-        if (FindClass(tag) == tagClass)
-        {
-            count += m_tagEventCount[tag];
-        }
-    }
-    return count;
+    return IsFlowTag(tag) && tag < m_tagEventCount.size() ? m_tagEventCount[tag] : 0;
 }
 
 Time
 WormholeSimulatorImpl::PausedWithin(const Time& from, const Time& to) const
 {
-    if (m_currentTag == UNATTRIBUTED || m_currentTag == SYSTEM || m_pauses.empty())
+    if (!IsFlowTag(m_currentTag))
     {
         return TimeStep(0);
     }
-    uint32_t tagClass = FindClass(m_currentTag);
     int64_t lo = from.GetTimeStep();
     int64_t hi = to.GetTimeStep();
     int64_t paused = 0;
-    for (const auto& p : m_pauses)
+    for (const auto& p : m_tagPauses[m_currentTag])
     {
-        if (FindClass(p.tagClass) != tagClass)
-        {
-            continue;
-        }
         int64_t a = std::max<int64_t>(lo, p.from);
         int64_t b = std::min<int64_t>(hi, p.to);
         if (b > a)

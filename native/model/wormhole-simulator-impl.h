@@ -31,9 +31,17 @@ namespace ns3
  * Every pending event carries an attribution tag, inherited from the event
  * that scheduled it. Tag 0 means "unattributed" (set-up code, application
  * start/stop times, user callbacks); other tags are handed out by the flow
- * tracker when a flow first sends, so every event a flow's packets cause
- * carries the flow's tag. Tags are merged into classes (union-find) when
- * their flows share a link; a move always shifts a whole class.
+ * tracker, one per flow, so every event a flow's packets cause carries the
+ * flow's tag. Inheritance alone would leak a tag along a shared queue (the
+ * end of one packet's transmission starts the next packet's), so the tracker
+ * re-attributes the event that starts a packet's transmission to the packet's
+ * own flow (SetCurrentTag). Each tag belongs to one class, which the
+ * controller sets to the partition of the tag's flow; a move always shifts a
+ * whole class, and classes change as partitions form and split.
+ *
+ * Workload events (tag WORKLOAD: a dependency graph releasing flows and
+ * timing compute) are neither moved nor a bound on moves: they only create
+ * flows, which the controller learns about from the after-event hook.
  *
  * A side index keyed by uid keeps each pending event's current timestamp,
  * so IsExpired, Cancel, Remove and GetDelayLeft stay exact after a move even
@@ -49,6 +57,8 @@ class WormholeSimulatorImpl : public SimulatorImpl
     static constexpr uint32_t UNATTRIBUTED = 0;
     /** Tag of the accelerator's own events. */
     static constexpr uint32_t SYSTEM = 0xffffffffu;
+    /** Tag of a workload's own events (releasing flows, timing compute): never moved. */
+    static constexpr uint32_t WORKLOAD = 0xfffffffeu;
 
     static TypeId GetTypeId();
 
@@ -77,12 +87,12 @@ class WormholeSimulatorImpl : public SimulatorImpl
     uint64_t GetEventCount() const override;
 
     // Attribution
-    /** @return a fresh tag, in a class of its own. */
+    /** @return a fresh tag, in a class of its own (the class named by the tag). */
     uint32_t NewTag();
-    /** Merge the classes of two tags (never split again). */
-    void MergeTags(uint32_t a, uint32_t b);
-    /** @return the class (root tag) a tag belongs to. */
-    uint32_t FindClass(uint32_t tag) const;
+    /** Put a tag in a class (a class is named by any tag value; partitions use their smallest). */
+    void SetTagClass(uint32_t tag, uint32_t tagClass);
+    /** @return the class a tag belongs to. */
+    uint32_t GetTagClass(uint32_t tag) const;
     /** @return the tag of the event being executed. */
     uint32_t GetCurrentTag() const;
     /**
@@ -91,6 +101,19 @@ class WormholeSimulatorImpl : public SimulatorImpl
      * flow causes from then on carries its tag.
      */
     void AdoptTag(uint32_t tag);
+    /**
+     * Attribute the rest of the running flow event to another flow's tag: the
+     * event that starts a packet's transmission belongs to the packet's flow,
+     * whichever flow's event dequeued it. Unattributed, workload and system
+     * events keep their tag.
+     */
+    void SetCurrentTag(uint32_t tag);
+    /**
+     * Call `hook` right after every unattributed or workload event: such an
+     * event may have created flows (or changed anything), which the
+     * controller must learn before the next event runs.
+     */
+    void SetAfterUnattributedHook(Callback<void> hook);
 
     /**
      * Attribute a pending event to a tag (an application's start event to its
@@ -124,10 +147,10 @@ class WormholeSimulatorImpl : public SimulatorImpl
      * skipped past it: such an event may observe or change any flow.
      */
     Time NextUnattributedEventTime() const;
-    /** @return the number of executed events of a class (system events excluded). */
-    uint64_t GetClassEventCount(uint32_t tagClass) const;
+    /** @return the number of executed events attributed to a tag. */
+    uint64_t GetTagEventCount(uint32_t tag) const;
     /**
-     * @return how much of the interval [from, to] the class of the running
+     * @return how much of the interval [from, to] the tag of the running
      * event spent paused by moves: what a skip-aware RTT estimator subtracts.
      */
     Time PausedWithin(const Time& from, const Time& to) const;
@@ -152,13 +175,15 @@ class WormholeSimulatorImpl : public SimulatorImpl
         EventImpl* impl;
     };
 
-    /** A period during which a class was paused by a move. */
+    /** A period during which a tag was paused by a move. */
     struct Pause
     {
-        uint32_t tagClass;
         uint64_t from;
         uint64_t to;
     };
+
+    /** @return true for tags whose events a move may shift (flows' own). */
+    static bool IsFlowTag(uint32_t tag);
 
     void ProcessOneEvent();
     EventId Insert(uint64_t ts, uint32_t context, uint32_t tag, EventImpl* event);
@@ -168,9 +193,11 @@ class WormholeSimulatorImpl : public SimulatorImpl
     /** (ts, uid) of pending unattributed events, so the next one is found without a scan. */
     std::set<std::pair<uint64_t, uint32_t>> m_unattributed;
     std::list<EventId> m_destroyEvents;
-    mutable std::vector<uint32_t> m_tagParent;
+    std::vector<uint32_t> m_tagClass;
     std::vector<uint64_t> m_tagEventCount;
-    std::vector<Pause> m_pauses;
+    /** Per tag, the pauses moves imposed on it, oldest first. */
+    std::vector<std::vector<Pause>> m_tagPauses;
+    Callback<void> m_afterUnattributed;
 
     bool m_stop;
     uint32_t m_uid;

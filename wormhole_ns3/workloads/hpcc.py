@@ -11,10 +11,11 @@ with IPv4 addresses in hexadecimal, as HPCC's analysis scripts read it.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from .dag import Workload, WorkloadBuilder
 from .text import WorkloadFileError, numbered_fields, parse_int
 
 _UNITS = {"": 1.0, "k": 1e3, "K": 1e3, "m": 1e6, "M": 1e6, "g": 1e9, "G": 1e9, "t": 1e12, "T": 1e12}
@@ -130,6 +131,29 @@ def read_flows(path: str | Path, topology: HpccTopology | None = None) -> list[H
     if len(flows) != count:
         raise WorkloadFileError(path, lines[-1][0], f"first line says {count} flows, file has {len(flows)}")
     return flows
+
+
+def hpcc_flows_to_workload(flows: Sequence[HpccFlow], ranks: int | None = None, name: str = "hpcc") -> Workload:
+    """HPCC flows as a task graph: independent flows, each starting at its start time.
+
+    A flow is task i (file order), with no prerequisite and its start time as
+    the delay after the graph starts; node ids are ranks (``ranks`` defaults
+    to the largest id + 1). One iteration, ending when every flow is done, so
+    the iteration time is the makespan. Each flow's priority group is its
+    ``group`` label ("pg3"); priorities and destination ports are kept in the
+    metadata, in flow order, for an ``fct.txt`` that names the same ports.
+    """
+    if not flows:
+        raise ValueError("no HPCC flows to convert")
+    ranks = ranks or max(max(f.src, f.dst) for f in flows) + 1
+    metadata = {"source": "hpcc", "priorities": [f.priority for f in flows], "dports": [f.dport for f in flows]}
+    builder = WorkloadBuilder(name, ranks, metadata)
+    ids = [
+        builder.add_flow(f.src, f.dst, f.size, delay=f.start_s, collective="sendrecv", group=f"pg{f.priority}")
+        for f in flows
+    ]
+    builder.end_iteration(ids)
+    return builder.build()
 
 
 def _hex_ip(address: str) -> str:

@@ -1,0 +1,35 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ *
+ * Every attribute of an ns-3 object as one canonical string: what a memo key
+ * must contain so that a changed parameter never matches an old episode.
+ */
+#ifndef WORMHOLE_ATTRIBUTE_FINGERPRINT_H
+#define WORMHOLE_ATTRIBUTE_FINGERPRINT_H
+
+#include "ns3/ptr.h"
+
+#include <string>
+
+namespace ns3
+{
+
+class Object;
+
+namespace wormhole
+{
+
+/**
+ * @return "TypeName{name=value;...}" with every readable attribute of the
+ * object's type and its parents, in TypeId order, except those that only
+ * identify the object (addresses, ids) or its start and stop times. Attributes that hold
+ * objects, containers or callbacks are named with the type of what they hold
+ * (not its address), since only their kind shapes a run; a null object gives
+ * "none".
+ */
+std::string DescribeAttributes(Ptr<const Object> object);
+
+} // namespace wormhole
+} // namespace ns3
+
+#endif /* WORMHOLE_ATTRIBUTE_FINGERPRINT_H */

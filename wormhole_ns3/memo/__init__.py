@@ -1,0 +1,1 @@
+"""Memoization of contention episodes: canonical episode keys and the persistent store they index."""

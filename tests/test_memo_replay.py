@@ -118,3 +118,16 @@ def test_memo_context_names_the_ns3_version_so_another_version_never_matches():
     episode = lambda ctx: Episode({1: FlowDescriptor("f", 0, (7,), (8,))},  # noqa: E731
                                   {7: LinkDescriptor("l", 0), 8: LinkDescriptor("l", 0)}, ctx)
     assert fingerprint(episode(context)).key != fingerprint(episode(other)).key
+
+
+def test_identical_episodes_running_at_once_mirror_the_one_being_recorded(wormhole, tmp_path):
+    """Three rings on disjoint hosts start together: one is simulated, two follow it."""
+    args = ["--rings", "3", "--iterations", "1"]
+    baseline, _, base_out = _run(wormhole, tmp_path, "base", *args, baseline=True)
+    run, trace, out = _run(wormhole, tmp_path, "mirrored", *args, memo=tmp_path / "memo")
+    assert (run["memo_mirrored"], run["memo_misses"], run["memo_hits"]) == (2, 1, 0)
+    assert run["flows_replayed"] == 2 * 24 and run["memo_diverged"] == 0
+    assert [row["kind"] for row in trace].count("memo-mirror") == 2
+    assert _fcts(run) == _fcts(baseline)
+    assert out == base_out
+    assert run["events"] * 2.5 < baseline["events"]

@@ -213,7 +213,7 @@ def memo_results(controller: Controller) -> dict:
     driver = controller.memo
     if driver is None:
         return {key: None for key in (
-            "memo_path", "memo_hits", "memo_misses", "memo_recorded", "memo_diverged",
+            "memo_path", "memo_hits", "memo_mirrored", "memo_misses", "memo_recorded", "memo_diverged",
             "memo_entries", "flows_replayed", "flows_resumed", "events_avoided_by_memo",
         )}
     stats = driver.memo.stats
@@ -221,6 +221,7 @@ def memo_results(controller: Controller) -> dict:
     return {
         "memo_path": str(store.path),
         "memo_hits": stats.hits,
+        "memo_mirrored": stats.mirrored,
         "memo_misses": stats.misses,
         "memo_recorded": stats.recorded,
         "memo_diverged": stats.diverged,

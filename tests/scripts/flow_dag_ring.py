@@ -2,6 +2,9 @@
 all-reduce runs over all hosts. The same contention episode repeats every iteration,
 which is what the memo recognises and replays.
 
+With --rings R, R rings of --hosts hosts each run side by side on disjoint hosts: the
+same episode R times at once.
+
 With --intruder-iteration K, iteration K also has a flow from host 0 to host 2 that
 starts --intruder-ms after the iteration begins, in the middle of its all-reduce: an
 episode the record does not have (a memo replay of it must diverge).
@@ -22,14 +25,18 @@ from wormhole_ns3.workloads.flowdag import WorkloadRun
 native.load()  # the FlowDag model
 
 
-def ring_workload(hosts, iterations, megabytes, compute_ms, intruder_iteration=-1, intruder_ms=0.0):
-    builder = WorkloadBuilder("star-ring", hosts)
+def ring_workload(hosts, iterations, megabytes, compute_ms, intruder_iteration=-1, intruder_ms=0.0,
+                  rings=1):
+    builder = WorkloadBuilder("star-ring", hosts * rings)
     end = None
     for k in range(iterations):
         previous = [] if end is None else [end]
-        ready = {r: [builder.add_compute(r, compute_ms / 1e3, previous)] for r in range(hosts)}
-        done = ring_allreduce(builder, list(range(hosts)), int(megabytes * 1e6), ready)
-        last = [t for ids in done.values() for t in ids]
+        last = []
+        for ring in range(rings):
+            members = list(range(ring * hosts, (ring + 1) * hosts))
+            ready = {r: [builder.add_compute(r, compute_ms / 1e3, previous)] for r in members}
+            done = ring_allreduce(builder, members, int(megabytes * 1e6), ready)
+            last += [t for ids in done.values() for t in ids]
         if k == intruder_iteration:
             wait = builder.add_compute(0, intruder_ms / 1e3, previous)
             last.append(builder.add_flow(0, 2, int(megabytes * 1e6 / 4), [wait], collective="intruder"))
@@ -39,7 +46,8 @@ def ring_workload(hosts, iterations, megabytes, compute_ms, intruder_iteration=-
 
 def main():
     parser = argparse.ArgumentParser()
-    parser.add_argument("--hosts", type=int, default=4)
+    parser.add_argument("--hosts", type=int, default=4, help="hosts per ring")
+    parser.add_argument("--rings", type=int, default=1)
     parser.add_argument("--iterations", type=int, default=3)
     parser.add_argument("--mb", type=float, default=16, help="all-reduce size in MB")
     parser.add_argument("--compute-ms", type=float, default=2)
@@ -49,9 +57,9 @@ def main():
     parser.add_argument("--intruder-ms", type=float, default=5.0)
     args = parser.parse_args()
     workload = ring_workload(args.hosts, args.iterations, args.mb, args.compute_ms,
-                             args.intruder_iteration, args.intruder_ms)
+                             args.intruder_iteration, args.intruder_ms, args.rings)
     finishes = {}
-    run = WorkloadRun(ns, workload, star(args.hosts, args.rate, tcp=args.tcp),
+    run = WorkloadRun(ns, workload, star(args.hosts * args.rings, args.rate, tcp=args.tcp),
                       on_finish=lambda task, start, finish: finishes.__setitem__(task, finish))
     run.start()
     ns.Simulator.Run()

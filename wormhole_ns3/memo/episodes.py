@@ -20,6 +20,13 @@ else (an unexpected flow on its links, an expected one that does not come, a
 flow that also touches another episode) is a *divergence*: the replay stops
 there and every unfinished flow is started for real, credited the bytes the
 record says it had delivered by then and given its recorded TCP state.
+
+Training also runs the same episode many times *at once* (every data-parallel
+ring of a step, on its own rail). An episode whose key is being recorded right
+now by another open episode (its *leader*) *mirrors* it: it is replayed from
+the leader's record as the leader writes it, each of its flows completing
+when the leader's counterpart does (shifted by the difference of their
+starts), and it diverges if the leader stops being recordable.
 """
 
 from __future__ import annotations
@@ -33,7 +40,9 @@ from .fingerprint import Episode, FlowDescriptor, LinkDescriptor, fingerprint
 from .record import Arrival, EpisodeRecord, FlowOutcome, RecordError, TrajectoryPoint
 from .store import MemoStore
 
-RECORDING, REPLAYING, UNMEMOIZED = "recording", "replaying", "unmemoized"
+RECORDING, REPLAYING, MIRRORING, UNMEMOIZED = "recording", "replaying", "mirroring", "unmemoized"
+#: Modes whose flows do not run: their completions come from a record.
+REPLAYED = (REPLAYING, MIRRORING)
 
 #: Trajectory points kept per flow in a record (evenly thinned, last one kept).
 TRAJECTORY_POINTS = 24
@@ -61,7 +70,11 @@ class MemoHost(Protocol):
 
 @dataclass
 class OpenEpisode:
-    """An episode between its first arrival and the moment its links are idle again."""
+    """An episode between its first arrival and the moment its links are idle again.
+
+    A replayed (or mirrored) episode follows a record: ``arrivals`` and
+    ``outcome`` say what its flows are and when they end, indexed like the record.
+    """
 
     id: int
     t0_ns: int
@@ -74,9 +87,24 @@ class OpenEpisode:
     arrivals: list[Arrival] = field(default_factory=list)  #: recording: what arrived so far
     outcomes: dict[int, FlowOutcome] = field(default_factory=dict)  #: recording: per flow
     record: EpisodeRecord | None = None  #: replaying
+    leader: OpenEpisode | None = None  #: mirroring: the episode recording the same key
+    followers: list[OpenEpisode] = field(default_factory=list)  #: recording: who mirrors it
     replayed: dict[int, int] = field(default_factory=dict)  #: record index -> flow
+    completing: set[int] = field(default_factory=set)  #: replayed flows with a completion scheduled
+    checked: set[int] = field(default_factory=set)  #: offsets whose arrivals a check will verify
     unfinished: set[int] = field(default_factory=set)
     undrained: set[int] = field(default_factory=set)
+
+    @property
+    def expected(self) -> Sequence[Arrival]:
+        """The arrivals of the record being followed (a leader's grow while it records)."""
+        return self.leader.arrivals if self.leader is not None else self.record.arrivals
+
+    def outcome(self, index: int) -> FlowOutcome | None:
+        """How the record's flow ``index`` ended, if it has ended yet."""
+        if self.leader is not None:
+            return self.leader.outcomes.get(self.leader.flows[index])
+        return self.record.outcomes[index]
 
 
 @dataclass(frozen=True)
@@ -99,6 +127,7 @@ class MemoStats:
     recorded: int = 0
     diverged: int = 0
     unmemoizable: int = 0
+    mirrored: int = 0
     flows_replayed: int = 0
     flows_materialized: int = 0
     events_avoided: int = 0
@@ -116,6 +145,7 @@ class Memoizer:
         self._episodes: dict[int, OpenEpisode] = {}
         self._episode_of_link: dict[int, int] = {}
         self._episode_of_flow: dict[int, int] = {}
+        self._leaders: dict[bytes, OpenEpisode] = {}  #: key -> the open episode recording it
         self._next_id = 0
 
     # ------------------------------------------------------------ arrivals
@@ -158,21 +188,33 @@ class Memoizer:
         if record is not None and [a.signature for a in record.arrivals[: record.initial]] == signatures:
             self._replay(episode, record, list(print_.order), now_ns)
             return
+        leader = self._leaders.get(print_.key)
+        if leader is not None and [a.signature for a in leader.arrivals[: leader.initial]] == signatures:
+            self._mirror(episode, leader, list(print_.order), now_ns)
+            return
         self.stats.misses += 1
         episode.mode = RECORDING
         episode.arrivals = [Arrival(0, s) for s in signatures]
+        self._leaders[episode.key] = episode
         self._admit(episode, list(print_.order), now_ns)
 
     def _join(self, now_ns: int, episode: OpenEpisode, flows: list[int]) -> None:
         offset = now_ns - episode.t0_ns
         ordered = sorted(flows, key=lambda f: (self._signature(episode, f), f))
+        blocker = next(filter(None, map(self.host.memo_blocker, ordered)), None)
+        if episode.mode == RECORDING and blocker:
+            # a flow the memo cannot replay: the episode is simulated, not recorded
+            self._leader_lost(now_ns, episode, blocker)
+            episode.mode = UNMEMOIZED
         if episode.mode == RECORDING:
             for flow in ordered:
                 episode.arrivals.append(Arrival(offset, self._signature(episode, flow)))
                 self._name_links(episode, [flow], first_index=len(episode.flows))
                 self._admit(episode, [flow], now_ns)
+            for follower in episode.followers:
+                self._check_later(follower, offset)
             return
-        if episode.mode == REPLAYING:
+        if episode.mode in REPLAYED:
             for position, flow in enumerate(ordered):
                 blocker = self.host.memo_blocker(flow)
                 index = None if blocker else self._expected(episode, offset, self._signature(episode, flow))
@@ -208,8 +250,8 @@ class Memoizer:
         episode.mode, episode.record = REPLAYING, record
         for index, flow in enumerate(order):
             self._virtualize(episode, index, flow)
-        for offset in sorted({a.offset_ns for a in record.arrivals[record.initial:]}):
-            self.host.call_at(episode.t0_ns + offset + 1, lambda e=episode, o=offset: self._check(e, o))
+        for arrival in record.arrivals[record.initial:]:
+            self._check_later(episode, arrival.offset_ns)
         self.host.call_at(episode.t0_ns + record.close_ns, lambda e=episode: self._close_replay(e))
         avoided = record.events + record.events_avoided
         self.trace.append(MemoEvent(
@@ -219,6 +261,21 @@ class Memoizer:
             f"link and transport parameters, versions); completions replayed, later arrivals checked",
         ))
 
+    def _mirror(self, episode: OpenEpisode, leader: OpenEpisode, order: list[int], now_ns: int) -> None:
+        self.stats.mirrored += 1
+        episode.mode, episode.leader = MIRRORING, leader
+        leader.followers.append(episode)
+        for index, flow in enumerate(order):
+            self._virtualize(episode, index, flow)
+        for offset in {a.offset_ns for a in leader.arrivals[leader.initial:]}:
+            self._check_later(episode, offset)
+        self.trace.append(MemoEvent(
+            now_ns * 1e-9, episode.id, "mirror", tuple(order), 0.0, 0,
+            f"memo key {episode.key.hex()[:12]} is being recorded by episode {leader.id} "
+            f"(started {(episode.t0_ns - leader.t0_ns) * 1e-9:.9f} s earlier): {len(order)} flows "
+            f"on idle links follow it, completing when their counterparts do",
+        ))
+
     def _virtualize(self, episode: OpenEpisode, index: int, flow: int) -> None:
         """A flow of a replayed episode: it never starts; it completes when the record says."""
         episode.replayed[index] = flow
@@ -226,53 +283,93 @@ class Memoizer:
             episode.flows.append(flow)
         self._hold(episode, flow)
         self.stats.flows_replayed += 1
-        self.host.complete_flow_at(flow, episode.t0_ns + episode.record.outcomes[index].finish_ns)
+        self._schedule_completion(episode, index)
+
+    def _schedule_completion(self, episode: OpenEpisode, index: int) -> None:
+        """Complete replayed flow ``index`` at its recorded offset, once the record has it."""
+        flow = episode.replayed.get(index)
+        if flow is None or flow not in episode.unfinished or flow in episode.completing:
+            return
+        outcome = episode.outcome(index)
+        if outcome is None:
+            return
+        episode.completing.add(flow)
+        self.host.complete_flow_at(flow, episode.t0_ns + outcome.finish_ns)
 
     def virtual_finished(self, flow: int) -> None:
         """A replayed flow's completion was injected."""
         episode = self._episodes.get(self._episode_of_flow.get(flow, -1))
         if episode is not None:
             episode.unfinished.discard(flow)
+            episode.completing.discard(flow)
 
     def _expected(self, episode: OpenEpisode, offset: int, signature: str) -> int | None:
-        record = episode.record
-        for index in range(record.initial, len(record.arrivals)):
-            arrival = record.arrivals[index]
+        expected = episode.expected
+        initial = episode.leader.initial if episode.leader is not None else episode.record.initial
+        for index in range(initial, len(expected)):
+            arrival = expected[index]
             if arrival.offset_ns == offset and index not in episode.replayed and arrival.signature == signature:
                 return index
         return None
 
+    def _check_later(self, episode: OpenEpisode, offset: int) -> None:
+        """Verify, just after ``offset``, that every recorded arrival at that offset came."""
+        if offset not in episode.checked:
+            episode.checked.add(offset)
+            self.host.call_at(episode.t0_ns + offset + 1, lambda e=episode, o=offset: self._check(e, o))
+
     def _check(self, episode: OpenEpisode, offset: int) -> None:
-        """Every flow the record has arriving at this offset must have arrived."""
-        if episode.mode != REPLAYING:
+        if episode.mode not in REPLAYED:
             return
-        record = episode.record
-        missing = [i for i in range(record.initial, len(record.arrivals))
-                   if record.arrivals[i].offset_ns == offset and i not in episode.replayed]
+        expected = episode.expected
+        missing = [i for i, a in enumerate(expected) if a.offset_ns == offset and i not in episode.replayed]
         if missing:
             self._diverge(episode.t0_ns + offset + 1, episode,
                           f"{len(missing)} recorded arrival(s) at +{offset} ns did not happen")
 
     def _close_replay(self, episode: OpenEpisode) -> None:
-        if episode.mode != REPLAYING:
+        if episode.mode not in REPLAYED:
             return
         record = episode.record
         self.stats.events_avoided += record.events + record.events_avoided
         self._forget(episode)
 
+    def _leader_closed(self, leader: OpenEpisode, record: EpisodeRecord) -> None:
+        """The leader's record is complete: its followers now replay it like a stored one."""
+        for follower in leader.followers:
+            if follower.mode != MIRRORING:
+                continue
+            follower.mode, follower.record, follower.leader = REPLAYING, record, None
+            for index in range(len(record.arrivals)):
+                self._schedule_completion(follower, index)
+            self.host.call_at(follower.t0_ns + record.close_ns, lambda e=follower: self._close_replay(e))
+        leader.followers = []
+
+    def _leader_lost(self, now_ns: int, leader: OpenEpisode, why: str) -> None:
+        """The leader can no longer be recorded: its followers stop following it."""
+        if self._leaders.get(leader.key) is leader:
+            del self._leaders[leader.key]
+        for follower in leader.followers:
+            if follower.mode == MIRRORING:
+                self._diverge(now_ns, follower, f"the episode it mirrored diverged ({why})")
+        leader.followers = []
+
     def _diverge(self, now_ns: int, episode: OpenEpisode, why: str) -> None:
         """Stop replaying: every unfinished replayed flow starts for real where the record had it."""
         offset = now_ns - episode.t0_ns
-        record = episode.record
         resumed = []
         for index, flow in sorted(episode.replayed.items()):
             if flow not in episode.unfinished:
                 continue
-            self.host.cancel_completion(flow)
-            delivered, point = record.outcomes[index].at(offset)
+            if flow in episode.completing:
+                self.host.cancel_completion(flow)
+                episode.completing.discard(flow)
+            delivered, point = self._progress(episode, index, offset)
             self.host.materialize_flow(flow, delivered, point.tcp if point else None)
             resumed.append(flow)
-        episode.mode = UNMEMOIZED
+        if episode.leader is not None and episode in episode.leader.followers:
+            episode.leader.followers.remove(episode)
+        episode.mode, episode.leader = UNMEMOIZED, None
         self.stats.diverged += 1
         self.stats.flows_materialized += len(resumed)
         self.trace.append(MemoEvent(
@@ -281,14 +378,29 @@ class Memoizer:
             f"recorded trajectory",
         ))
 
+    def _progress(self, episode: OpenEpisode, index: int, offset: int) -> tuple[int, TrajectoryPoint | None]:
+        """Delivered bytes and TCP state of the record's flow ``index`` at ``offset``."""
+        outcome = episode.outcome(index)
+        if outcome is None:  # a leader's flow still running: its trajectory so far
+            leader = episode.leader
+            flow = leader.flows[index]
+            points = tuple(
+                TrajectoryPoint(p.offset_ns - leader.t0_ns, p.delivered, p.tcp)
+                for p in self.host.trajectory(flow) if p.offset_ns >= leader.t0_ns
+            )
+            outcome = FlowOutcome(finish_ns=offset, trajectory=points)
+        return outcome.at(offset)
+
     def _merge(self, now_ns: int, episode_ids: Iterable[int], why: str) -> int:
         """Several open episodes meet: from now on they are one, simulated for real."""
         ids = sorted(episode_ids)
         target = self._episodes[ids[0]]
         for episode_id in ids:
             episode = self._episodes[episode_id]
-            if episode.mode == REPLAYING:
+            if episode.mode in REPLAYED:
                 self._diverge(now_ns, episode, why)
+            elif episode.mode == RECORDING:
+                self._leader_lost(now_ns, episode, why)
             episode.mode = UNMEMOIZED
             if episode is target:
                 continue
@@ -317,24 +429,29 @@ class Memoizer:
                 if p.offset_ns >= episode.t0_ns
             ]
             episode.outcomes[flow] = FlowOutcome(now_ns - episode.t0_ns, _thin(points))
+            index = episode.flows.index(flow)
+            for follower in episode.followers:
+                self._schedule_completion(follower, index)
 
     def drained(self, now_ns: int, flow: int) -> None:
         """A finished flow's last packets left its links: close its episode once all have."""
         episode = self._episodes.get(self._episode_of_flow.get(flow, -1))
-        if episode is None or episode.mode == REPLAYING:
+        if episode is None or episode.mode in REPLAYED:
             return
         episode.undrained.discard(flow)
         if episode.unfinished or episode.undrained:
             return
         if episode.mode == RECORDING:
-            self._store(now_ns, episode)
+            record = self._record(now_ns, episode)
+            self._store(now_ns, episode, record)
+            self._leader_closed(episode, record)
+            if self._leaders.get(episode.key) is episode:
+                del self._leaders[episode.key]
         self._forget(episode)
 
-    def _store(self, now_ns: int, episode: OpenEpisode) -> None:
+    def _record(self, now_ns: int, episode: OpenEpisode) -> EpisodeRecord:
         events, avoided = self.host.episode_events(episode.flows)
-        if events + avoided < MIN_RECORDED_EVENTS:
-            return
-        record = EpisodeRecord(
+        return EpisodeRecord(
             initial=episode.initial,
             arrivals=tuple(episode.arrivals),
             outcomes=tuple(episode.outcomes[f] for f in episode.flows),
@@ -342,13 +459,18 @@ class Memoizer:
             events=events,
             events_avoided=avoided,
         )
-        meta = {"flows": len(episode.flows), "span_ns": record.close_ns, "events": events + avoided}
+
+    def _store(self, now_ns: int, episode: OpenEpisode, record: EpisodeRecord) -> None:
+        """Keep a closed recording, if it was worth simulating."""
+        total = record.events + record.events_avoided
+        if total < MIN_RECORDED_EVENTS:
+            return
+        meta = {"flows": len(episode.flows), "span_ns": record.close_ns, "events": total}
         if self.store.put(episode.key, record.to_bytes(), meta):
             self.stats.recorded += 1
             self.trace.append(MemoEvent(
                 now_ns * 1e-9, episode.id, "recorded", tuple(episode.flows), record.close_ns * 1e-9, 0,
-                f"stored {episode.key.hex()[:12]}: {len(episode.flows)} flows, "
-                f"{events + avoided} events to simulate",
+                f"stored {episode.key.hex()[:12]}: {len(episode.flows)} flows, {total} events to simulate",
             ))
 
     def _forget(self, episode: OpenEpisode) -> None:

@@ -12,6 +12,7 @@
 #include "ns3/bulk-send-application.h"
 #include "ns3/event-id.h"
 #include "ns3/flow-monitor.h"
+#include "ns3/ipv4-global-routing.h"
 #include "ns3/onoff-application.h"
 #include "ns3/packet-sink.h"
 #include "ns3/tcp-congestion-ops.h"
@@ -54,6 +55,15 @@ WORMHOLE_EXPOSE(TxBufferSize, TcpTxBuffer, m_size, uint32_t);
 WORMHOLE_EXPOSE(TxBufferSentSize, TcpTxBuffer, m_sentSize, uint32_t);
 WORMHOLE_EXPOSE(SocketDelAckCount, TcpSocketBase, m_delAckCount, uint32_t);
 WORMHOLE_EXPOSE(TxItemPacket, TcpTxItem, m_packet, Ptr<Packet>);
+WORMHOLE_EXPOSE(GlobalHostRoutes, Ipv4GlobalRouting, m_hostRoutes, std::list<Ipv4RoutingTableEntry*>);
+WORMHOLE_EXPOSE(GlobalNetworkRoutes,
+                Ipv4GlobalRouting,
+                m_networkRoutes,
+                std::list<Ipv4RoutingTableEntry*>);
+WORMHOLE_EXPOSE(GlobalExternalRoutes,
+                Ipv4GlobalRouting,
+                m_ASexternalRoutes,
+                std::list<Ipv4RoutingTableEntry*>);
 
 #undef WORMHOLE_EXPOSE
 
@@ -225,6 +235,14 @@ FlowMonitorRxPackets(Ptr<FlowMonitor> monitor, uint32_t flowId)
     auto& stats = PeekPointer(monitor)->*MemberPointer(MonitorStats());
     auto it = stats.find(flowId);
     return it == stats.end() ? 0 : it->second.rxPackets;
+}
+
+GlobalRouteLists
+GlobalRoutes(const Ipv4GlobalRouting& routing)
+{
+    return {routing.*MemberPointer(GlobalHostRoutes()),
+            routing.*MemberPointer(GlobalNetworkRoutes()),
+            routing.*MemberPointer(GlobalExternalRoutes())};
 }
 
 } // namespace wormhole

@@ -94,6 +94,7 @@ def test_switch_ports_mark_at_k_scaled_by_rate_and_hosts_queue_in_a_fifo(ns):
                           QueueConfig(switch_buffer_packets=500))
     # base RTT 2 x (2.12 + 2.06) us = 8.36 us; K = C x RTT / 7 in 1500-byte packets
     assert fabric.ecn_thresholds == {100_000_000_000: 10, 200_000_000_000: 20}
+    assert "ECN step marking above 10 pkts at 100 Gbps, 20 pkts at 200 Gbps" in fabric.describe()
     for port in fabric.ports:
         disc = port.queue_disc
         kind = disc.GetInstanceTypeId().GetName()

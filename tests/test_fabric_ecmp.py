@@ -118,3 +118,27 @@ def test_lookupflow_knows_which_uplink_a_dual_homed_host_sends_on(ns, tmp_path):
                      for _, d, sport, dport, _ in flows if d == dst} for dst in (1, 2, 3)}
     assert all(len(u) == 1 for u in uplinks.values())
     assert sent[("host0", "switch4")] + sent[("host0", "switch5")] == 120
+
+
+def test_recomputed_routes_are_seen_after_a_flush(ns):
+    fabric = build_fabric(ns, LeafSpine(leaves=2, hosts_per_leaf=1, spines=2))
+    leaf0 = fabric.switches[0]
+    ipv4 = leaf0.GetObject[ns.Ipv4]()
+
+    def prefer(spine):
+        """Make the other spine's uplink of leaf 0 expensive and recompute the routes."""
+        for s in range(2):
+            device = fabric.port("leaf0", f"spine{s}").device
+            ipv4.SetMetric(ipv4.GetInterfaceForDevice(device), 1 if s == spine else 10)
+        ns.Ipv4GlobalRoutingHelper.RecomputeRoutingTables()
+
+    def via():
+        return flow_path(ns, fabric, 0, 1, UDP, 1000, 2000)[2]
+
+    routing = ns.DynamicCast[ns.FlowHashEcmpRouting](ipv4.GetRoutingProtocol())
+    prefer(1)
+    assert via() == "spine1" and routing.GetNEqualCostRoutes(fabric.host_address(1)) == 1
+    prefer(0)  # as many routes as before, and no interface event: the index cannot tell
+    assert via() == "spine1"
+    routing.FlushCache()
+    assert via() == "spine0"

@@ -8,9 +8,10 @@ would. The same two helpers serve the demo dumbbell and the fabrics, so both
 mark alike.
 
 K follows the DCTCP guideline K > C * RTT / 7 (C the port's rate, RTT the
-longest idle round trip of the fabric): at 100 Gbps and a 2-tier fabric with
-1 us links (RTT about 8.5 us with 1500-byte packets) that is 11 packets, 22 at
-200 Gbps. The device transmit queue below the queue disc holds a single
+longest idle round trip of the fabric, ``Layout.base_rtt_s``): a 2-tier fabric
+of 100 Gbps links with 1 us delay has an 8.48 us RTT with 1500-byte packets,
+so K is 11 packets at 100 Gbps (21 at 200 Gbps, 41 at 400 Gbps); a k=4
+fat-tree (12.72 us) gets 16. The device transmit queue below the queue disc holds a single
 packet by default, so the backlog, and thus the marking, is in the queue disc.
 """
 

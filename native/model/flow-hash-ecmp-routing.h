@@ -43,6 +43,9 @@ namespace ns3
  * A script that recomputes routes by hand with the same number of routes
  * (e.g. RecomputeRoutingTables after changing a metric) calls FlushCache.
  *
+ * A route carries the packet's destination (Ipv4GlobalRouting puts the
+ * matched entry's there, the network address for a network route).
+ *
  * Locally originated packets (RouteOutput) are spread by destination only:
  * a TCP socket asks for its route, and so fixes its source address, before
  * its ports and protocol are set, and its later packets must leave through

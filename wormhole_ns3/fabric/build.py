@@ -50,6 +50,12 @@ class Fabric:
     transport: Transport
     addresses: list = field(repr=False)  #: ns-3 Ipv4Address of each rank
     names: dict[int, str] = field(repr=False)  #: ns-3 node id -> name
+    _port_index: dict[tuple[str, str], Port] = field(init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        self._port_index = {}
+        for port in self.ports:
+            self._port_index.setdefault((port.node, port.peer), port)
 
     @property
     def links(self) -> tuple[Link, ...]:
@@ -64,10 +70,10 @@ class Fabric:
 
     def port(self, node: str, peer: str) -> Port:
         """The port of ``node`` facing ``peer`` (the first, if they share several links)."""
-        for port in self.ports:
-            if port.node == node and port.peer == peer:
-                return port
-        raise KeyError(f"no link from {node} to {peer}")
+        try:
+            return self._port_index[(node, peer)]
+        except KeyError:
+            raise KeyError(f"no link from {node} to {peer}") from None
 
     def peer_node(self, device):
         """The node at the other end of a point-to-point device."""

@@ -20,7 +20,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from .specs import FabricSpecError
+from .specs import FabricSpecError, require_at_least_one
 
 
 def dctcp_threshold_packets(rate_bps: float, rtt_s: float, packet_bytes: int) -> int:
@@ -46,9 +46,8 @@ class QueueConfig:
     device_queue_packets: int = 1
 
     def __post_init__(self) -> None:
-        for name in ("switch_buffer_packets", "host_buffer_packets", "device_queue_packets"):
-            if getattr(self, name) < 1:
-                raise FabricSpecError(f"{name} must be at least 1, got {getattr(self, name)}")
+        require_at_least_one(self, "switch_buffer_packets", "host_buffer_packets",
+                             "device_queue_packets")
         k = self.ecn_threshold_packets
         if k is not None and not 1 <= k <= self.switch_buffer_packets:
             raise FabricSpecError(f"ecn_threshold_packets must be between 1 and "

@@ -28,6 +28,13 @@ def _require(condition: bool, problem: str) -> None:
         raise FabricSpecError(problem)
 
 
+def require_at_least_one(spec, *fields: str) -> None:
+    """Each named field of ``spec`` must be a count of at least 1."""
+    for name in fields:
+        value = getattr(spec, name)
+        _require(value >= 1, f"{name} must be at least 1, got {value}")
+
+
 def _whole(value: float) -> bool:
     return math.isclose(value, round(value), rel_tol=0, abs_tol=1e-9)
 
@@ -44,29 +51,40 @@ class LinkTiming:
         _require(self.delay_us >= 0, f"delay_us must not be negative, got {self.delay_us}")
 
 
-def _two_tier_uplinks(hosts_per_leaf: int, rate_gbps: float, spines: int | None,
-                      oversubscription: float) -> tuple[int, float]:
-    """Return (spines, uplink rate in Gbit/s) of a leaf with one link to every spine.
+class _TwoTier:
+    """The uplink rule shared by two-tier fabrics (needs hosts_per_leaf, rate_gbps, spines
+    and oversubscription).
 
     A leaf's uplink capacity is its downlink capacity divided by the
     oversubscription, spread evenly over one link per spine. Without an
     explicit spine count, uplinks run at the host rate (so there are
     hosts_per_leaf / oversubscription spines), as in a classic Clos.
     """
-    _require(oversubscription > 0, f"oversubscription must be positive, got {oversubscription}")
-    uplink_capacity = hosts_per_leaf * rate_gbps / oversubscription
-    if spines is None:
-        count = hosts_per_leaf / oversubscription
-        _require(_whole(count) and count >= 1,
-                 f"{hosts_per_leaf} hosts per leaf / oversubscription {oversubscription} is not a "
-                 "whole number of spines: give spines explicitly")
-        spines = round(count)
-    _require(spines >= 1, f"spines must be at least 1, got {spines}")
-    return spines, uplink_capacity / spines
+
+    @cached_property
+    def uplinks(self) -> tuple[int, float]:
+        """(number of spines, uplink rate in Gbit/s)."""
+        _require(self.oversubscription > 0,
+                 f"oversubscription must be positive, got {self.oversubscription}")
+        spines = self.spines
+        if spines is None:
+            count = self.hosts_per_leaf / self.oversubscription
+            _require(_whole(count) and count >= 1,
+                     f"{self.hosts_per_leaf} hosts per leaf / oversubscription "
+                     f"{self.oversubscription} is not a whole number of spines: give spines "
+                     "explicitly")
+            spines = round(count)
+        _require(spines >= 1, f"spines must be at least 1, got {spines}")
+        return spines, self.hosts_per_leaf * self.rate_gbps / self.oversubscription / spines
+
+    def _uplink_summary(self) -> str:
+        spines, uplink = self.uplinks
+        return (f"{spines} spines; host links {self.rate_gbps:g} Gbps, uplinks {uplink:g} Gbps "
+                f"(oversubscription {self.oversubscription:g}); delay {self.delay_us:g} us")
 
 
 @dataclass(frozen=True, kw_only=True)
-class LeafSpine(LinkTiming):
+class LeafSpine(LinkTiming, _TwoTier):
     """Two-tier Clos: every leaf has hosts_per_leaf hosts and one link to each spine.
 
     Uplinks run at hosts_per_leaf * rate_gbps / (spines * oversubscription)
@@ -81,31 +99,20 @@ class LeafSpine(LinkTiming):
 
     def __post_init__(self) -> None:
         super().__post_init__()
-        _require(self.leaves >= 1, f"leaves must be at least 1, got {self.leaves}")
-        _require(self.hosts_per_leaf >= 1,
-                 f"hosts_per_leaf must be at least 1, got {self.hosts_per_leaf}")
+        require_at_least_one(self, "leaves", "hosts_per_leaf")
         self.uplinks  # noqa: B018 - validates the derived spine count and rate
-
-    @cached_property
-    def uplinks(self) -> tuple[int, float]:
-        """(number of spines, uplink rate in Gbit/s)."""
-        return _two_tier_uplinks(self.hosts_per_leaf, self.rate_gbps, self.spines,
-                                 self.oversubscription)
 
     @property
     def host_count(self) -> int:
         return self.leaves * self.hosts_per_leaf
 
     def summary(self) -> str:
-        spines, uplink = self.uplinks
-        return (f"leaf-spine: {self.host_count} hosts, {self.leaves} leaves x {self.hosts_per_leaf} "
-                f"hosts, {spines} spines; host links {self.rate_gbps:g} Gbps, uplinks "
-                f"{uplink:g} Gbps (oversubscription {self.oversubscription:g}); "
-                f"delay {self.delay_us:g} us")
+        return (f"leaf-spine: {self.host_count} hosts, {self.leaves} leaves x "
+                f"{self.hosts_per_leaf} hosts, {self._uplink_summary()}")
 
 
 @dataclass(frozen=True, kw_only=True)
-class RailOptimized(LinkTiming):
+class RailOptimized(LinkTiming, _TwoTier):
     """Rail-optimized fat-tree: GPU i of every server hangs off a leaf of rail i.
 
     Each GPU is one host; rank = server * gpus_per_server + gpu, so rank r is
@@ -122,11 +129,7 @@ class RailOptimized(LinkTiming):
 
     def __post_init__(self) -> None:
         super().__post_init__()
-        _require(self.servers >= 1, f"servers must be at least 1, got {self.servers}")
-        _require(self.gpus_per_server >= 1,
-                 f"gpus_per_server must be at least 1, got {self.gpus_per_server}")
-        _require(self.leaf_downlinks >= 1,
-                 f"leaf_downlinks must be at least 1, got {self.leaf_downlinks}")
+        require_at_least_one(self, "servers", "gpus_per_server", "leaf_downlinks")
         _require(self.servers % self.leaves_per_rail == 0,
                  f"{self.servers} servers do not split evenly over {self.leaves_per_rail} leaves "
                  f"per rail ({self.leaf_downlinks} downlinks each)")
@@ -148,19 +151,10 @@ class RailOptimized(LinkTiming):
     def host_count(self) -> int:
         return self.servers * self.gpus_per_server
 
-    @cached_property
-    def uplinks(self) -> tuple[int, float]:
-        """(number of spines, uplink rate in Gbit/s)."""
-        return _two_tier_uplinks(self.hosts_per_leaf, self.rate_gbps, self.spines,
-                                 self.oversubscription)
-
     def summary(self) -> str:
-        spines, uplink = self.uplinks
         return (f"rail-optimized: {self.host_count} hosts ({self.servers} servers x "
                 f"{self.gpus_per_server} GPUs), {self.rails} rails x {self.leaves_per_rail} "
-                f"leaves of {self.hosts_per_leaf} hosts, {spines} spines; host links "
-                f"{self.rate_gbps:g} Gbps, uplinks {uplink:g} Gbps (oversubscription "
-                f"{self.oversubscription:g}); delay {self.delay_us:g} us")
+                f"leaves of {self.hosts_per_leaf} hosts, {self._uplink_summary()}")
 
 
 @dataclass(frozen=True, kw_only=True)

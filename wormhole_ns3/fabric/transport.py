@@ -15,7 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Protocol
 
-from .specs import FabricSpecError
+from .specs import FabricSpecError, require_at_least_one
 
 #: Short names of the TCP variants experiments choose between, and their ns-3 TypeIds.
 CONGESTION_CONTROLS = {"dctcp": "ns3::TcpDctcp", "newreno": "ns3::TcpNewReno",
@@ -75,10 +75,8 @@ class TransportConfig:
                 f"TCP TypeId name like TcpBbr, got {self.congestion_control!r}")
         if self.type_id == CONGESTION_CONTROLS["dctcp"] and not self.ecn:
             raise FabricSpecError("DCTCP needs ECN: ecn=False is not allowed with dctcp")
-        for name in ("segment_bytes", "send_buffer_bytes", "receive_buffer_bytes",
-                     "delayed_ack_count"):
-            if getattr(self, name) < 1:
-                raise FabricSpecError(f"{name} must be at least 1, got {getattr(self, name)}")
+        require_at_least_one(self, "segment_bytes", "send_buffer_bytes", "receive_buffer_bytes",
+                             "delayed_ack_count")
         if self.send_buffer_bytes < self.segment_bytes or \
                 self.receive_buffer_bytes < self.segment_bytes:
             raise FabricSpecError("socket buffers must hold at least one segment")

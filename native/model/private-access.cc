@@ -12,6 +12,7 @@
 #include "ns3/bulk-send-application.h"
 #include "ns3/event-id.h"
 #include "ns3/flow-monitor.h"
+#include "ns3/ipv4-global-routing.h"
 #include "ns3/onoff-application.h"
 #include "ns3/packet-sink.h"
 #include "ns3/packet.h"
@@ -79,6 +80,15 @@ WORMHOLE_EXPOSE(DctcpAlphaField, TcpDctcp, m_alpha, double);
 WORMHOLE_EXPOSE(DctcpAckedEcn, TcpDctcp, m_ackedBytesEcn, uint32_t);
 WORMHOLE_EXPOSE(DctcpAckedTotal, TcpDctcp, m_ackedBytesTotal, uint32_t);
 WORMHOLE_EXPOSE(DctcpNextSeqFlag, TcpDctcp, m_nextSeqFlag, bool);
+WORMHOLE_EXPOSE(GlobalHostRoutes, Ipv4GlobalRouting, m_hostRoutes, std::list<Ipv4RoutingTableEntry*>);
+WORMHOLE_EXPOSE(GlobalNetworkRoutes,
+                Ipv4GlobalRouting,
+                m_networkRoutes,
+                std::list<Ipv4RoutingTableEntry*>);
+WORMHOLE_EXPOSE(GlobalExternalRoutes,
+                Ipv4GlobalRouting,
+                m_ASexternalRoutes,
+                std::list<Ipv4RoutingTableEntry*>);
 
 #undef WORMHOLE_EXPOSE
 
@@ -319,6 +329,14 @@ FlowMonitorRxPackets(Ptr<FlowMonitor> monitor, uint32_t flowId)
     auto& stats = PeekPointer(monitor)->*MemberPointer(MonitorStats());
     auto it = stats.find(flowId);
     return it == stats.end() ? 0 : it->second.rxPackets;
+}
+
+GlobalRouteLists
+GlobalRoutes(const Ipv4GlobalRouting& routing)
+{
+    return {routing.*MemberPointer(GlobalHostRoutes()),
+            routing.*MemberPointer(GlobalNetworkRoutes()),
+            routing.*MemberPointer(GlobalExternalRoutes())};
 }
 
 } // namespace wormhole

@@ -12,6 +12,7 @@
 #include "ns3/ptr.h"
 
 #include <cstdint>
+#include <list>
 #include <string>
 #include <utility>
 
@@ -33,6 +34,8 @@ class EventId;
 class Packet;
 class Address;
 class FlowMonitor;
+class Ipv4GlobalRouting;
+class Ipv4RoutingTableEntry;
 
 namespace wormhole
 {
@@ -125,6 +128,21 @@ uint32_t FlowMonitorShiftInFlight(Ptr<FlowMonitor> monitor, uint32_t flowId, int
 
 /** @return how many packets a FlowMonitor flow has received so far (0 if unknown). */
 uint64_t FlowMonitorRxPackets(Ptr<FlowMonitor> monitor, uint32_t flowId);
+
+/** The route lists of Ipv4GlobalRouting, in the order its lookup consults them. */
+struct GlobalRouteLists
+{
+    const std::list<Ipv4RoutingTableEntry*>& host;     //!< routes to single addresses
+    const std::list<Ipv4RoutingTableEntry*>& network;  //!< routes to networks
+    const std::list<Ipv4RoutingTableEntry*>& external; //!< AS-external routes (first match wins)
+};
+
+/**
+ * @return the route lists of a global routing table, so it can be read in
+ * one pass (GetRoute(i) walks a list from its start: reading a table of n
+ * routes through it costs n^2/2 steps).
+ */
+GlobalRouteLists GlobalRoutes(const Ipv4GlobalRouting& routing);
 
 } // namespace wormhole
 } // namespace ns3

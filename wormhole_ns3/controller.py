@@ -595,7 +595,7 @@ class Controller:
         self._last_progress = wall
         now = self.now()
         skipped = sum(r.dt for r in self.skips)
-        flows = len(self.flows)
+        flows = int(self.tracker.GetNFlows())
         line = (
             f"\r[wormhole] t={now:.4f}s flows done {len(self.finished)}/{flows} "
             f"skips {len(self.skips)} skipped {skipped:.4f}s"

@@ -170,8 +170,11 @@ class MemoDriver:
             return
         self._completion_of.pop(flow, None)
         if self.memo.completing(self._now_ns(), flow):
-            self.tracker.CompleteVirtually(flow)
-            self.controller.finished.add(flow)
+            self.complete_flow_now(flow)
+
+    def complete_flow_now(self, flow: int) -> None:
+        self.tracker.CompleteVirtually(flow)
+        self.controller.finished.add(flow)
 
     # ----------------------------------------------- controller notifications
     def flow_finished(self, flow: int) -> None:

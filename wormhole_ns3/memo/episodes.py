@@ -77,6 +77,7 @@ class MemoHost(Protocol):
     def start_flow(self, flow: int) -> None: ...
     def hold_flow(self, flow: int) -> None: ...
     def complete_flow_at(self, flow: int, time_ns: int) -> None: ...
+    def complete_flow_now(self, flow: int) -> None: ...
     def cancel_completion(self, flow: int) -> None: ...
     def resume_flow(self, flow: int, delivered: int, tcp: tuple[float, ...] | None) -> None: ...
     def call_at(self, time_ns: int, action: Callable[[], None]) -> None: ...
@@ -202,6 +203,7 @@ class Memoizer:
     def arrive(self, now_ns: int, flows: Sequence[int]) -> None:
         """Flows that start now: join the open episodes they touch, or open new ones."""
         self._now_ns = now_ns
+        self._complete_due(now_ns, flows)
         touching: dict[int, set[int]] = {}
         for flow in sorted(flows):
             links = self._links(flow)
@@ -279,7 +281,7 @@ class Memoizer:
                         survivors.append((candidate, index))
                 if not survivors:
                     self._diverge(now_ns, episode, f"flow {flow} was not expected at +{offset} ns"
-                                  + (f" ({blocker})" if blocker else ""))
+                                  + (f" ({blocker})" if blocker else self._expectation(episode, offset)))
                     self._admit(episode, ordered[position:])
                     return
                 self._keep(episode, [c for c, _ in survivors])
@@ -382,6 +384,34 @@ class Memoizer:
             record = done[0].record
             self.stats.events_avoided += record.events + record.events_avoided
             self._forget(episode, now_ns)
+
+    @staticmethod
+    def _expectation(episode: OpenEpisode, offset: int) -> str:
+        """What the continuations expected next, to explain a divergence."""
+        pending = sorted({
+            a.offset_ns for c in episode.candidates for i, a in enumerate(c.arrivals)
+            if i not in c.flow_of
+        })
+        later = [o for o in pending if o >= offset][:3]
+        return (f" (next recorded arrivals at +{', +'.join(map(str, later))} ns)" if later
+                else " (no more arrivals recorded)")
+
+    def _complete_due(self, now_ns: int, flows: Sequence[int]) -> None:
+        """Replayed flows that end right now end before these arrivals are looked at.
+
+        Simultaneous events are ordered by the simulator; a flow the recording saw
+        start just after an episode's last byte must find it closed in the replay too.
+        """
+        touched = {self._episode_of_link[l] for f in flows for l in self._links(f) if l in self._episode_of_link}
+        for episode_id in sorted(touched):
+            episode = self._episodes.get(episode_id)
+            if episode is None or episode.mode != REPLAYING:
+                continue
+            for flow, offset in sorted(episode.completing.items()):
+                if episode.t0_ns + offset == now_ns:
+                    self.host.cancel_completion(flow)
+                    if self.completing(now_ns, flow):
+                        self.host.complete_flow_now(flow)
 
     def _check_later(self, episode: OpenEpisode, offset: int) -> None:
         """Verify, just after ``offset``, that the recorded arrivals at that offset came."""
@@ -537,6 +567,9 @@ class Memoizer:
         total = record.events + record.events_avoided
         if total < MIN_RECORDED_EVENTS:
             return
+        # one more recording of the key is what a diverged replay asked for: whether its
+        # course is new or not, replays of the key resume (a context that does not
+        # recur must not keep a key from being replayed for the rest of the run)
         self._relearn.discard(episode.key)
         meta = {"flows": len(episode.flows), "span_ns": record.close_ns, "events": total}
         if self.store.update(episode.key, lambda value: add_continuation(value, record), meta):
@@ -569,11 +602,19 @@ class Memoizer:
         return frozenset(data) | frozenset(ack)
 
     def _fingerprint(self, flows: list[int]):
+        """The key of flows opening an episode.
+
+        Each flow's place in the order the flows were created is part of it. Flows
+        alike in every other way (the steps of a ring) need not end alike: the
+        simulator breaks their ties in the order they were created, so that order
+        says which recorded outcome is whose.
+        """
         descriptors = {}
         links = {}
-        for flow in flows:
+        for position, flow in enumerate(sorted(flows)):
             data, ack = self.host.flow_route(flow)
-            descriptors[flow] = FlowDescriptor(self.host.flow_attributes(flow), 0, data, ack)
+            attributes = f"{self.host.flow_attributes(flow)} created {position}"
+            descriptors[flow] = FlowDescriptor(attributes, 0, data, ack)
             for link in (*data, *ack):
                 links[link] = LinkDescriptor(self._link_attributes(link), self.host.link_queue(link))
         return fingerprint(Episode(descriptors, links, self.context))

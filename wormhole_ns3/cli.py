@@ -140,9 +140,9 @@ def _main(argv: list[str] | None) -> int:
         )
     if args.command == "demo":
         from .compare import compare_script
-        from .examples import dumbbell_path
+        from .examples import DUMBBELL_PRESETS, dumbbell_path
 
-        script_args = ["--flows", "4", "--min-mb", "30", "--max-mb", "60"] if args.small else []
+        script_args = list(DUMBBELL_PRESETS["small" if args.small else "default"])
         return compare_script(str(dumbbell_path()), script_args, config, args.json, args.trace, True)
     parser.error(f"unknown command {args.command}")
     return 2

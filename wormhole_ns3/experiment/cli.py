@@ -8,7 +8,8 @@ import sys
 from pathlib import Path
 
 from .child import ChildOptions
-from .registry import Experiment, ExperimentError, experiments, get_experiment
+from . import registry
+from .registry import Experiment, ExperimentError
 
 
 def add_experiment_command(commands: argparse._SubParsersAction) -> None:
@@ -75,9 +76,9 @@ def run_experiment_command(args: argparse.Namespace) -> int:
 
 def _dispatch(args: argparse.Namespace) -> int:
     if args.experiment_action == "list":
-        print(experiment_table(experiments().values()))
+        print(experiment_table(registry.experiments().values()))
         return 0
-    experiment = get_experiment(args.name)
+    experiment = registry.get_experiment(args.name)
     options = _child_options(args)
     if args.experiment_action == "run":
         from .run import run_experiment

@@ -72,8 +72,8 @@ def check_reusable_baseline(folder: Path, experiment: Experiment, preset: str) -
     wanted = ("baseline", experiment.name, preset, experiment.script_args(preset))
     if found != wanted:
         raise ExperimentError(
-            f"--reuse-baseline {folder}: it is a {found[0]} run of {found[1]} preset {found[2]} "
-            f"(args {found[3]}), not a baseline run of {experiment.name} preset {preset} (args {wanted[3]})"
+            f"--reuse-baseline {folder}: it holds a run of {found[1]} preset {found[2]} in {found[0]} mode "
+            f"(args {found[3]}), not the baseline of {experiment.name} preset {preset} (args {wanted[3]})"
         )
 
 

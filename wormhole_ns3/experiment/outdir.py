@@ -60,8 +60,9 @@ class StagedDir:
 
 def check_writable(final: Path, force: bool) -> None:
     """Raise ExperimentError if ``final`` is a file, or a non-empty folder and not ``force``, or cannot be made."""
-    if final.exists() and not final.is_dir():
-        raise ExperimentError(f"cannot write results to {final}: it is a file")
+    blocking = next((p for p in (final, *final.parents) if p.exists() and not p.is_dir()), None)
+    if blocking is not None:
+        raise ExperimentError(f"cannot write results to {final}: {blocking} is a file")
     if _non_empty(final) and not force:
         raise ExperimentError(f"{final} already holds results; choose another --out or pass --force to replace them")
     try:

@@ -18,7 +18,7 @@ import sys
 import threading
 from concurrent.futures import Executor, Future, ThreadPoolExecutor, as_completed
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from tqdm import tqdm
@@ -59,6 +59,9 @@ def plan_sweep(experiment: Experiment, presets: list[str], repeats: int, out: Pa
         raise ExperimentError("--presets names no preset")
     for preset in presets:
         experiment.script_args(preset)
+    out = out.absolute()  # a cluster's workers run elsewhere: they need paths that mean the same there
+    if options.memo is not None:
+        options = replace(options, memo=options.memo.absolute())
     return [
         SweepRun(experiment, preset, k, out / (preset if repeats == 1 else f"{preset}-{k}"), options, force)
         for preset in presets
@@ -77,33 +80,31 @@ def sweep(runs: list[SweepRun], out: Path, jobs: int = 1, cluster: str | None = 
     if jobs < 1:
         raise ExperimentError(f"--jobs must be at least 1, got {jobs}")
     check_writable(out, force)
-    out.mkdir(exist_ok=True)
     stop = threading.Event()
     outcomes: dict[int, dict | ExperimentError] = {}
-    bar = tqdm(total=len(runs), desc="runs", unit="run", file=sys.stderr, disable=not progress)
-    try:
-        with executor_for(cluster, jobs) as executor:
-            local = isinstance(executor, ThreadPoolExecutor)
-            futures = {
-                (executor.submit(execute, run, stop) if local else executor.submit(execute, run)): index
-                for index, run in enumerate(runs)
-            }
-            try:
-                for future in as_completed(futures):
-                    index = futures[future]
-                    outcomes[index] = _outcome(future)
-                    bar.update()
-                    if not progress:
-                        print(f"[wormhole] {_describe(runs[index], outcomes[index])}", file=sys.stderr, flush=True)
-            except KeyboardInterrupt:
-                stop.set()
-                for future in futures:
-                    future.cancel()
-                raise ExperimentError(f"interrupted; the runs that finished are in {out}", exit_code=130) from None
-    finally:
-        bar.close()
-        rows = [run_row(run, outcomes[i]) for i, run in enumerate(runs) if i in outcomes]
-        _write_runs(rows, out / RUNS_FILE)
+    with executor_for(cluster, jobs) as executor:
+        out.mkdir(exist_ok=True)
+        bar = tqdm(total=len(runs), desc="runs", unit="run", file=sys.stderr, disable=not progress)
+        local = isinstance(executor, ThreadPoolExecutor)  # only local runs can be told to stop
+        futures: dict[Future, int] = {}
+        try:
+            for index, run in enumerate(runs):
+                futures[executor.submit(execute, run, stop) if local else executor.submit(execute, run)] = index
+            for future in as_completed(futures):
+                index = futures[future]
+                outcomes[index] = _outcome(future)
+                bar.update()
+                if not progress:
+                    print(f"[wormhole] {_describe(runs[index], outcomes[index])}", file=sys.stderr, flush=True)
+        except KeyboardInterrupt:
+            stop.set()
+            for future in futures:
+                future.cancel()
+            raise ExperimentError(f"interrupted; the runs that finished are in {out}", exit_code=130) from None
+        finally:
+            bar.close()
+            rows = [run_row(run, outcomes[i]) for i, run in enumerate(runs) if i in outcomes]
+            _write_runs(rows, out / RUNS_FILE)
     return rows
 
 

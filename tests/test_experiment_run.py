@@ -215,3 +215,20 @@ def test_options_run_would_refuse_are_caught_before_any_run():
                                               "invalid int value: 'x'"):
         _check_run_options(["run", "--window", "x", "s.py"])
 
+
+
+@pytest.mark.slow
+def test_a_script_without_tables_gets_them_from_the_harness(wormhole, tmp_path):
+    """The dumbbell demo writes no tables: flows.csv comes from the flows the harness tracked."""
+    done = wormhole("experiment", "run", "dctcp-dumbbell", "--out", "out")
+    assert done.returncode == 0, done.stderr
+    out = tmp_path / "out"
+    run, summary = load_json(out / "run.json"), load_json(out / "summary.json")
+    flows = pd.read_csv(out / "flows.csv")
+    assert list(flows["task"]) == [f["id"] for f in run["flows"]] == [0, 1, 2, 3]
+    assert list(flows["src"]) == [f["src"] for f in run["flows"]]
+    assert list(flows["fct"]) == [f["fct"] for f in run["flows"]]
+    assert list(flows["bytes"]) == [30_000_000, 40_000_000, 50_000_000, 60_000_000]
+    assert not (out / "iterations.csv").exists() and not (out / "workload.json").exists()
+    assert (summary["flows_finished"], summary["flows_total"], summary["iterations"]) == (4, None, 0)
+    assert len((out / "fct.txt").read_text().splitlines()) == 4

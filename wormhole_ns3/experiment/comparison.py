@@ -193,13 +193,20 @@ def markdown_summary(summary: dict) -> str:
         f"| events | {summary['events_baseline']:,} | {summary['events_accelerated']:,} "
         f"({summary['events_ratio']:.1f}x fewer) |",
         f"| flows finished | {summary['flows_finished_baseline']} | {summary['flows_finished_accelerated']} |",
-        f"| mean iteration time | {_ms(summary['iteration_time_mean_baseline_s'])} | "
-        f"{_ms(summary['iteration_time_mean_accelerated_s'])} |",
+    ]
+    if summary["iterations_compared"]:
+        lines.append(f"| mean iteration time | {_ms(summary['iteration_time_mean_baseline_s'])} | "
+                     f"{_ms(summary['iteration_time_mean_accelerated_s'])} |")
+    lines += [
         "",
         f"- FCT error over {summary['flows_compared']} flows: mean {_percent(summary['fct_mean_rel_err'])}, "
         f"p99 {_percent(summary['fct_p99_rel_err'])}, max {_percent(summary['fct_max_rel_err'])}",
-        f"- iteration time error over {summary['iterations_compared']} iterations: "
-        f"max {_percent(summary['iteration_time_rel_err'])}, mean {_percent(summary['iteration_time_mean_rel_err'])}",
+    ]
+    if summary["iterations_compared"]:
+        lines.append(f"- iteration time error over {summary['iterations_compared']} iterations: "
+                     f"max {_percent(summary['iteration_time_rel_err'])}, "
+                     f"mean {_percent(summary['iteration_time_mean_rel_err'])}")
+    lines += [
         f"- {summary['skips']} skips covering {summary['skipped_time_s']:.6f} s of simulated time "
         f"({summary['skip_backs']} cut short)",
         f"- PacketSink totals {'exact' if summary['rx_bytes_exact'] else 'DIFFER'}; "

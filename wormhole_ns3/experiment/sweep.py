@@ -13,6 +13,7 @@ need wormhole-ns3 installed and ``OUT`` on a file system they share.
 from __future__ import annotations
 
 import csv
+import importlib
 import io
 import sys
 import threading
@@ -165,12 +166,9 @@ def executor_for(cluster: str | None, jobs: int):
 
 @contextmanager
 def _dask_executor(address: str):
+    client_class = _cluster_package("dask.distributed", "dask").Client
     try:
-        from dask.distributed import Client
-    except ImportError:
-        raise ExperimentError(f"--cluster dask://... needs dask.distributed: {CLUSTER_EXTRA}") from None
-    try:
-        client = Client(address, timeout="10s")
+        client = client_class(address, timeout="10s")
     except OSError as error:
         raise ExperimentError(f"cannot reach the Dask scheduler at {address}: {error}") from None
     with client, client.get_executor(pure=False) as executor:
@@ -179,10 +177,7 @@ def _dask_executor(address: str):
 
 @contextmanager
 def _ray_executor(address: str):
-    try:
-        import ray
-    except ImportError:
-        raise ExperimentError(f"--cluster ray://... needs ray: {CLUSTER_EXTRA}") from None
+    ray = _cluster_package("ray", "ray")
     try:
         ray.init(address=address)
     except ConnectionError as error:
@@ -191,6 +186,14 @@ def _ray_executor(address: str):
         yield RayExecutor(ray)
     finally:
         ray.shutdown()
+
+
+def _cluster_package(name: str, scheme: str):
+    """The cluster's Python package, or a one-line error saying how to install it."""
+    try:
+        return importlib.import_module(name)
+    except ImportError:
+        raise ExperimentError(f"--cluster {scheme}://... needs {name}: {CLUSTER_EXTRA}") from None
 
 
 class RayExecutor(Executor):

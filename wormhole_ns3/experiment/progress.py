@@ -8,6 +8,7 @@ to the simulation.
 
 from __future__ import annotations
 
+import csv
 import sys
 from pathlib import Path
 
@@ -40,8 +41,7 @@ class FlowsTail:
         lines = (self._pending + text).split("\n")
         self._pending = lines.pop()  # an incomplete last line waits for the next poll
         added = 0
-        for line in lines:
-            fields = line.split(",")
+        for fields in csv.reader(lines):
             if self._finish_column is None:
                 self._finish_column = fields.index("finish")
                 continue

@@ -59,19 +59,19 @@ def main():
     workload = ring_workload(args.ranks, int(args.mb * 1e6), args.iterations, args.compute_ms / 1e3)
     hosts = star(args.ranks, "10Gbps", args.delay)
     dag = flow_dag(workload, hosts)
-    writer = ResultWriter(args.results_dir, workload) if args.results_dir else None
-    flows_done = []
+    if args.crash_after_flows:  # connected first: the crashing flow gets no row
+        flows_done = []
 
-    def finished(task):
-        if dag.IsFlow(task):
-            flows_done.append(task)
+        def crash(task):
+            flows_done.extend([task] if dag.IsFlow(task) else [])
             if len(flows_done) == args.crash_after_flows:
                 raise RuntimeError(f"crash asked for after {len(flows_done)} flows")
-        if writer is not None:
-            writer.task_finished(task, dag.GetStartTime(task).GetSeconds(), dag.GetFinishTime(task).GetSeconds())
 
-    callback = ns.cppyy.gbl.std.function["void(unsigned int)"](finished)  # kept alive until the run ends
-    dag.TraceConnectWithoutContext("Finish", ns.Callback["void", "unsigned int"](callback))
+        callback = ns.cppyy.gbl.std.function["void(unsigned int)"](crash)  # kept alive until the run ends
+        dag.TraceConnectWithoutContext("Finish", ns.Callback["void", "unsigned int"](callback))
+    writer = ResultWriter(args.results_dir, workload) if args.results_dir else None
+    if writer is not None:
+        writer.follow(dag)
     dag.Start()
     ns.Simulator.Run()
     print("finished", dag.GetNFinished(), "of", dag.GetNTasks(), "tasks")

@@ -81,11 +81,10 @@ def _dispatch(args: argparse.Namespace) -> int:
     experiment = registry.get_experiment(args.name)
     options = _child_options(args)
     if args.experiment_action == "run":
-        from .run import run_experiment
+        from .run import mode_of, run_experiment
 
         preset = args.preset or experiment.default_preset
-        mode = "baseline" if args.baseline else "accelerated"
-        out = args.out or Path("results", experiment.name, preset, mode)
+        out = args.out or Path("results", experiment.name, preset, mode_of(options))
         summary = run_experiment(experiment, preset, out, options, args.force)
         print(f"wrote {out}: {_run_line(summary)}")
         return 0

@@ -24,7 +24,7 @@ from .child import RUN_RESULTS_FILE, STDOUT_FILE, ChildOptions
 from .outdir import StagedDir
 from .registry import Experiment, ExperimentError
 from .results import FLOWS_FILE, ITERATION_COLUMNS, ITERATIONS_FILE, read_flows, read_iterations, write_atomically
-from .run import MEMO_FIELDS, SUMMARY_FILE, check_script, execute_run, write_json, write_parquet
+from .run import MEMO_FIELDS, SUMMARY_FILE, check_runnable, execute_run, write_json, write_parquet
 
 SIDES = ("baseline", "accelerated")
 #: What must be equal in both runs for a task to be the same flow.
@@ -40,8 +40,7 @@ HARNESS_COMPARISON = (
 def compare_experiment(experiment: Experiment, preset: str, out: Path, options: ChildOptions, force: bool = False,
                        reuse_baseline: Path | None = None, stop: threading.Event | None = None) -> dict:
     """Baseline (or a reused one) then accelerated into ``out``; the comparison's summary."""
-    script_args = experiment.script_args(preset)
-    check_script(experiment)
+    check_runnable(experiment, preset)
     if reuse_baseline is not None:
         check_reusable_baseline(Path(reuse_baseline), experiment, preset)
     staged = StagedDir.create(out, force)
@@ -50,10 +49,10 @@ def compare_experiment(experiment: Experiment, preset: str, out: Path, options: 
         shutil.copytree(reuse_baseline, folders["baseline"])
     else:
         folders["baseline"].mkdir()
-        execute_run(experiment, preset, script_args, folders["baseline"], replace(options, baseline=True), stop)
+        execute_run(experiment, preset, folders["baseline"], replace(options, baseline=True), stop)
     folders["accelerated"].mkdir()
     try:
-        execute_run(experiment, preset, script_args, folders["accelerated"], replace(options, baseline=False), stop)
+        execute_run(experiment, preset, folders["accelerated"], replace(options, baseline=False), stop)
     except ExperimentError as failure:
         keep = f"the baseline in {folders['baseline']} is complete: compare again with --reuse-baseline on it"
         raise ExperimentError(str(failure), failure.exit_code, (*failure.details, keep)) from None

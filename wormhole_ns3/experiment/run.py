@@ -32,28 +32,31 @@ MEMO_FIELDS = ("memo_hits", "memo_misses", "memo_entries", "events_avoided_by_me
 
 
 def mode_of(options: ChildOptions) -> str:
+    """The run's mode, as the harness names it."""
     return "baseline" if options.baseline else "accelerated"
 
 
 def run_experiment(experiment: Experiment, preset: str, out: Path, options: ChildOptions,
                    force: bool = False, stop: threading.Event | None = None) -> dict:
     """Run one preset into ``out`` (staged, renamed when complete); return its summary."""
-    script_args = experiment.script_args(preset)
-    check_script(experiment)
+    check_runnable(experiment, preset)
     staged = StagedDir.create(out, force)
-    summary = execute_run(experiment, preset, script_args, staged.staging, options, stop)
+    summary = execute_run(experiment, preset, staged.staging, options, stop)
     staged.commit()
     return summary
 
 
-def check_script(experiment: Experiment) -> None:
+def check_runnable(experiment: Experiment, preset: str) -> None:
+    """Raise ExperimentError for an unknown preset or a missing script, before anything is made."""
+    experiment.script_args(preset)
     if not experiment.script.is_file():
         raise ExperimentError(f"experiment {experiment.name}: its script {experiment.script} does not exist")
 
 
-def execute_run(experiment: Experiment, preset: str, script_args: list[str], folder: Path, options: ChildOptions,
+def execute_run(experiment: Experiment, preset: str, folder: Path, options: ChildOptions,
                 stop: threading.Event | None = None) -> dict:
     """Run the script in the existing, empty ``folder``, derive the tables and write ``summary.json``."""
+    script_args = experiment.script_args(preset)
     if experiment.results_dir_option is not None:
         script_args = [*script_args, experiment.results_dir_option, str(folder)]
     command = harness_command(experiment.script, script_args, folder, options)

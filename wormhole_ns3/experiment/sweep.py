@@ -28,7 +28,7 @@ from .child import ChildOptions
 from .outdir import check_writable
 from .registry import Experiment, ExperimentError
 from .results import write_atomically
-from .run import MEMO_FIELDS, run_experiment
+from .run import MEMO_FIELDS, mode_of, run_experiment
 
 RUNS_FILE = "runs.csv"
 #: Columns of runs.csv: which run, how it ended, then its summary's scalar numbers.
@@ -129,7 +129,7 @@ def run_row(run: SweepRun, outcome: dict | ExperimentError) -> dict:
         "run": run.out.name,
         "preset": run.preset,
         "repeat": run.repeat,
-        "mode": "baseline" if run.options.baseline else "accelerated",
+        "mode": mode_of(run.options),
         "exit_code": outcome.exit_code if failed else 0,
         "error": str(outcome) if failed else "",
     }

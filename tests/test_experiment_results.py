@@ -7,6 +7,8 @@ import pytest
 from wormhole_ns3.experiment.results import (
     FLOW_COLUMNS, ITERATION_COLUMNS, ResultWriter, read_flows, read_iterations, write_hpcc_fct,
 )
+from wormhole_ns3.experiment.comparison import join_flows
+from wormhole_ns3.experiment.registry import ExperimentError
 from wormhole_ns3.experiment.run import harness_flow_rows
 from wormhole_ns3.workloads import Workload, WorkloadBuilder, ring_allreduce
 
@@ -107,3 +109,29 @@ def test_a_script_without_tables_gets_its_flows_from_the_harness():
         "src": "10.0.0.1", "dst": "10.0.1.1", "bytes": 30000000, "start": 0.1, "finish": 0.1 + 0.0262,
         "fct": 0.0262,
     }
+
+
+def flows_frame(tmp_path, name, finished):
+    """flows.csv of a run that finished the given (task, start, finish) of ``two_iterations``."""
+    workload = two_iterations()
+    with ResultWriter(tmp_path / name, workload) as writer:
+        for task, start, finish in finished:
+            writer.flow_finished(task, start, finish)
+    return read_flows(tmp_path / name / "flows.csv")
+
+
+def test_flows_are_joined_by_task_with_their_relative_error(tmp_path):
+    baseline = flows_frame(tmp_path, "b", [(3, 0.0, 2.0), (2, 0.0, 1.0), (8, 1.0, 2.0)])
+    accelerated = flows_frame(tmp_path, "a", [(2, 0.0, 1.01), (3, 0.0, 1.98)])  # task 8 unfinished
+    joined = join_flows(baseline, accelerated)
+    assert list(joined["task"]) == [2, 3]
+    assert list(joined["fct_baseline"]) == [1.0, 2.0] and list(joined["fct_accelerated"]) == [1.01, 1.98]
+    assert list(joined["rel_err"]) == [abs(1.01 - 1.0) / 1.0, abs(1.98 - 2.0) / 2.0]
+    assert list(joined["bytes"]) == [1000, 1000]
+
+
+def test_runs_that_moved_different_flows_are_not_compared(tmp_path):
+    baseline = flows_frame(tmp_path, "b", [(2, 0.0, 1.0)])
+    accelerated = baseline.assign(bytes=999)
+    with pytest.raises(ExperimentError, match="the two runs moved different flows: task 2 differs in its bytes"):
+        join_flows(baseline, accelerated)

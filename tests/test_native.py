@@ -297,3 +297,56 @@ def test_crediting_past_the_application_trims_tcps_unsent_buffer(sim):
     ns3.Simulator.Stop(ns3.Seconds(10))
     ns3.Simulator.Run()
     assert sinks[0].GetTotalRx() == tracker.GetSize(0)
+
+
+def test_fingerprints_name_every_parameter_that_shapes_a_flow_and_a_link(sim):
+    ns3, test = sim
+    tracker, sinks = _small_dumbbell(ns3, flows=2)
+    ns3.Simulator.Stop(ns3.Seconds(0.101))
+    ns3.Simulator.Run()
+    flow = str(tracker.GetFlowFingerprint(0))
+    for part in ("bulk-tcp", "size=20000000", "SendSize=1448", "SegmentSize=1448",
+                 "ns3::TcpDctcp{", "DctcpShiftG=0.0625", "SndBufSize=4194304",
+                 "RttEstimatorType=ns3::RttMeanDeviation"):
+        assert part in flow, part
+    assert "Remote=" not in flow  # identities differ between equal flows; they are left out
+    assert tracker.GetFlowFingerprint(1) == tracker.GetFlowFingerprint(0)  # same size and stack
+    bottleneck = [int(x) for x in tracker.GetPath(0)][1]
+    link = str(tracker.GetLinkFingerprint(bottleneck))
+    for part in ("DataRate=10000000000bps", "Delay=+10000ns", "ns3::RedQueueDisc{", "MinTh=65",
+                 "UseEcn=true", "MaxSize=100p"):
+        assert part in link, part
+    assert "Address=" not in link
+    assert tracker.IsLossless(bottleneck)
+
+
+def test_a_restored_tcp_state_is_what_the_sender_then_has(sim):
+    ns3, test = sim
+    tracker, sinks = _small_dumbbell(ns3)
+    ns3.Simulator.Stop(ns3.Seconds(0.1005))
+    ns3.Simulator.Run()  # the flow is sending: sampling can start
+    tracker.SetSnapshotting(0, True)
+    tracker.ConfigureSampling(ns3.MicroSeconds(100), 10, ns3.Callback["void"]())
+    tracker.SetSampled(0, True)
+    ns3.Simulator.Stop(ns3.Seconds(0.0055))
+    ns3.Simulator.Run()
+    snapshots = list(tracker.GetSnapshots(0))
+    assert len(snapshots) == 54  # one per 100 us sample, until the stop at 0.106 s
+    assert [s.time for s in snapshots] == [100_600_000 + 100_000 * i for i in range(54)]
+    delivered = [s.delivered for s in snapshots]
+    assert delivered == sorted(delivered) and delivered[-1] <= tracker.GetDelivered(0)
+    assert all(s.tcp.cwnd > 0 and s.tcp.srtt > 0 for s in snapshots)
+    state = tracker.GetTcpState(0)
+    assert state.cwnd > 10 * 1448 and 0 <= state.alpha <= 1 and state.srtt > 0
+    wanted = ns3.TcpFlowState()
+    wanted.cwnd, wanted.ssthresh, wanted.alpha = 123 * 1448, 100 * 1448, 0.25
+    wanted.srtt, wanted.rttvar, wanted.rto = 80_000, 5_000, 200_000_000
+    assert tracker.SetTcpState(0, wanted)
+    got = tracker.GetTcpState(0)
+    assert (got.cwnd, got.ssthresh, got.alpha) == (123 * 1448, 100 * 1448, 0.25)
+    assert (got.srtt, got.rttvar, got.rto) == (80_000, 5_000, 200_000_000)
+    tracker.SetSnapshotting(0, False)
+    assert len(tracker.GetSnapshots(0)) == 0
+    ns3.Simulator.Stop(ns3.Seconds(10))
+    ns3.Simulator.Run()
+    assert sinks[0].GetTotalRx() == tracker.GetSize(0)  # the flow carries on and completes

@@ -81,6 +81,8 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--results", type=Path, metavar="JSON", help="write per-flow results here")
     run.add_argument("--trace", type=Path, metavar="CSV", help="write one row per skip here")
     run.add_argument("--progress", action="store_true", help="print progress on stderr")
+    run.add_argument("--memo", type=Path, metavar="PATH",
+                     help="record contention episodes in this memo store and replay recorded ones")
     _add_config_options(run)
     run.add_argument("script", help="the ns-3 script")
     run.add_argument("script_args", nargs=argparse.REMAINDER, help="arguments of the script")
@@ -91,6 +93,8 @@ def build_parser() -> argparse.ArgumentParser:
     compare.add_argument("--json", type=Path, metavar="OUT", help="write the comparison here")
     compare.add_argument("--trace", type=Path, metavar="CSV", help="write the accelerated run's skips here")
     compare.add_argument("--progress", action="store_true", help="print progress on stderr")
+    compare.add_argument("--memo", type=Path, metavar="PATH",
+                         help="memo store for the accelerated run (see run --memo)")
     _add_config_options(compare)
     compare.add_argument("script", help="the ns-3 script")
     compare.add_argument("script_args", nargs=argparse.REMAINDER, help="arguments of the script")
@@ -105,6 +109,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
+    from .memo.store import MemoStoreError
     from .native import NativeBuildError
 
     try:
@@ -112,6 +117,9 @@ def main(argv: list[str] | None = None) -> int:
     except NativeBuildError as error:
         print(f"wormhole-ns3: error: {error}", file=sys.stderr)
         return 1
+    except MemoStoreError as error:
+        print(f"wormhole-ns3: error: {error}", file=sys.stderr)
+        return 2
 
 
 def _main(argv: list[str] | None) -> int:
@@ -134,13 +142,15 @@ def _main(argv: list[str] | None) -> int:
             results=args.results,
             trace=args.trace,
             progress=args.progress,
+            memo=args.memo,
         )
         return run_script(args.script, _script_args(args), options)
     if args.command == "compare":
         from .compare import compare_script
 
         return compare_script(
-            args.script, _script_args(args), config, args.json, args.trace, args.progress
+            args.script, _script_args(args), config, args.json, args.trace, args.progress,
+            args.memo,
         )
     if args.command == "demo":
         from .compare import compare_script

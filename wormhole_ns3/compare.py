@@ -45,6 +45,7 @@ def compare_script(
     json_out: Path | None,
     trace: Path | None,
     progress: bool = False,
+    memo: Path | None = None,
 ) -> int:
     """Run baseline then accelerated; print the table; write the JSON; return an exit code."""
     if not Path(script).is_file():
@@ -57,7 +58,7 @@ def compare_script(
             accelerated = side == "accelerated"
             command = child_command(
                 script, argv, results[side], not accelerated, config,
-                trace if accelerated else None, progress and accelerated,
+                trace if accelerated else None, progress and accelerated, memo,
             )
             code, outputs[side] = run_child(command, side)
             if code != 0 or not results[side].exists():

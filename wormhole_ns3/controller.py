@@ -18,6 +18,8 @@ import numpy as np
 
 from .config import AcceleratorConfig
 from .fastforward import FlowProgress, SkipPlan, plan_skip
+from .memo.driver import MemoDriver
+from .memo.store import MemoStore
 from .flows import FlowInfo, FlowResult
 from .partition import Partition, partition_flows
 from .steady import Verdict, judge
@@ -78,11 +80,16 @@ class Controller:
         config: AcceleratorConfig,
         accelerate: bool,
         progress: bool = False,
+        memo: MemoStore | None = None,
+        memo_context: str = "",
     ) -> None:
         self.ns3 = ns3
         self.config = config
         self.accelerate = accelerate and config.enabled
         self.progress = progress
+        self._memo_store, self._memo_context = memo, memo_context
+        #: Replays recorded episodes when a memo store is given (see memo/driver.py).
+        self.memo: MemoDriver | None = None
         self.tracker = ns3.CreateObject[ns3.FlowTracker]()
         self.impl = None
         self.flows: dict[int, FlowInfo] = {}
@@ -127,6 +134,8 @@ class Controller:
             self._on_drained = self._callback(self.on_drained)
             self._after_unattributed = self._callback(self.after_unattributed)
             self._warm_up()
+            if self._memo_store is not None:
+                self.memo = MemoDriver(self, self._memo_store, self._memo_context)
 
     def _warm_up(self) -> None:
         """Bind the tracker methods the controller calls now, not inside the timed Run().
@@ -134,21 +143,30 @@ class Controller:
         cppyy compiles a wrapper at a method's first call (tens of ms each). The
         calls fail (there is no flow yet) after the wrapper exists; the simulator
         itself is not touched, so a script may still choose its implementation.
+        Methods taking a link are left out: they look up nodes, and there are none.
         """
         tracker = self.tracker
-        for name in (
+        names = [
             "GetKind", "GetSrcNode", "GetDstNode", "GetSrcAddress", "GetDstAddress",
             "GetSrcPort", "GetDstPort", "GetSize", "GetStartTime", "GetPath", "GetReversePath",
             "GetCongestionOps", "IsConstantRate", "GetAppRate", "GetTag", "GetState",
             "GetDelivered", "GetSendable", "GetSamples", "ClearSamples", "IsQuiet",
             "GetPlannedLinks", "GetSinkTotalRx", "GetCredited", "GetFinishTime",
             "ShiftMonitoredPackets", "Credit", "Uncredit", "SetSampled",
-        ):
-            method = getattr(tracker, name)
-            args = {"SetSampled": (0, True), "Credit": (0, 0), "Uncredit": (0, 0),
-                    "ShiftMonitoredPackets": (0, self.ns3.NanoSeconds(0))}.get(name, (0,))
+        ]
+        if self._memo_store is not None:
+            names += [
+                "DeferStart", "StartNow", "CompleteVirtually", "GetFlowFingerprint",
+                "GetPlannedPath", "GetPlannedReversePath", "GetSnapshots", "SetSnapshotting",
+                "SetTcpState",
+            ]
+        two_arguments = {"SetSampled": (0, True), "Credit": (0, 0), "Uncredit": (0, 0),
+                         "SetSnapshotting": (0, False),
+                         "ShiftMonitoredPackets": (0, self.ns3.NanoSeconds(0)),
+                         "SetTcpState": (0, self.ns3.TcpFlowState())}
+        for name in names:
             try:
-                method(*args)
+                getattr(tracker, name)(*two_arguments.get(name, (0,)))
             except Exception:  # noqa: BLE001 - out of range: there is no flow 0 yet
                 pass
         self.ns3.NanoSeconds(1).GetSeconds()
@@ -205,22 +223,32 @@ class Controller:
         for st in list(self.partitions.values()):
             if st.paused and not workload:
                 self._revert(st, "an unattributed event ran")
+        if self.memo is not None and not workload:
+            self.memo.forget_link_attributes()
         pending = []
         known, self._known_flows = self._known_flows, int(tracker.GetNFlows())
         for flow in range(known, self._known_flows):
             if int(tracker.GetState(flow)) != PENDING:
                 continue
-            planned = frozenset(int(x) for x in tracker.GetPlannedLinks(flow))
-            self._planned[flow] = planned
+            self._planned[flow] = frozenset(int(x) for x in tracker.GetPlannedLinks(flow))
             pending.append((tracker.GetStartTime(flow).GetSeconds(), flow))
-            for st in list(self.partitions.values()):
-                if st.paused and (not planned or planned & st.partition.links):
-                    self._revert(st, f"flow {flow} will start on its links")
+            if self.memo is None:
+                self.before_flow_start(flow)
+        if self.memo is not None:
+            # starts go through the memo, which decides them at their start time
+            self.memo.take_over(flow for _, flow in pending)
         if pending:
             now = self.now()
             self._arrivals = sorted(
                 [a for a in self._arrivals if a[0] >= now and a[1] not in self.flows] + pending
             )
+
+    def before_flow_start(self, flow: int) -> None:
+        """Cut short (skip-back) every skip in progress on links the flow is about to use."""
+        planned = self._planned.get(flow, frozenset())
+        for st in list(self.partitions.values()):
+            if st.paused and (not planned or planned & st.partition.links):
+                self._revert(st, f"flow {flow} will start on its links")
 
     def _next_arrival_on(self, links: frozenset[int], now: float) -> float:
         """The start time of the next flow that will load one of these links."""
@@ -253,6 +281,8 @@ class Controller:
             info = FlowInfo.from_tracker(self.tracker, flow)
             self.flows[flow] = info
             self.active.add(flow)
+            if self.memo is not None:
+                self.memo.flow_active(flow)
             self._configure_sampling(info)
             for st in list(self.partitions.values()):
                 if st.paused and st.partition.links & info.links:
@@ -260,6 +290,8 @@ class Controller:
         elif state == FINISHED:
             self.active.discard(flow)
             self.finished.add(flow)
+            if self.memo is not None:
+                self.memo.flow_finished(flow)
             info = self.flows[flow]
             drain = DRAIN_RTTS * self._path_rtt(info)
             self.draining[flow] = now + drain
@@ -274,6 +306,8 @@ class Controller:
         gone = [f for f, until in self.draining.items() if until <= now + 1e-12]
         for flow in gone:
             del self.draining[flow]
+            if self.memo is not None:
+                self.memo.flow_drained(flow)
         if gone:
             self._repartition(now)
 
@@ -595,6 +629,20 @@ class Controller:
                 )
             )
         return results
+
+    def trace_records(self) -> list[SkipRecord]:
+        """Every skip and every memo event of the run, in time order (the skip trace)."""
+        records = list(self.skips)
+        if self.memo is not None:
+            records += [
+                SkipRecord(
+                    time=e.time, partition=" ".join(map(str, e.flows)), flows=len(e.flows),
+                    dt=e.span, events_moved=0, events_avoided=e.events_avoided, credited_bytes=0,
+                    queue_packets=0, limit=e.kind, reason=e.detail, kind=f"memo-{e.kind}",
+                )
+                for e in self.memo.memo.trace
+            ]
+        return sorted(records, key=lambda r: r.time)
 
     def event_count(self) -> int:
         return int(self.ns3.Simulator.GetEventCount())

@@ -37,6 +37,8 @@ class RunOptions:
     results: Path | None = None
     trace: Path | None = None
     progress: bool = False
+    #: Memo store to record episodes in and replay them from (accelerated runs only).
+    memo: Path | None = None
 
 
 def prepare(options: RunOptions) -> Controller:
@@ -52,11 +54,28 @@ def prepare(options: RunOptions) -> Controller:
             "ns3::TcpL4Protocol::RttEstimatorType",
             ns.TypeIdValue(ns.SkipAwareRttEstimator.GetTypeId()),
         )
-    controller = Controller(shim.ns3, options.config, accelerate, progress=options.progress)
+    store = None
+    if accelerate and options.memo is not None:
+        from .memo.store import MemoStore
+
+        store = MemoStore.open(options.memo)
+    controller = Controller(
+        shim.ns3, options.config, accelerate, progress=options.progress,
+        memo=store, memo_context=memo_context(options.config),
+    )
     controller.attach()
     if accelerate:
         _watch_flow_monitors(ns, controller)
     return controller
+
+
+def memo_context(config: AcceleratorConfig) -> str:
+    """What besides the episode itself a memo key must contain: versions and settings."""
+    from .memo.record import RECORD_FORMAT
+
+    settings = json.dumps(config.as_dict(), sort_keys=True)
+    return (f"wormhole-ns3 {__version__}; ns-3 {loader.ns3_version()}; "
+            f"record format {RECORD_FORMAT}; accelerator {settings}")
 
 
 def _watch_flow_monitors(ns, controller: Controller) -> None:
@@ -111,7 +130,15 @@ def _run_program(controller: Controller, path: Path, argv: list[str], options: R
 
 
 def _finish(controller: Controller, script: str, argv: list[str], options: RunOptions, code: int) -> int:
-    """Report an accelerator failure loudly, else write the results and trace."""
+    """Report an accelerator failure loudly, else write the results and trace; close the memo."""
+    try:
+        return _report(controller, script, argv, options, code)
+    finally:
+        if controller.memo is not None:
+            controller.memo.memo.store.close()
+
+
+def _report(controller: Controller, script: str, argv: list[str], options: RunOptions, code: int) -> int:
     if controller.error is not None:
         print(
             f"wormhole-ns3: internal error in the accelerator, results are not valid: "
@@ -123,7 +150,7 @@ def _finish(controller: Controller, script: str, argv: list[str], options: RunOp
     if options.results is not None:
         write_results(controller, script, argv, options, code)
     if options.trace is not None:
-        write_trace(controller.skips, options.trace)
+        write_trace(controller.trace_records(), options.trace)
     return code
 
 
@@ -148,6 +175,7 @@ def _print_script_traceback(error: BaseException, script: Path) -> None:
 def results_dict(controller: Controller, script: str, argv: list[str], options: RunOptions, code: int) -> dict:
     snapshot = controller.last_run
     skips = controller.skips
+    memo = memo_results(controller)
     return {
         "wormhole_ns3_version": __version__,
         "ns3_version": loader.ns3_version(),
@@ -167,14 +195,40 @@ def results_dict(controller: Controller, script: str, argv: list[str], options: 
         "skip_backs": controller.reverts,
         "skipped_time_s": sum(r.dt for r in skips),
         "events_moved": sum(r.events_moved for r in skips),
-        "events_avoided": sum(r.events_avoided for r in skips),
+        "events_avoided_by_skip": sum(r.events_avoided for r in skips),
         "packet_level_time_s": dict(sorted(controller.packet_level_time.items())),
         "unskippable_flows": {
             str(f): info.skip_blocker
             for f, info in sorted(controller.flows.items())
             if info.skip_blocker
         },
+        **memo,
+        "events_avoided": sum(r.events_avoided for r in skips) + (memo["events_avoided_by_memo"] or 0),
         "flows": [asdict(f) for f in (snapshot.flows if snapshot else [])],
+    }
+
+
+def memo_results(controller: Controller) -> dict:
+    """Memo counters of a run (None when it ran without a memo store)."""
+    driver = controller.memo
+    if driver is None:
+        return {key: None for key in (
+            "memo_path", "memo_hits", "memo_mirrored", "memo_misses", "memo_recorded", "memo_diverged",
+            "memo_entries", "flows_replayed", "flows_resumed", "events_avoided_by_memo",
+        )}
+    stats = driver.memo.stats
+    store = driver.memo.store
+    return {
+        "memo_path": str(store.path),
+        "memo_hits": stats.hits,
+        "memo_mirrored": stats.mirrored,
+        "memo_misses": stats.misses,
+        "memo_recorded": stats.recorded,
+        "memo_diverged": stats.diverged,
+        "memo_entries": store.stats().entries,
+        "flows_replayed": stats.flows_replayed,
+        "flows_resumed": stats.flows_materialized,
+        "events_avoided_by_memo": stats.events_avoided,
     }
 
 

@@ -19,6 +19,8 @@ class SkipRecord:
     queue_packets: int  #: the partition's longest egress queue, held as it is during the skip
     limit: str  #: what ended the skip
     reason: str  #: why the partition was judged steady
+    #: "steady" (a fast-forward), or a memo event: "memo-replay", "memo-recorded", "memo-diverged"
+    kind: str = "steady"
 
     @classmethod
     def columns(cls) -> list[str]:

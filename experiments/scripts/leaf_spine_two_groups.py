@@ -31,6 +31,9 @@ import argparse
 
 from ns import ns
 
+from wormhole_ns3.fabric import queues
+from wormhole_ns3.fabric.transport import MIB, TransportConfig
+
 N_LEAVES = 4
 N_SPINES = 2
 HOSTS_PER_LEAF = 2
@@ -39,7 +42,7 @@ AWAY_METRIC = 10
 START_S = 0.1
 STEADY_PORT = 5000
 BURSTY_PORT = 6000
-QUEUE_PACKETS = "2666p"
+QUEUE_PACKETS = 2666
 RED_THRESHOLD_PACKETS = 65
 
 
@@ -58,37 +61,10 @@ def parse_args():
 
 
 def configure_tcp():
-    ns.Config.SetDefault("ns3::TcpL4Protocol::SocketType", ns.StringValue("ns3::TcpDctcp"))
-    ns.Config.SetDefault("ns3::TcpSocket::SegmentSize", ns.UintegerValue(1448))
-    ns.Config.SetDefault("ns3::TcpSocket::SndBufSize", ns.UintegerValue(4 * 1024 * 1024))
-    ns.Config.SetDefault("ns3::TcpSocket::RcvBufSize", ns.UintegerValue(4 * 1024 * 1024))
-    ns.Config.SetDefault("ns3::TcpSocketBase::UseEcn", ns.StringValue("On"))
+    """DCTCP, 1448-byte segments, 4 MiB buffers, ECN; ns-3's delayed ACK (2) and minimum RTO (1 s)."""
+    TransportConfig(segment_bytes=1448, send_buffer_bytes=4 * MIB, receive_buffer_bytes=4 * MIB,
+                    delayed_ack_count=2, min_rto_ms=1000).apply(ns)
     ns.Config.SetDefault("ns3::Ipv4GlobalRouting::RandomEcmpRouting", ns.BooleanValue(False))
-
-
-def red_helper(rate, delay):
-    tch = ns.TrafficControlHelper()
-    tch.SetRootQueueDisc(
-        "ns3::RedQueueDisc",
-        "UseEcn", ns.BooleanValue(True),
-        "UseHardDrop", ns.BooleanValue(False),
-        "Gentle", ns.BooleanValue(False),
-        "MeanPktSize", ns.UintegerValue(1500),
-        "QW", ns.DoubleValue(1.0),
-        "MinTh", ns.DoubleValue(RED_THRESHOLD_PACKETS),
-        "MaxTh", ns.DoubleValue(RED_THRESHOLD_PACKETS),
-        "LinkBandwidth", ns.DataRateValue(ns.DataRate(rate)),
-        "LinkDelay", ns.TimeValue(ns.Time(delay)),
-        "MaxSize", ns.QueueSizeValue(ns.QueueSize(QUEUE_PACKETS)),
-    )
-    return tch
-
-
-def fifo_helper():
-    tch = ns.TrafficControlHelper()
-    tch.SetRootQueueDisc("ns3::FifoQueueDisc",
-                         "MaxSize", ns.QueueSizeValue(ns.QueueSize(QUEUE_PACKETS)))
-    return tch
 
 
 def home_spine(leaf):
@@ -121,8 +97,10 @@ class Fabric:
         self.p2p = ns.PointToPointHelper()
         self.p2p.SetDeviceAttribute("DataRate", ns.StringValue(rate))
         self.p2p.SetChannelAttribute("Delay", ns.StringValue(delay))
-        self.red = red_helper(rate, delay)
-        self.fifo = fifo_helper()
+        self.red = queues.step_marking_red(ns, threshold_packets=RED_THRESHOLD_PACKETS,
+                                           buffer_packets=QUEUE_PACKETS, link_rate=rate,
+                                           link_delay=delay)
+        self.fifo = queues.fifo(ns, QUEUE_PACKETS)
         self.addresses = ns.Ipv4AddressHelper()
         self.red_discs = []
         self.host_addrs = []

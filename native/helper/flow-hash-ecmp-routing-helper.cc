@@ -10,10 +10,21 @@
 namespace ns3
 {
 
+FlowHashEcmpRoutingHelper::FlowHashEcmpRoutingHelper()
+{
+    m_factory.SetTypeId(FlowHashEcmpRouting::GetTypeId());
+}
+
 FlowHashEcmpRoutingHelper*
 FlowHashEcmpRoutingHelper::Copy() const
 {
     return new FlowHashEcmpRoutingHelper(*this);
+}
+
+void
+FlowHashEcmpRoutingHelper::SetAttribute(std::string name, const AttributeValue& value)
+{
+    m_factory.Set(name, value);
 }
 
 Ptr<Ipv4RoutingProtocol>
@@ -22,7 +33,7 @@ FlowHashEcmpRoutingHelper::Create(Ptr<Node> node) const
     // what Ipv4GlobalRoutingHelper does, so GlobalRouteManager fills our tables
     Ptr<GlobalRouter> router = CreateObject<GlobalRouter>();
     node->AggregateObject(router);
-    Ptr<FlowHashEcmpRouting> routing = CreateObject<FlowHashEcmpRouting>();
+    Ptr<FlowHashEcmpRouting> routing = m_factory.Create<FlowHashEcmpRouting>();
     router->SetRoutingProtocol(routing);
     return routing;
 }

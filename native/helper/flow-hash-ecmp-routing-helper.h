@@ -5,6 +5,9 @@
 #define WORMHOLE_FLOW_HASH_ECMP_ROUTING_HELPER_H
 
 #include "ns3/ipv4-routing-helper.h"
+#include "ns3/object-factory.h"
+
+#include <string>
 
 namespace ns3
 {
@@ -18,8 +21,20 @@ namespace ns3
 class FlowHashEcmpRoutingHelper : public Ipv4RoutingHelper
 {
   public:
+    FlowHashEcmpRoutingHelper();
+
     FlowHashEcmpRoutingHelper* Copy() const override;
     Ptr<Ipv4RoutingProtocol> Create(Ptr<Node> node) const override;
+
+    /**
+     * @brief Set an attribute of every FlowHashEcmpRouting created from now on.
+     * @param name attribute name, e.g. "HashSeed"
+     * @param value attribute value
+     */
+    void SetAttribute(std::string name, const AttributeValue& value);
+
+  private:
+    ObjectFactory m_factory; //!< makes the routing objects
 };
 
 } // namespace ns3

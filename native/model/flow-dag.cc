@@ -124,6 +124,10 @@ FlowDag::AddFlow(Ptr<Node> src, Ptr<Node> dst, uint64_t bytes, Time delay)
     t.dst = dst;
     t.bytes = bytes;
     t.delay = delay;
+    // ports in order of addition, not of release: the same graph always gets the same
+    // 5-tuples, whatever order simultaneous releases happen in
+    t.srcPort = NextPort(src);
+    t.dstPort = NextPort(dst);
     return AddTask(t);
 }
 
@@ -192,8 +196,6 @@ FlowDag::Release(uint32_t task)
         m_releaseTrace(task);
         return;
     }
-    t.srcPort = NextPort(t.src);
-    t.dstPort = NextPort(t.dst);
 
     Ptr<PacketSink> sink = CreateObject<PacketSink>();
     sink->SetAttribute("Protocol", TypeIdValue(m_socketFactory));

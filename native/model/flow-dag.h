@@ -33,7 +33,9 @@ class Address;
  * duration. Start() releases the tasks that depend on nothing. A flow
  * released at time t gets a PacketSink on its destination and a
  * BulkSendApplication on its source starting at t + delay, each bound to a
- * port of its own; it completes when its sink has received all its bytes. A
+ * port of its own (handed out per node in order of addition, so a graph's
+ * flows always have the same 5-tuples); it completes when its sink has
+ * received all its bytes. A
  * compute task released at t completes at t + duration. A completion
  * releases every task whose last prerequisite it was.
  *

@@ -3,14 +3,19 @@
  */
 #include "flow-hash-ecmp-routing.h"
 
+#include "private-access.h"
+
 #include "ns3/hash.h"
 #include "ns3/ipv4-route.h"
 #include "ns3/ipv4-routing-table-entry.h"
-#include "ns3/ipv4.h"
 #include "ns3/log.h"
 #include "ns3/node.h"
 #include "ns3/packet.h"
+#include "ns3/tcp-l4-protocol.h"
+#include "ns3/udp-l4-protocol.h"
+#include "ns3/uinteger.h"
 
+#include <algorithm>
 #include <array>
 #include <cstring>
 
@@ -22,58 +27,187 @@ NS_OBJECT_ENSURE_REGISTERED(FlowHashEcmpRouting);
 
 namespace
 {
-constexpr uint8_t TCP_PROTOCOL = 6;
-constexpr uint8_t UDP_PROTOCOL = 17;
+
+/** @return the transport ports of a packet whose IPv4 header was removed, or zeros. */
+std::pair<uint16_t, uint16_t>
+TransportPorts(Ptr<const Packet> p, const Ipv4Header& header)
+{
+    uint8_t protocol = header.GetProtocol();
+    bool carriesPorts =
+        protocol == TcpL4Protocol::PROT_NUMBER || protocol == UdpL4Protocol::PROT_NUMBER;
+    bool unfragmented = header.GetFragmentOffset() == 0 && header.IsLastFragment();
+    if (!carriesPorts || !unfragmented || p->GetSize() < 4)
+    {
+        return {0, 0};
+    }
+    // TCP and UDP headers both start with the two ports, in network byte order
+    uint8_t ports[4];
+    p->CopyData(ports, 4);
+    return {static_cast<uint16_t>((ports[0] << 8) | ports[1]),
+            static_cast<uint16_t>((ports[2] << 8) | ports[3])};
+}
+
 } // namespace
 
 TypeId
 FlowHashEcmpRouting::GetTypeId()
 {
-    static TypeId tid = TypeId("ns3::FlowHashEcmpRouting")
-                            .SetParent<Ipv4GlobalRouting>()
-                            .SetGroupName("Wormhole")
-                            .AddConstructor<FlowHashEcmpRouting>();
+    static TypeId tid =
+        TypeId("ns3::FlowHashEcmpRouting")
+            .SetParent<Ipv4GlobalRouting>()
+            .SetGroupName("Wormhole")
+            .AddConstructor<FlowHashEcmpRouting>()
+            .AddAttribute("HashSeed",
+                          "Mixed into every flow hash, like a switch's ECMP hash seed: another "
+                          "seed places the flows on other paths.",
+                          UintegerValue(0),
+                          MakeUintegerAccessor(&FlowHashEcmpRouting::m_hashSeed),
+                          MakeUintegerChecker<uint32_t>());
     return tid;
 }
 
-FlowHashEcmpRouting::FlowHashEcmpRouting() = default;
-
-const std::vector<FlowHashEcmpRouting::Candidate>&
-FlowHashEcmpRouting::Candidates(Ipv4Address dst)
+FlowHashEcmpRouting::FlowHashEcmpRouting()
+    : m_hashSeed(0)
 {
-    if (!m_tableValid || GetNRoutes() != m_table.size())
+}
+
+void
+FlowHashEcmpRouting::FlushCache()
+{
+    m_indexValid = false;
+}
+
+FlowHashEcmpRouting::Index&
+FlowHashEcmpRouting::CurrentIndex()
+{
+    if (!m_indexValid || m_index.nRoutes != GetNRoutes())
     {
-        m_table.clear();
-        m_candidates.clear();
-        for (uint32_t i = 0; i < GetNRoutes(); ++i)
-        {
-            Ipv4RoutingTableEntry* route = GetRoute(i);
-            m_table.push_back({route->IsHost(),
-                               route->IsHost() ? route->GetDest() : route->GetDestNetwork(),
-                               route->GetDestNetworkMask(),
-                               {route->GetInterface(), route->GetGateway()}});
-        }
-        m_tableValid = true;
+        BuildIndex();
     }
-    auto found = m_candidates.find(dst.Get());
-    if (found != m_candidates.end())
+    return m_index;
+}
+
+void
+FlowHashEcmpRouting::BuildIndex()
+{
+    NS_LOG_FUNCTION(this);
+    m_index = Index();
+    wormhole::GlobalRouteLists lists = wormhole::GlobalRoutes(*this);
+    auto addWay = [this](const Ipv4RoutingTableEntry* route) {
+        uint32_t interface = route->GetInterface();
+        m_index.ways.push_back({interface,
+                                route->GetGateway(),
+                                m_ipv4->GetAddress(interface, 0).GetLocal(),
+                                m_ipv4->GetNetDevice(interface)});
+        return static_cast<uint32_t>(m_index.ways.size() - 1);
+    };
+    for (const Ipv4RoutingTableEntry* route : lists.host)
     {
-        return found->second;
+        m_index.hostRoutes[route->GetDest().Get()].push_back(addWay(route));
     }
-    std::vector<Candidate> host;
-    std::vector<Candidate> network;
-    for (const Entry& entry : m_table)
+    for (const Ipv4RoutingTableEntry* route : lists.network)
     {
-        if (entry.host && entry.dest == dst)
+        Ipv4Mask mask = route->GetDestNetworkMask();
+        auto group = std::find_if(m_index.networkRoutes.begin(),
+                                  m_index.networkRoutes.end(),
+                                  [&mask](const auto& g) { return g.first == mask; });
+        if (group == m_index.networkRoutes.end())
         {
-            host.push_back(entry.way);
+            group = m_index.networkRoutes.insert(group, {mask, {}});
         }
-        else if (!entry.host && entry.mask.IsMatch(dst, entry.dest))
+        uint32_t network = route->GetDestNetwork().CombineMask(mask).Get();
+        group->second[network].push_back(addWay(route));
+    }
+    for (const Ipv4RoutingTableEntry* route : lists.external)
+    {
+        m_index.externalRoutes.emplace_back(route->GetDestNetworkMask(), route->GetDestNetwork());
+        addWay(route);
+    }
+    m_index.nRoutes = m_index.ways.size();
+    for (uint32_t i = 0; i < m_ipv4->GetNInterfaces(); ++i)
+    {
+        for (uint32_t j = 0; j < m_ipv4->GetNAddresses(i); ++j)
         {
-            network.push_back(entry.way);
+            Ipv4InterfaceAddress address = m_ipv4->GetAddress(i, j);
+            m_index.localAddresses.insert(address.GetLocal().Get());
+            m_index.localAddresses.insert(address.GetBroadcast().Get());
         }
     }
-    return m_candidates.emplace(dst.Get(), host.empty() ? network : host).first->second;
+    m_indexValid = true;
+}
+
+std::vector<FlowHashEcmpRouting::Way>
+FlowHashEcmpRouting::CollectWays(Ipv4Address dst, Ptr<NetDevice> oif)
+{
+    Index& index = CurrentIndex();
+    std::vector<uint32_t> ids;
+    auto accept = [&](uint32_t id) {
+        if (!oif || index.ways[id].device == oif)
+        {
+            ids.push_back(id);
+        }
+    };
+    auto host = index.hostRoutes.find(dst.Get());
+    if (host != index.hostRoutes.end())
+    {
+        std::for_each(host->second.begin(), host->second.end(), accept);
+    }
+    if (ids.empty())
+    {
+        for (const auto& [mask, networks] : index.networkRoutes)
+        {
+            auto network = networks.find(dst.CombineMask(mask).Get());
+            if (network != networks.end())
+            {
+                std::for_each(network->second.begin(), network->second.end(), accept);
+            }
+        }
+        std::sort(ids.begin(), ids.end()); // table order, as ns-3 lists them
+    }
+    if (ids.empty())
+    {
+        uint32_t firstExternal = index.nRoutes - index.externalRoutes.size();
+        for (uint32_t k = 0; k < index.externalRoutes.size() && ids.empty(); ++k)
+        {
+            const auto& [mask, network] = index.externalRoutes[k];
+            if (mask.IsMatch(dst, network))
+            {
+                accept(firstExternal + k);
+            }
+        }
+    }
+    std::vector<Way> ways;
+    ways.reserve(ids.size());
+    for (uint32_t id : ids)
+    {
+        ways.push_back(index.ways[id]);
+    }
+    return ways;
+}
+
+const std::vector<FlowHashEcmpRouting::Way>&
+FlowHashEcmpRouting::WaysTo(Ipv4Address dst)
+{
+    Index& index = CurrentIndex();
+    auto cached = index.waysTo.find(dst.Get());
+    if (cached != index.waysTo.end())
+    {
+        return cached->second;
+    }
+    return index.waysTo.emplace(dst.Get(), CollectWays(dst, nullptr)).first->second;
+}
+
+bool
+FlowHashEcmpRouting::IsForMe(Ipv4Address dst, uint32_t iif)
+{
+    // the set answers "certainly not" for transit packets without walking
+    // every interface; anything it cannot rule out gets the exact answer
+    if (!dst.IsMulticast() && !dst.IsBroadcast() &&
+        !CurrentIndex().localAddresses.contains(dst.Get()))
+    {
+        return false;
+    }
+    return m_ipv4->IsDestinationAddress(dst, iif);
 }
 
 uint32_t
@@ -81,16 +215,13 @@ FlowHashEcmpRouting::Hash(Ipv4Address src,
                           Ipv4Address dst,
                           uint8_t protocol,
                           uint16_t srcPort,
-                          uint16_t dstPort) const
+                          uint16_t dstPort)
 {
-    // the node id salts the hash so that successive tiers do not all pick
-    // the same index (hash polarization)
-    if (m_nodeId < 0)
+    if (!m_nodeId)
     {
         m_nodeId = m_ipv4->GetObject<Node>()->GetId();
     }
-    auto node = static_cast<uint32_t>(m_nodeId);
-    std::array<char, 17> key{};
+    std::array<char, 21> key{};
     uint32_t s = src.Get();
     uint32_t d = dst.Get();
     std::memcpy(key.data(), &s, 4);
@@ -98,32 +229,24 @@ FlowHashEcmpRouting::Hash(Ipv4Address src,
     key[8] = static_cast<char>(protocol);
     std::memcpy(key.data() + 9, &srcPort, 2);
     std::memcpy(key.data() + 11, &dstPort, 2);
-    std::memcpy(key.data() + 13, &node, 4);
+    std::memcpy(key.data() + 13, &*m_nodeId, 4);
+    std::memcpy(key.data() + 17, &m_hashSeed, 4);
     return Hash32(key.data(), key.size());
 }
 
 Ptr<Ipv4Route>
-FlowHashEcmpRouting::Select(Ipv4Address dst, uint32_t hash, Ptr<NetDevice> oif)
+FlowHashEcmpRouting::Pick(Ipv4Address dst, const std::vector<Way>& ways, uint32_t hash)
 {
-    const std::vector<Candidate>& all = Candidates(dst);
-    std::vector<const Candidate*> usable;
-    for (const Candidate& c : all)
-    {
-        if (!oif || oif == m_ipv4->GetNetDevice(c.interface))
-        {
-            usable.push_back(&c);
-        }
-    }
-    if (usable.empty())
+    if (ways.empty())
     {
         return nullptr;
     }
-    const Candidate& way = *usable[hash % usable.size()];
+    const Way& way = ways[hash % ways.size()];
     Ptr<Ipv4Route> route = Create<Ipv4Route>();
     route->SetDestination(dst);
-    route->SetSource(m_ipv4->GetAddress(way.interface, 0).GetLocal());
+    route->SetSource(way.source);
     route->SetGateway(way.gateway);
-    route->SetOutputDevice(m_ipv4->GetNetDevice(way.interface));
+    route->SetOutputDevice(way.device);
     return route;
 }
 
@@ -134,13 +257,18 @@ FlowHashEcmpRouting::LookupFlow(Ipv4Address src,
                                 uint16_t srcPort,
                                 uint16_t dstPort)
 {
-    return Select(dst, Hash(src, dst, protocol, srcPort, dstPort), nullptr);
+    const std::vector<Way>& ways = WaysTo(dst);
+    if (m_ipv4->GetInterfaceForAddress(src) >= 0)
+    {
+        return Pick(dst, ways, Hash(Ipv4Address::GetAny(), dst, 0, 0, 0));
+    }
+    return Pick(dst, ways, Hash(src, dst, protocol, srcPort, dstPort));
 }
 
 uint32_t
 FlowHashEcmpRouting::GetNEqualCostRoutes(Ipv4Address dst)
 {
-    return Candidates(dst).size();
+    return WaysTo(dst).size();
 }
 
 Ptr<Ipv4Route>
@@ -149,14 +277,13 @@ FlowHashEcmpRouting::RouteOutput(Ptr<Packet> p,
                                  Ptr<NetDevice> oif,
                                  Socket::SocketErrno& sockerr)
 {
-    if (header.GetDestination().IsMulticast())
+    Ipv4Address dst = header.GetDestination();
+    if (dst.IsMulticast())
     {
-        return nullptr;
+        return nullptr; // as Ipv4GlobalRouting: left to a multicast-capable protocol
     }
-    Ptr<Ipv4Route> route =
-        Select(header.GetDestination(),
-               Hash(Ipv4Address::GetAny(), header.GetDestination(), header.GetProtocol(), 0, 0),
-               oif);
+    uint32_t hash = Hash(Ipv4Address::GetAny(), dst, 0, 0, 0);
+    Ptr<Ipv4Route> route = oif ? Pick(dst, CollectWays(dst, oif), hash) : Pick(dst, WaysTo(dst), hash);
     sockerr = route ? Socket::ERROR_NOTERROR : Socket::ERROR_NOROUTETOHOST;
     return route;
 }
@@ -171,28 +298,18 @@ FlowHashEcmpRouting::RouteInput(Ptr<const Packet> p,
                                 const ErrorCallback& ecb)
 {
     uint32_t iif = m_ipv4->GetInterfaceForDevice(idev);
-    if (m_ipv4->IsDestinationAddress(header.GetDestination(), iif) || !m_ipv4->IsForwarding(iif))
+    Ipv4Address dst = header.GetDestination();
+    if (IsForMe(dst, iif) || !m_ipv4->IsForwarding(iif))
     {
         // local delivery and refusals exactly as Ipv4GlobalRouting does them
         return Ipv4GlobalRouting::RouteInput(p, header, idev, ucb, mcb, lcb, ecb);
     }
-    uint16_t srcPort = 0;
-    uint16_t dstPort = 0;
-    uint8_t protocol = header.GetProtocol();
-    if ((protocol == TCP_PROTOCOL || protocol == UDP_PROTOCOL) && p->GetSize() >= 4 &&
-        header.GetFragmentOffset() == 0)
-    {
-        // both transports start with the two ports, in network byte order
-        uint8_t ports[4];
-        p->CopyData(ports, 4);
-        srcPort = static_cast<uint16_t>((ports[0] << 8) | ports[1]);
-        dstPort = static_cast<uint16_t>((ports[2] << 8) | ports[3]);
-    }
+    auto [srcPort, dstPort] = TransportPorts(p, header);
     Ptr<Ipv4Route> route =
-        LookupFlow(header.GetSource(), header.GetDestination(), protocol, srcPort, dstPort);
+        Pick(dst, WaysTo(dst), Hash(header.GetSource(), dst, header.GetProtocol(), srcPort, dstPort));
     if (!route)
     {
-        return false;
+        return false; // another protocol of a list routing may know the way
     }
     ucb(route, p, header);
     return true;
@@ -209,23 +326,37 @@ void
 FlowHashEcmpRouting::DoDispose()
 {
     m_ipv4 = nullptr;
-    m_table.clear();
-    m_candidates.clear();
+    m_index = Index();
+    m_indexValid = false;
     Ipv4GlobalRouting::DoDispose();
 }
 
 void
 FlowHashEcmpRouting::NotifyInterfaceUp(uint32_t interface)
 {
-    m_tableValid = false;
+    FlushCache();
     Ipv4GlobalRouting::NotifyInterfaceUp(interface);
 }
 
 void
 FlowHashEcmpRouting::NotifyInterfaceDown(uint32_t interface)
 {
-    m_tableValid = false;
+    FlushCache();
     Ipv4GlobalRouting::NotifyInterfaceDown(interface);
+}
+
+void
+FlowHashEcmpRouting::NotifyAddAddress(uint32_t interface, Ipv4InterfaceAddress address)
+{
+    FlushCache();
+    Ipv4GlobalRouting::NotifyAddAddress(interface, address);
+}
+
+void
+FlowHashEcmpRouting::NotifyRemoveAddress(uint32_t interface, Ipv4InterfaceAddress address)
+{
+    FlushCache();
+    Ipv4GlobalRouting::NotifyRemoveAddress(interface, address);
 }
 
 } // namespace ns3

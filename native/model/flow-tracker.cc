@@ -5,6 +5,7 @@
 
 #include "flow-dag.h"
 #include "flow-hash-ecmp-routing.h"
+#include "attribute-fingerprint.h"
 #include "flow-tag.h"
 #include "private-access.h"
 #include "wormhole-simulator-impl.h"
@@ -37,6 +38,9 @@
 #include "ns3/pointer.h"
 #include "ns3/random-variable-stream.h"
 #include "ns3/simulator.h"
+#include "ns3/error-model.h"
+#include "ns3/tcp-congestion-ops.h"
+#include "ns3/tcp-l4-protocol.h"
 #include "ns3/tcp-socket-base.h"
 #include "ns3/tcp-socket-factory.h"
 #include "ns3/tcp-tx-buffer.h"
@@ -387,26 +391,43 @@ FlowTracker::AttributeStartEvents()
     return count;
 }
 
+std::pair<std::vector<uint64_t>, std::vector<uint64_t>>
+FlowTracker::PlannedRoute(const Flow& f) const
+{
+    if (f.state != PENDING)
+    {
+        return {f.path, f.reversePath};
+    }
+    Ptr<Ipv4> ipv4 = f.srcNode->GetObject<Ipv4>();
+    if (!ipv4 || ipv4->GetNInterfaces() < 2 || !f.dstNode)
+    {
+        return {};
+    }
+    Ipv4Address src = f.srcAddress.IsAny() || f.srcAddress == Ipv4Address()
+                          ? ipv4->GetAddress(1, 0).GetLocal()
+                          : f.srcAddress;
+    return Route(f, src, f.srcPort);
+}
+
 std::vector<uint64_t>
 FlowTracker::GetPlannedLinks(uint32_t flow) const
 {
-    const Flow& f = m_flows.at(flow);
-    std::pair<std::vector<uint64_t>, std::vector<uint64_t>> route{f.path, f.reversePath};
-    if (f.state == PENDING)
-    {
-        Ptr<Ipv4> ipv4 = f.srcNode->GetObject<Ipv4>();
-        if (!ipv4 || ipv4->GetNInterfaces() < 2 || !f.dstNode)
-        {
-            return {};
-        }
-        Ipv4Address src = f.srcAddress.IsAny() || f.srcAddress == Ipv4Address()
-                              ? ipv4->GetAddress(1, 0).GetLocal()
-                              : f.srcAddress;
-        route = Route(f, src, f.srcPort);
-    }
+    auto route = PlannedRoute(m_flows.at(flow));
     std::vector<uint64_t> links = route.first;
     links.insert(links.end(), route.second.begin(), route.second.end());
     return links;
+}
+
+std::vector<uint64_t>
+FlowTracker::GetPlannedPath(uint32_t flow) const
+{
+    return PlannedRoute(m_flows.at(flow)).first;
+}
+
+std::vector<uint64_t>
+FlowTracker::GetPlannedReversePath(uint32_t flow) const
+{
+    return PlannedRoute(m_flows.at(flow)).second;
 }
 
 std::pair<std::vector<uint64_t>, std::vector<uint64_t>>
@@ -937,6 +958,18 @@ FlowTracker::Sample()
             {
                 f.samples.pop_front();
             }
+            if (f.snapshotting)
+            {
+                Ptr<TcpSocketBase> socket = SenderSocket(f);
+                f.snapshots.push_back(
+                    FlowSnapshot{Simulator::Now().GetNanoSeconds(),
+                                 f.received + f.credited,
+                                 socket ? wormhole::CaptureTcpState(socket) : TcpFlowState{}});
+                while (f.snapshots.size() > m_sampleDepth)
+                {
+                    f.snapshots.pop_front();
+                }
+            }
         }
     }
     ++m_sampleCount;
@@ -1139,6 +1172,166 @@ FlowTracker::ShiftMonitoredPackets(uint32_t flow, Time delta)
             }
         }
     }
+}
+
+} // namespace ns3
+
+namespace ns3
+{
+
+Ptr<TcpSocketBase>
+FlowTracker::SenderSocket(const Flow& f) const
+{
+    auto bulk = DynamicCast<BulkSendApplication>(f.app);
+    return bulk ? DynamicCast<TcpSocketBase>(bulk->GetSocket()) : nullptr;
+}
+
+std::string
+FlowTracker::GetFlowFingerprint(uint32_t flow) const
+{
+    const Flow& f = m_flows.at(flow);
+    std::ostringstream out;
+    out << f.kind << " size=" << f.size << " app=" << wormhole::DescribeAttributes(f.app);
+    for (Ptr<Node> host : {f.srcNode, f.dstNode})
+    {
+        if (auto tcp = host ? host->GetObject<TcpL4Protocol>() : nullptr)
+        {
+            out << " tcp=" << wormhole::DescribeAttributes(tcp);
+        }
+    }
+    if (f.kind.ends_with("-tcp"))
+    {
+        TypeIdValue control;
+        f.srcNode->GetObject<TcpL4Protocol>()->GetAttribute("SocketType", control);
+        out << " socket=" << wormhole::DescribeDefaults(TcpSocketBase::GetTypeId())
+            << " cc=" << wormhole::DescribeDefaults(control.Get());
+    }
+    return out.str();
+}
+
+std::string
+FlowTracker::GetLinkFingerprint(uint64_t link) const
+{
+    Ptr<Node> node = NodeList::GetNode(link >> 16);
+    Ptr<NetDevice> device = node->GetDevice(link & 0xffff);
+    std::ostringstream out;
+    out << "device=" << wormhole::DescribeAttributes(device);
+    if (auto p2p = DynamicCast<PointToPointNetDevice>(device))
+    {
+        out << " txqueue=" << wormhole::DescribeAttributes(p2p->GetQueue());
+    }
+    if (device->GetChannel())
+    {
+        out << " channel=" << wormhole::DescribeAttributes(device->GetChannel());
+    }
+    if (auto tc = node->GetObject<TrafficControlLayer>())
+    {
+        out << " qdisc=" << wormhole::DescribeAttributes(tc->GetRootQueueDiscOnDevice(device));
+    }
+    return out.str();
+}
+
+bool
+FlowTracker::IsLossless(uint64_t link) const
+{
+    Ptr<NetDevice> device = NodeList::GetNode(link >> 16)->GetDevice(link & 0xffff);
+    Ptr<Channel> channel = device->GetChannel();
+    for (std::size_t d = 0; channel && d < channel->GetNDevices(); ++d)
+    {
+        PointerValue model;
+        if (channel->GetDevice(d)->GetAttributeFailSafe("ReceiveErrorModel", model) &&
+            model.Get<ErrorModel>())
+        {
+            return false;
+        }
+    }
+    return true;
+}
+
+TcpFlowState
+FlowTracker::GetTcpState(uint32_t flow) const
+{
+    Ptr<TcpSocketBase> socket = SenderSocket(m_flows.at(flow));
+    return socket ? wormhole::CaptureTcpState(socket) : TcpFlowState{};
+}
+
+bool
+FlowTracker::SetTcpState(uint32_t flow, const TcpFlowState& state)
+{
+    Ptr<TcpSocketBase> socket = SenderSocket(m_flows.at(flow));
+    if (!socket)
+    {
+        return false;
+    }
+    wormhole::RestoreTcpState(socket, state);
+    return true;
+}
+
+void
+FlowTracker::SetSnapshotting(uint32_t flow, bool on)
+{
+    Flow& f = m_flows.at(flow);
+    f.snapshotting = on;
+    if (!on)
+    {
+        f.snapshots.clear();
+    }
+}
+
+Time
+FlowTracker::DeferStart(uint32_t flow)
+{
+    Flow& f = m_flows.at(flow);
+    EventId& start = wormhole::ApplicationStartEvent(f.app);
+    if (f.state != PENDING || !start.IsPending())
+    {
+        return Seconds(-1);
+    }
+    Time at = Simulator::Now() + Simulator::GetDelayLeft(start);
+    Simulator::Remove(start);
+    return at;
+}
+
+void
+FlowTracker::StartNow(uint32_t flow)
+{
+    Flow& f = m_flows.at(flow);
+    WormholeSimulatorImpl* impl = AcceleratingImpl();
+    NS_ABORT_MSG_IF(!impl, "FlowTracker::StartNow needs the WormholeSimulatorImpl");
+    impl->ScheduleWithTag(TimeStep(0),
+                          f.srcNode->GetId(),
+                          f.tag,
+                          MakeEvent(&wormhole::StartApplication, f.app));
+}
+
+void
+FlowTracker::CompleteVirtually(uint32_t flow)
+{
+    Flow& f = m_flows.at(flow);
+    NS_ABORT_MSG_IF(f.state != PENDING || f.size == 0 || !f.sink,
+                    "FlowTracker: only a sized flow that never started can complete virtually");
+    uint64_t lacking = f.size - std::min(f.size, f.received + f.credited);
+    if (auto bulk = DynamicCast<BulkSendApplication>(f.app))
+    {
+        wormhole::BulkSendTotalBytes(bulk) = f.size;
+    }
+    else if (auto onoff = DynamicCast<OnOffApplication>(f.app))
+    {
+        wormhole::OnOffTotalBytes(onoff) = f.size;
+    }
+    wormhole::PacketSinkTotalRx(f.sink) += lacking;
+    f.credited += lacking;
+    f.state = FINISHED;
+    f.finish = Simulator::Now();
+    Ptr<Packet> rest = Create<Packet>(static_cast<uint32_t>(std::min<uint64_t>(lacking, UINT32_MAX)));
+    wormhole::FirePacketSinkRx(f.sink, rest, InetSocketAddress(f.srcAddress, f.srcPort));
+}
+
+std::vector<FlowSnapshot>
+FlowTracker::GetSnapshots(uint32_t flow) const
+{
+    const auto& s = m_flows.at(flow).snapshots;
+    return std::vector<FlowSnapshot>(s.begin(), s.end());
 }
 
 } // namespace ns3

@@ -17,6 +17,8 @@
 #include "ns3/object.h"
 #include "ns3/traced-callback.h"
 
+#include "tcp-flow-state.h"
+
 #include <cstdint>
 #include <deque>
 #include <string>
@@ -34,6 +36,7 @@ class Node;
 class FlowMonitor;
 class Ipv4FlowClassifier;
 class Ipv4Header;
+class TcpSocketBase;
 
 /**
  * @brief Per-flow counters and crediting for the flows of a script.
@@ -83,6 +86,10 @@ class FlowTracker : public Object
      * unknown. For a started flow, its actual links.
      */
     std::vector<uint64_t> GetPlannedLinks(uint32_t flow) const;
+    /** @return the data path part of GetPlannedLinks, in hop order. */
+    std::vector<uint64_t> GetPlannedPath(uint32_t flow) const;
+    /** @return the reverse (ACK) path part of GetPlannedLinks, in hop order; empty for UDP. */
+    std::vector<uint64_t> GetPlannedReversePath(uint32_t flow) const;
 
     // What a flow is
     std::string GetKind(uint32_t flow) const;
@@ -184,6 +191,52 @@ class FlowTracker : public Object
      */
     uint64_t Uncredit(uint32_t flow, uint64_t bytes);
 
+    // What a memo needs
+    /**
+     * @return every attribute that shapes how the flow behaves, as one
+     * canonical string: its size, its application, the TCP stacks of both
+     * hosts and the configured defaults of the sockets and congestion control
+     * they create (so the string is the same before the flow starts as after).
+     */
+    std::string GetFlowFingerprint(uint32_t flow) const;
+    /**
+     * @return every attribute that shapes a link (egress port): device, its
+     * transmit queue, channel and root queue disc, as one canonical string.
+     */
+    std::string GetLinkFingerprint(uint64_t link) const;
+    /** @return true if nothing on the link drops packets at random (no receive error model). */
+    bool IsLossless(uint64_t link) const;
+    /** @return the sender state of a TCP flow (cwnd 0 for UDP or before it connects). */
+    TcpFlowState GetTcpState(uint32_t flow) const;
+    /** Put a TCP flow's sender in a recorded state. @return false for a flow that is not TCP. */
+    bool SetTcpState(uint32_t flow, const TcpFlowState& state);
+    /**
+     * Keep (or stop keeping) a snapshot of the flow's progress and sender
+     * state at each sampling instant; stopping drops the kept snapshots.
+     * Snapshots survive skips (sampling just pauses), unlike rate samples.
+     */
+    void SetSnapshotting(uint32_t flow, bool on);
+    /** @return the kept snapshots of a flow, oldest first. */
+    std::vector<FlowSnapshot> GetSnapshots(uint32_t flow) const;
+
+    // Taking over a flow's start (memo replay)
+    /**
+     * Take a flow's pending start event away from its application, so the
+     * controller decides when (and whether) it starts. @return the start
+     * time, or -1 s if no start was pending.
+     */
+    Time DeferStart(uint32_t flow);
+    /** Start a deferred flow's application now, in an event attributed to the flow. */
+    void StartNow(uint32_t flow);
+    /**
+     * Complete a flow that never started, as a replay of a recorded episode
+     * says it completes now: its sink's count reaches the flow's size, its
+     * application has written everything, and the sink's Rx trace fires once
+     * with a packet of the bytes it lacked, from the flow's source, so that
+     * whatever waits for the flow (a FlowDag, a user's trace sink) sees it end.
+     */
+    void CompleteVirtually(uint32_t flow);
+
     /**
      * Keep a script's FlowMonitor consistent with skips: credited bytes are
      * counted as packets of the flow (and its ACK flow), and the packets it
@@ -217,6 +270,8 @@ class FlowTracker : public Object
         Time finish{Seconds(-1)};
         bool sampled{false};
         std::deque<uint64_t> samples;
+        bool snapshotting{false};
+        std::deque<FlowSnapshot> snapshots;
         std::vector<uint64_t> path;
         std::vector<uint64_t> reversePath;
         //! per FlowMonitor: (delay sum, packets) of the data flow when its window began
@@ -255,12 +310,16 @@ class FlowTracker : public Object
                                     uint8_t protocol,
                                     uint16_t srcPort,
                                     uint16_t dstPort) const;
+    /** @return the planned (before it starts) or actual route of a flow. */
+    std::pair<std::vector<uint64_t>, std::vector<uint64_t>> PlannedRoute(const Flow& f) const;
     /** @return the data path (first) and reverse path (second, TCP only) of a flow. */
     std::pair<std::vector<uint64_t>, std::vector<uint64_t>> Route(const Flow& f,
                                                                   Ipv4Address src,
                                                                   uint16_t srcPort) const;
     Ptr<PacketSink> FindSink(Ipv4Address dst, uint16_t port) const;
     uint64_t SenderCounter(const Flow& f) const;
+    /** @return the sender's TCP socket, nullptr for UDP or before the application started. */
+    Ptr<TcpSocketBase> SenderSocket(const Flow& f) const;
     /** @return bytes a credit may take from the flow's application counter. */
     uint64_t AppCreditable(const Flow& f) const;
 

@@ -12,10 +12,14 @@
 #include "ns3/bulk-send-application.h"
 #include "ns3/event-id.h"
 #include "ns3/flow-monitor.h"
+#include "ns3/ipv4-global-routing.h"
 #include "ns3/onoff-application.h"
 #include "ns3/packet-sink.h"
 #include "ns3/packet.h"
+#include "ns3/rtt-estimator.h"
 #include "ns3/tcp-congestion-ops.h"
+#include "ns3/tcp-dctcp.h"
+#include "ns3/tcp-socket-state.h"
 #include "ns3/tcp-socket-base.h"
 #include "ns3/tcp-tx-buffer.h"
 #include "ns3/tcp-tx-item.h"
@@ -45,6 +49,17 @@ struct Exposer
     template struct Exposer<NAME, &CLASS::FIELD>
 
 WORMHOLE_EXPOSE(AppStartEvent, Application, m_startEvent, EventId);
+using SinkRxTraceType = TracedCallback<Ptr<const Packet>, const Address&>;
+WORMHOLE_EXPOSE(SinkRxTrace, PacketSink, m_rxTrace, SinkRxTraceType);
+
+// a private member function: the same rule lets its pointer be named
+struct AppStartMethod
+{
+    using type = void (Application::*)();
+    friend type MemberPointer(AppStartMethod);
+};
+
+template struct Exposer<AppStartMethod, &Application::StartApplication>;
 WORMHOLE_EXPOSE(SinkTotalRx, PacketSink, m_totalRx, uint64_t);
 WORMHOLE_EXPOSE(BulkTotBytes, BulkSendApplication, m_totBytes, uint64_t);
 WORMHOLE_EXPOSE(BulkUnsentPacket, BulkSendApplication, m_unsentPacket, Ptr<Packet>);
@@ -56,6 +71,24 @@ WORMHOLE_EXPOSE(TxBufferSize, TcpTxBuffer, m_size, uint32_t);
 WORMHOLE_EXPOSE(TxBufferSentSize, TcpTxBuffer, m_sentSize, uint32_t);
 WORMHOLE_EXPOSE(SocketDelAckCount, TcpSocketBase, m_delAckCount, uint32_t);
 WORMHOLE_EXPOSE(TxItemPacket, TcpTxItem, m_packet, Ptr<Packet>);
+WORMHOLE_EXPOSE(SocketTcb, TcpSocketBase, m_tcb, Ptr<TcpSocketState>);
+WORMHOLE_EXPOSE(SocketRto, TcpSocketBase, m_rto, TracedValue<Time>);
+WORMHOLE_EXPOSE(SocketRtt, TcpSocketBase, m_rtt, Ptr<RttEstimator>);
+WORMHOLE_EXPOSE(RttEstimate, RttEstimator, m_estimatedRtt, Time);
+WORMHOLE_EXPOSE(RttVariation, RttEstimator, m_estimatedVariation, Time);
+WORMHOLE_EXPOSE(DctcpAlphaField, TcpDctcp, m_alpha, double);
+WORMHOLE_EXPOSE(DctcpAckedEcn, TcpDctcp, m_ackedBytesEcn, uint32_t);
+WORMHOLE_EXPOSE(DctcpAckedTotal, TcpDctcp, m_ackedBytesTotal, uint32_t);
+WORMHOLE_EXPOSE(DctcpNextSeqFlag, TcpDctcp, m_nextSeqFlag, bool);
+WORMHOLE_EXPOSE(GlobalHostRoutes, Ipv4GlobalRouting, m_hostRoutes, std::list<Ipv4RoutingTableEntry*>);
+WORMHOLE_EXPOSE(GlobalNetworkRoutes,
+                Ipv4GlobalRouting,
+                m_networkRoutes,
+                std::list<Ipv4RoutingTableEntry*>);
+WORMHOLE_EXPOSE(GlobalExternalRoutes,
+                Ipv4GlobalRouting,
+                m_ASexternalRoutes,
+                std::list<Ipv4RoutingTableEntry*>);
 
 #undef WORMHOLE_EXPOSE
 
@@ -101,6 +134,68 @@ uint64_t&
 BulkSendTotalBytes(Ptr<BulkSendApplication> app)
 {
     return PeekPointer(app)->*MemberPointer(BulkTotBytes());
+}
+
+void
+StartApplication(Ptr<Application> app)
+{
+    (PeekPointer(app)->*MemberPointer(AppStartMethod()))();
+}
+
+void
+FirePacketSinkRx(Ptr<PacketSink> sink, Ptr<const Packet> packet, const Address& from)
+{
+    (PeekPointer(sink)->*MemberPointer(SinkRxTrace()))(packet, from);
+}
+
+Ptr<TcpCongestionOps>
+TcpCongestionOpsOf(Ptr<TcpSocketBase> socket)
+{
+    return PeekPointer(socket)->*MemberPointer(SocketCongestionOps());
+}
+
+Ptr<TcpSocketState>
+TcpStateOf(Ptr<TcpSocketBase> socket)
+{
+    return PeekPointer(socket)->*MemberPointer(SocketTcb());
+}
+
+TracedValue<Time>&
+TcpRto(Ptr<TcpSocketBase> socket)
+{
+    return PeekPointer(socket)->*MemberPointer(SocketRto());
+}
+
+Ptr<RttEstimator>
+TcpRttEstimatorOf(Ptr<TcpSocketBase> socket)
+{
+    return PeekPointer(socket)->*MemberPointer(SocketRtt());
+}
+
+std::pair<Time&, Time&>
+RttEstimatorState(Ptr<RttEstimator> estimator)
+{
+    RttEstimator* raw = PeekPointer(estimator);
+    return {raw->*MemberPointer(RttEstimate()), raw->*MemberPointer(RttVariation())};
+}
+
+double*
+DctcpAlpha(Ptr<TcpCongestionOps> control)
+{
+    auto dctcp = DynamicCast<TcpDctcp>(control);
+    return dctcp ? &(PeekPointer(dctcp)->*MemberPointer(DctcpAlphaField())) : nullptr;
+}
+
+void
+DctcpRestartObservation(Ptr<TcpCongestionOps> control)
+{
+    if (auto dctcp = DynamicCast<TcpDctcp>(control))
+    {
+        TcpDctcp* raw = PeekPointer(dctcp);
+        raw->*MemberPointer(DctcpAckedEcn()) = 0;
+        raw->*MemberPointer(DctcpAckedTotal()) = 0;
+        raw->*MemberPointer(DctcpNextSeqFlag()) = false;
+    }
 }
 
 uint32_t
@@ -234,6 +329,14 @@ FlowMonitorRxPackets(Ptr<FlowMonitor> monitor, uint32_t flowId)
     auto& stats = PeekPointer(monitor)->*MemberPointer(MonitorStats());
     auto it = stats.find(flowId);
     return it == stats.end() ? 0 : it->second.rxPackets;
+}
+
+GlobalRouteLists
+GlobalRoutes(const Ipv4GlobalRouting& routing)
+{
+    return {routing.*MemberPointer(GlobalHostRoutes()),
+            routing.*MemberPointer(GlobalNetworkRoutes()),
+            routing.*MemberPointer(GlobalExternalRoutes())};
 }
 
 } // namespace wormhole

@@ -12,10 +12,12 @@
 #include "ns3/ptr.h"
 
 #include <cstdint>
+#include <list>
 #include <string>
 #include <utility>
 
 #include "ns3/nstime.h"
+#include "ns3/traced-value.h"
 
 namespace ns3
 {
@@ -24,9 +26,16 @@ class PacketSink;
 class BulkSendApplication;
 class OnOffApplication;
 class TcpSocketBase;
+class TcpSocketState;
+class TcpCongestionOps;
+class RttEstimator;
 class Application;
 class EventId;
+class Packet;
+class Address;
 class FlowMonitor;
+class Ipv4GlobalRouting;
+class Ipv4RoutingTableEntry;
 
 namespace wormhole
 {
@@ -49,8 +58,43 @@ uint64_t& OnOffTotalBytes(Ptr<OnOffApplication> app);
 /** @return the event that will start an application (set by Application::DoInitialize). */
 EventId& ApplicationStartEvent(Ptr<Application> app);
 
+/** Start an application now (its private StartApplication), as its start event would. */
+void StartApplication(Ptr<Application> app);
+
+/**
+ * Fire a PacketSink's "Rx" trace as if `packet` had just been received from
+ * `from` (its other traces and counters are left alone).
+ */
+void FirePacketSinkRx(Ptr<PacketSink> sink, Ptr<const Packet> packet, const Address& from);
+
 /** @return the TypeId name of the congestion control of a TCP socket. */
 std::string TcpCongestionOpsName(Ptr<TcpSocketBase> socket);
+
+/** @return the congestion control object of a TCP socket. */
+Ptr<TcpCongestionOps> TcpCongestionOpsOf(Ptr<TcpSocketBase> socket);
+
+/** @return the congestion state (cwnd, ssthresh, ...) a TCP socket shares with its control. */
+Ptr<TcpSocketState> TcpStateOf(Ptr<TcpSocketBase> socket);
+
+/** @return a TCP socket's retransmission timeout. */
+TracedValue<Time>& TcpRto(Ptr<TcpSocketBase> socket);
+
+/** @return a TCP socket's round-trip time estimator. */
+Ptr<RttEstimator> TcpRttEstimatorOf(Ptr<TcpSocketBase> socket);
+
+/** @return an RTT estimator's smoothed estimate and variation. */
+std::pair<Time&, Time&> RttEstimatorState(Ptr<RttEstimator> estimator);
+
+/**
+ * @return DCTCP's congestion estimate alpha, or nullptr if the control is not DCTCP.
+ */
+double* DctcpAlpha(Ptr<TcpCongestionOps> control);
+
+/**
+ * Start a new DCTCP observation window at the next ACK (its byte counters and
+ * sequence threshold refer to a stream position that a replay changes).
+ */
+void DctcpRestartObservation(Ptr<TcpCongestionOps> control);
 
 /** @return the sequence number after the highest byte a TCP socket has sent. */
 uint32_t TcpHighestSentSequence(Ptr<TcpSocketBase> socket);
@@ -84,6 +128,21 @@ uint32_t FlowMonitorShiftInFlight(Ptr<FlowMonitor> monitor, uint32_t flowId, int
 
 /** @return how many packets a FlowMonitor flow has received so far (0 if unknown). */
 uint64_t FlowMonitorRxPackets(Ptr<FlowMonitor> monitor, uint32_t flowId);
+
+/** The route lists of Ipv4GlobalRouting, in the order its lookup consults them. */
+struct GlobalRouteLists
+{
+    const std::list<Ipv4RoutingTableEntry*>& host;     //!< routes to single addresses
+    const std::list<Ipv4RoutingTableEntry*>& network;  //!< routes to networks
+    const std::list<Ipv4RoutingTableEntry*>& external; //!< AS-external routes (first match wins)
+};
+
+/**
+ * @return the route lists of a global routing table, so it can be read in
+ * one pass (GetRoute(i) walks a list from its start: reading a table of n
+ * routes through it costs n^2/2 steps).
+ */
+GlobalRouteLists GlobalRoutes(const Ipv4GlobalRouting& routing);
 
 } // namespace wormhole
 } // namespace ns3

@@ -239,6 +239,26 @@ WormholeSimulatorImpl::ScheduleSystem(const Time& delay, EventImpl* event)
 }
 
 EventId
+WormholeSimulatorImpl::ScheduleWithTag(const Time& delay,
+                                       uint32_t context,
+                                       uint32_t tag,
+                                       EventImpl* event)
+{
+    NS_ASSERT(delay.IsPositive());
+    NS_ASSERT_MSG(tag != SYSTEM, "system events are scheduled with ScheduleSystem");
+    return Insert(m_currentTs + delay.GetTimeStep(), context, tag, event);
+}
+
+EventId
+WormholeSimulatorImpl::ScheduleCallbackWithTag(const Time& delay,
+                                               uint32_t context,
+                                               uint32_t tag,
+                                               Callback<void> callback)
+{
+    return ScheduleWithTag(delay, context, tag, MakeEvent([callback]() { callback(); }));
+}
+
+EventId
 WormholeSimulatorImpl::ScheduleSystemCallback(const Time& delay, Callback<void> callback)
 {
     return ScheduleSystem(delay, MakeEvent([callback]() { callback(); }));

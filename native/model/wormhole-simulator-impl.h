@@ -155,6 +155,18 @@ class WormholeSimulatorImpl : public SimulatorImpl
      */
     Time PausedWithin(const Time& from, const Time& to) const;
 
+    /**
+     * Schedule an event on a node (context) attributed to a given tag (a
+     * flow's, or WORKLOAD): what the controller uses to start a flow or to
+     * complete a replayed one.
+     */
+    EventId ScheduleWithTag(const Time& delay, uint32_t context, uint32_t tag, EventImpl* event);
+    /** ScheduleWithTag for a callback (what Python uses). */
+    EventId ScheduleCallbackWithTag(const Time& delay,
+                                    uint32_t context,
+                                    uint32_t tag,
+                                    Callback<void> callback);
+
     // System events
     /** Schedule an accelerator event: never moved, not counted. */
     EventId ScheduleSystem(const Time& delay, EventImpl* event);

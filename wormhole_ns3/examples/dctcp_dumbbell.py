@@ -25,10 +25,13 @@ import argparse
 
 from ns import ns
 
+from wormhole_ns3.fabric import queues
+from wormhole_ns3.fabric.transport import MIB, TransportConfig
+
 BASE_PORT = 5000
 FIRST_START_S = 0.1
 MB = 10**6
-QUEUE_PACKETS = "2666p"
+QUEUE_PACKETS = 2666
 RED_THRESHOLD_PACKETS = 65
 
 
@@ -57,39 +60,10 @@ def parse_args():
 
 
 def configure_tcp(del_ack_count, congestion_control="TcpDctcp"):
-    ns.Config.SetDefault("ns3::TcpL4Protocol::SocketType",
-                         ns.StringValue(f"ns3::{congestion_control}"))
-    ns.Config.SetDefault("ns3::TcpSocket::SegmentSize", ns.UintegerValue(1448))
-    ns.Config.SetDefault("ns3::TcpSocket::SndBufSize", ns.UintegerValue(4 * 1024 * 1024))
-    ns.Config.SetDefault("ns3::TcpSocket::RcvBufSize", ns.UintegerValue(4 * 1024 * 1024))
-    ns.Config.SetDefault("ns3::TcpSocketBase::UseEcn", ns.StringValue("On"))
-    ns.Config.SetDefault("ns3::TcpSocket::DelAckCount", ns.UintegerValue(del_ack_count))
-
-
-def red_helper(rate, delay):
-    """RED as a step ECN marker at K packets, as DCTCP expects of switch egress ports."""
-    tch = ns.TrafficControlHelper()
-    tch.SetRootQueueDisc(
-        "ns3::RedQueueDisc",
-        "UseEcn", ns.BooleanValue(True),
-        "UseHardDrop", ns.BooleanValue(False),
-        "Gentle", ns.BooleanValue(False),
-        "MeanPktSize", ns.UintegerValue(1500),
-        "QW", ns.DoubleValue(1.0),
-        "MinTh", ns.DoubleValue(RED_THRESHOLD_PACKETS),
-        "MaxTh", ns.DoubleValue(RED_THRESHOLD_PACKETS),
-        "LinkBandwidth", ns.DataRateValue(ns.DataRate(rate)),
-        "LinkDelay", ns.TimeValue(ns.Time(delay)),
-        "MaxSize", ns.QueueSizeValue(ns.QueueSize(QUEUE_PACKETS)),
-    )
-    return tch
-
-
-def fifo_helper():
-    tch = ns.TrafficControlHelper()
-    tch.SetRootQueueDisc("ns3::FifoQueueDisc",
-                         "MaxSize", ns.QueueSizeValue(ns.QueueSize(QUEUE_PACKETS)))
-    return tch
+    """The demo's TCP: 1448-byte segments, 4 MiB buffers, ECN, ns-3's 1 s minimum RTO."""
+    TransportConfig(congestion_control=congestion_control, segment_bytes=1448,
+                    send_buffer_bytes=4 * MIB, receive_buffer_bytes=4 * MIB,
+                    delayed_ack_count=del_ack_count, min_rto_ms=1000).apply(ns)
 
 
 def build_topology(n_flows, rate, delay):
@@ -113,8 +87,9 @@ def build_topology(n_flows, rate, delay):
     p2p = ns.PointToPointHelper()
     p2p.SetDeviceAttribute("DataRate", ns.StringValue(rate))
     p2p.SetChannelAttribute("Delay", ns.StringValue(delay))
-    red = red_helper(rate, delay)
-    fifo = fifo_helper()
+    red = queues.step_marking_red(ns, threshold_packets=RED_THRESHOLD_PACKETS,
+                                  buffer_packets=QUEUE_PACKETS, link_rate=rate, link_delay=delay)
+    fifo = queues.fifo(ns, QUEUE_PACKETS)
     addresses = ns.Ipv4AddressHelper()
     red_discs = []
 

@@ -1,0 +1,155 @@
+"""LLM training iterations on a datacenter fabric: an ordinary ns-3 script.
+
+The workload (GPT or MoE training steps from a preset, a SimAI/AICB workload
+file, or an HPCC-ns-3 flow file) is a graph of flows and compute tasks; an
+ns3::FlowDag starts each flow when what it waits for is done. The fabric is
+rail-optimized by default (each GPU a host, GPU i of every server on rail i),
+with DCTCP over ECN-marking switch queues and ECMP by flow hash.
+
+    python experiments/llm_training.py --preset gpt-small            # plain ns-3
+    wormhole-ns3 run experiments/llm_training.py --preset gpt-small  # accelerated
+    wormhole-ns3 experiment compare llm-training --preset gpt-small --out results/
+
+Prints the workload and fabric, then one line per iteration with its time, and
+the tasks finished. With --results-dir, every finished flow and iteration is
+also appended to CSV files there as the run goes (see wormhole_ns3.experiment).
+"""
+
+import argparse
+import sys
+from pathlib import Path
+
+from ns import ns
+
+from wormhole_ns3 import native
+from wormhole_ns3.experiment.results import ResultWriter
+from wormhole_ns3.fabric import (
+    CONGESTION_CONTROLS, FabricSpecError, FatTree, HpccTopologyFile, LeafSpine, QueueConfig,
+    RailOptimized, TransportConfig, build_fabric,
+)
+from wormhole_ns3.workloads import (
+    WorkloadFileError, hpcc_flows_to_workload, list_presets, preset_workload, read_flows,
+    read_simai_workload, read_topology, simai_to_workload,
+)
+from wormhole_ns3.workloads.flowdag import WorkloadRun
+
+GPUS_PER_SERVER = 8
+
+
+def parse_args(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    source = parser.add_mutually_exclusive_group()
+    source.add_argument("--preset", default="gpt-small",
+                        help="a workload preset (--list shows them; default %(default)s)")
+    source.add_argument("--simai", type=Path, metavar="FILE", help="a SimAI / AICB workload file")
+    source.add_argument("--hpcc-flows", type=Path, metavar="FILE",
+                        help="an HPCC-ns-3 flow file (needs --hpcc-topology)")
+    parser.add_argument("--hpcc-topology", type=Path, metavar="FILE",
+                        help="an HPCC-ns-3 topology file (the fabric for --hpcc-flows)")
+    parser.add_argument("--list", action="store_true", help="list the presets and exit")
+    parser.add_argument("--iterations", type=int, help="training iterations (default: the preset's)")
+    parser.add_argument("--topology", choices=("rail", "leaf-spine", "fat-tree"), default="rail",
+                        help="fabric for the ranks (default %(default)s)")
+    parser.add_argument("--rate-gbps", type=float, default=100, help="host link rate (default %(default)s)")
+    parser.add_argument("--delay-us", type=float, default=1, help="per-link delay (default %(default)s)")
+    parser.add_argument("--oversubscription", type=float, default=1.0,
+                        help="leaf downlink / uplink capacity (default %(default)s)")
+    parser.add_argument("--transport", choices=sorted(CONGESTION_CONTROLS), default="dctcp",
+                        help="TCP congestion control (default %(default)s)")
+    parser.add_argument("--segment-bytes", type=int, default=1448, help="TCP segment size")
+    parser.add_argument("--buffer-mb", type=float, default=8, help="socket send/receive buffers")
+    parser.add_argument("--ecn-k", type=int, metavar="PACKETS",
+                        help="ECN marking threshold at switch ports (default: C x RTT / 7)")
+    parser.add_argument("--results-dir", type=Path, metavar="DIR",
+                        help="append each finished flow and iteration to CSV files here")
+    args = parser.parse_args(argv)
+    if args.list:
+        for name, description in list_presets().items():
+            print(f"{name:16} {description}")
+        sys.exit(0)
+    if args.hpcc_flows and not args.hpcc_topology:
+        parser.error("--hpcc-flows needs --hpcc-topology")
+    if args.iterations is not None and args.iterations < 1:
+        parser.error("--iterations must be at least 1")
+    return args
+
+
+def load_workload(args):
+    """The workload the options ask for; a bad file or name exits with one clear line."""
+    try:
+        if args.simai:
+            return simai_to_workload(read_simai_workload(args.simai), iterations=args.iterations or 1)
+        if args.hpcc_flows:
+            topology = read_topology(args.hpcc_topology)
+            return hpcc_flows_to_workload(read_flows(args.hpcc_flows, topology), ranks=len(topology.hosts))
+        return preset_workload(args.preset, iterations=args.iterations)
+    except (WorkloadFileError, ValueError, KeyError) as problem:
+        sys.exit(f"llm_training.py: error: {problem}")
+
+
+def fabric_spec(args, ranks):
+    """The fabric for ``ranks`` GPUs: every rank one host."""
+    timing = {"rate_gbps": args.rate_gbps, "delay_us": args.delay_us}
+    if args.hpcc_topology:
+        return HpccTopologyFile(args.hpcc_topology)
+    if args.topology == "rail":
+        servers = -(-ranks // GPUS_PER_SERVER)
+        return RailOptimized(servers=servers, gpus_per_server=min(ranks, GPUS_PER_SERVER),
+                             oversubscription=args.oversubscription, **timing)
+    if args.topology == "leaf-spine":
+        leaves = -(-ranks // GPUS_PER_SERVER)
+        return LeafSpine(leaves=leaves, hosts_per_leaf=min(ranks, GPUS_PER_SERVER),
+                         oversubscription=args.oversubscription, **timing)
+    k = 2
+    while k**3 // 4 < ranks:
+        k += 2
+    return FatTree(k=k, hosts=ranks, **timing)
+
+
+def main(argv=None):
+    args = parse_args(argv)
+    workload = load_workload(args)
+    native.load()  # FlowDag and flow-hash ECMP routing
+    ns.RngSeedManager.SetSeed(1)
+    ns.RngSeedManager.SetRun(1)
+    try:
+        transport = TransportConfig(
+            congestion_control=args.transport, segment_bytes=args.segment_bytes,
+            send_buffer_bytes=int(args.buffer_mb * 2**20), receive_buffer_bytes=int(args.buffer_mb * 2**20),
+        )
+        fabric = build_fabric(ns, fabric_spec(args, workload.ranks),
+                              QueueConfig(ecn_threshold_packets=args.ecn_k), transport)
+    except FabricSpecError as problem:
+        sys.exit(f"llm_training.py: error: {problem}")
+    print(f"workload  {workload.name}: {workload.ranks} ranks, {len(workload.flows)} flows, "
+          f"{workload.total_bytes / 1e9:.3f} GB, {workload.iterations} iterations")
+    print(f"fabric    {fabric.describe()}")
+
+    writer = ResultWriter(args.results_dir, workload) if args.results_dir else None
+    ends = {task: k for k, task in enumerate(workload.iteration_ends)}
+    finished_at = {}
+
+    def task_finished(task, start, finish):
+        if writer is not None:
+            writer.task_finished(task, start, finish)
+        if task in ends:
+            finished_at[ends[task]] = finish
+
+    run = WorkloadRun(ns, workload, fabric.hosts, on_finish=task_finished)
+    run.start()
+    ns.Simulator.Run()
+    previous = 0.0
+    for k in range(workload.iterations):
+        if k not in finished_at:
+            print(f"iteration {k} did not finish")
+            continue
+        print(f"iteration {k} time {finished_at[k] - previous:.9f} s")
+        previous = finished_at[k]
+    print(f"tasks finished {run.finished_tasks} of {len(workload.tasks)}")
+    ns.Simulator.Destroy()
+    if writer is not None:
+        writer.close()
+
+
+if __name__ == "__main__":
+    main()

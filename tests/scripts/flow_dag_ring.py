@@ -1,0 +1,75 @@
+"""Training-like repetition on a star: every iteration, each host computes, then a ring
+all-reduce runs over all hosts. The same contention episode repeats every iteration,
+which is what the memo recognises and replays.
+
+With --rings R, R rings of --hosts hosts each run side by side on disjoint hosts: the
+same episode R times at once.
+
+With --intruder-iteration K, iteration K also has a flow from host 0 to host 2 that
+starts --intruder-ms after the iteration begins, in the middle of its all-reduce: an
+episode the record does not have (a memo replay of it must diverge).
+
+Prints every iteration's time, then how many tasks finished.
+"""
+
+import argparse
+
+from ns import ns
+
+from star import star
+from wormhole_ns3 import native
+from wormhole_ns3.workloads import WorkloadBuilder
+from wormhole_ns3.workloads.collectives import ring_allreduce
+from wormhole_ns3.workloads.flowdag import WorkloadRun
+
+native.load()  # the FlowDag model
+
+
+def ring_workload(hosts, iterations, megabytes, compute_ms, intruder_iteration=-1, intruder_ms=0.0,
+                  rings=1):
+    builder = WorkloadBuilder("star-ring", hosts * rings)
+    end = None
+    for k in range(iterations):
+        previous = [] if end is None else [end]
+        last = []
+        for ring in range(rings):
+            members = list(range(ring * hosts, (ring + 1) * hosts))
+            ready = {r: [builder.add_compute(r, compute_ms / 1e3, previous)] for r in members}
+            done = ring_allreduce(builder, members, int(megabytes * 1e6), ready)
+            last += [t for ids in done.values() for t in ids]
+        if k == intruder_iteration:
+            wait = builder.add_compute(0, intruder_ms / 1e3, previous)
+            last.append(builder.add_flow(0, 2, int(megabytes * 1e6 / 4), [wait], collective="intruder"))
+        end = builder.end_iteration(last)
+    return builder.build()
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--hosts", type=int, default=4, help="hosts per ring")
+    parser.add_argument("--rings", type=int, default=1)
+    parser.add_argument("--iterations", type=int, default=3)
+    parser.add_argument("--mb", type=float, default=16, help="all-reduce size in MB")
+    parser.add_argument("--compute-ms", type=float, default=2)
+    parser.add_argument("--rate", default="10Gbps")
+    parser.add_argument("--tcp", default="TcpDctcp")
+    parser.add_argument("--intruder-iteration", type=int, default=-1)
+    parser.add_argument("--intruder-ms", type=float, default=5.0)
+    args = parser.parse_args()
+    workload = ring_workload(args.hosts, args.iterations, args.mb, args.compute_ms,
+                             args.intruder_iteration, args.intruder_ms, args.rings)
+    finishes = {}
+    run = WorkloadRun(ns, workload, star(args.hosts * args.rings, args.rate, tcp=args.tcp),
+                      on_finish=lambda task, start, finish: finishes.__setitem__(task, finish))
+    run.start()
+    ns.Simulator.Run()
+    previous = 0.0
+    for k, end in enumerate(workload.iteration_ends):
+        print(f"iteration {k} time {finishes[end] - previous:.9f}")
+        previous = finishes[end]
+    print("tasks finished", run.finished_tasks, "of", len(workload.tasks))
+    ns.Simulator.Destroy()
+
+
+if __name__ == "__main__":
+    main()

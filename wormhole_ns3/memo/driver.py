@@ -1,0 +1,203 @@
+"""The memo inside an ns-3 run: takes over flow starts and carries out what the Memoizer decides.
+
+With a memo store, the controller no longer lets applications start on
+their own: each tracked flow's start event is taken away when the flow is
+discovered (before it could send), and at its start time the flows starting
+then are handed to the Memoizer as one batch. The Memoizer says, per flow,
+start it for real, or let a recorded episode's completion stand in for it;
+this driver does it with the tracker and the simulator: per episode and per
+flow, never per packet.
+"""
+
+from __future__ import annotations
+
+import heapq
+import itertools
+from collections.abc import Callable, Iterable
+
+from ..flows import SKIPPABLE_CONGESTION_CONTROL
+from .episodes import Memoizer
+from .record import TCP_FIELDS, TrajectoryPoint
+from .store import MemoStore
+
+PENDING = 0
+
+
+class MemoDriver:
+    """The controller's side of memoization (implements ``episodes.MemoHost``)."""
+
+    def __init__(self, controller, store: MemoStore, context: str) -> None:
+        self.controller = controller
+        self.tracker = controller.tracker
+        self.ns3 = controller.ns3
+        self.memo = Memoizer(store, context, self)
+        self._routes: dict[int, tuple[tuple[int, ...], tuple[int, ...]]] = {}
+        self._flow_attributes: dict[int, str] = {}
+        self._link_attributes: dict[int, str] = {}
+        self._waiting: set[int] = set()  #: pending flows whose start event is not scheduled yet
+        self._order = itertools.count()
+        self._starts: list[tuple[int, int, int]] = []  #: (time, order, flow)
+        self._completions: list[tuple[int, int, int]] = []
+        self._cancelled: set[int] = set()  #: order numbers of cancelled completions
+        self._completion_of: dict[int, int] = {}  #: flow -> order number of its completion
+        self._calls: list[tuple[int, int, Callable[[], None]]] = []
+        self._restore: dict[int, tuple[float, ...]] = {}
+        self._on_starts = controller._callback(self._run_starts)
+        self._on_completion = controller._callback(self._run_completion)
+        self._on_call = controller._callback(self._run_call)
+
+    # ------------------------------------------------ flows the run creates
+    def take_over(self, flows: Iterable[int]) -> None:
+        """Take the start of new (and still waiting) pending flows away from their applications."""
+        self._waiting.update(flows)
+        for flow in sorted(self._waiting):
+            if int(self.tracker.GetState(flow)) != PENDING:
+                self._waiting.discard(flow)
+                continue
+            start = self.tracker.DeferStart(flow)
+            if start.IsNegative():
+                continue  # its node is not initialized yet: try again after the next event
+            self._waiting.discard(flow)
+            self._schedule(self._starts, int(start.GetTimeStep()), flow, self._on_starts, system=True)
+
+    def forget_link_attributes(self) -> None:
+        """Something outside the flows ran: a link's parameters may have changed."""
+        self._link_attributes.clear()
+
+    def _run_starts(self) -> None:
+        now = self._now_ns()
+        batch = []
+        while self._starts and self._starts[0][0] <= now:
+            batch.append(heapq.heappop(self._starts)[2])
+        if batch:
+            self.memo.arrive(now, batch)
+
+    # ------------------------------------------------------ MemoHost: facts
+    def flow_route(self, flow: int) -> tuple[tuple[int, ...], tuple[int, ...]]:
+        if flow not in self._routes:
+            self._routes[flow] = (
+                tuple(int(x) for x in self.tracker.GetPlannedPath(flow)),
+                tuple(int(x) for x in self.tracker.GetPlannedReversePath(flow)),
+            )
+        return self._routes[flow]
+
+    def flow_attributes(self, flow: int) -> str:
+        if flow not in self._flow_attributes:
+            self._flow_attributes[flow] = str(self.tracker.GetFlowFingerprint(flow))
+        return self._flow_attributes[flow]
+
+    def link_attributes(self, link: int) -> str:
+        if link not in self._link_attributes:
+            self._link_attributes[link] = str(self.tracker.GetLinkFingerprint(link))
+        return self._link_attributes[link]
+
+    def link_queue(self, link: int) -> int:
+        return int(self.tracker.GetQueuedPackets(link))
+
+    def memo_blocker(self, flow: int) -> str | None:
+        tracker = self.tracker
+        if str(tracker.GetKind(flow)) != "bulk-tcp":
+            return f"{tracker.GetKind(flow)} flows are not memoized"
+        if int(tracker.GetSize(flow)) == 0:
+            return "an unlimited flow never completes"
+        data, ack = self.flow_route(flow)
+        if not data or not ack:
+            return "route unknown"
+        control = self.flow_attributes(flow).split(" cc=", 1)[-1].split("{", 1)[0]
+        if control not in SKIPPABLE_CONGESTION_CONTROL:
+            return f"{control} keeps time-based state"
+        if not all(tracker.IsLossless(link) for link in (*data, *ack)):
+            return "a link on its route drops packets at random"
+        return None
+
+    def trajectory(self, flow: int) -> list[TrajectoryPoint]:
+        return [
+            TrajectoryPoint(int(s.time), int(s.delivered), tuple(float(getattr(s.tcp, f)) for f in TCP_FIELDS))
+            for s in self.tracker.GetSnapshots(flow)
+        ]
+
+    def episode_events(self, flows: Iterable[int]) -> tuple[int, int]:
+        flows = set(flows)
+        impl = self.controller.impl
+        events = sum(int(impl.GetTagEventCount(int(self.tracker.GetTag(f)))) for f in flows)
+        avoided = sum(
+            r.events_avoided for r in self.controller.skips
+            if r.kind == "steady" and set(map(int, r.partition.split())) <= flows
+        )
+        return events, avoided
+
+    # ---------------------------------------------------- MemoHost: actions
+    def start_flow(self, flow: int) -> None:
+        self.controller.before_flow_start(flow)
+        self.tracker.SetSnapshotting(flow, True)
+        self.tracker.StartNow(flow)
+
+    def complete_flow_at(self, flow: int, time_ns: int) -> None:
+        order = self._schedule(
+            self._completions, time_ns, flow, self._on_completion,
+            context=int(self.tracker.GetDstNode(flow)),
+        )
+        self._completion_of[flow] = order
+
+    def cancel_completion(self, flow: int) -> None:
+        self._cancelled.add(self._completion_of.pop(flow))
+
+    def materialize_flow(self, flow: int, delivered: int, tcp: tuple[float, ...] | None) -> None:
+        self.start_flow(flow)
+        if delivered > 0:
+            self.tracker.Credit(flow, delivered)
+        if tcp is not None:
+            self._restore[flow] = tcp
+
+    def call_at(self, time_ns: int, action: Callable[[], None]) -> None:
+        delay = max(0, time_ns - self._now_ns())
+        order = next(self._order)
+        heapq.heappush(self._calls, (time_ns, order, action))
+        self.controller.impl.ScheduleSystemCallback(self.ns3.NanoSeconds(delay), self._on_call)
+
+    def _run_call(self) -> None:
+        heapq.heappop(self._calls)[2]()
+
+    def _run_completion(self) -> None:
+        _, order, flow = heapq.heappop(self._completions)
+        if order in self._cancelled:
+            self._cancelled.discard(order)
+            return
+        self._completion_of.pop(flow, None)
+        self.tracker.CompleteVirtually(flow)
+        self.controller.finished.add(flow)
+        self.memo.virtual_finished(flow)
+
+    # ----------------------------------------------- controller notifications
+    def flow_active(self, flow: int) -> None:
+        """A flow sent its first bytes: a resumed one gets the TCP state its record had."""
+        state = self._restore.pop(flow, None)
+        if state is not None:
+            tcp = self.ns3.TcpFlowState()
+            for name, value in zip(TCP_FIELDS, state):
+                setattr(tcp, name, type(getattr(tcp, name))(value))
+            self.tracker.SetTcpState(flow, tcp)
+
+    def flow_finished(self, flow: int) -> None:
+        self.memo.finished(self._now_ns(), flow)
+        self.tracker.SetSnapshotting(flow, False)
+
+    def flow_drained(self, flow: int) -> None:
+        self.memo.drained(self._now_ns(), flow)
+
+    # ------------------------------------------------------------- helpers
+    def _schedule(self, heap: list, time_ns: int, flow: int, callback, system: bool = False,
+                  context: int = 0) -> int:
+        """One simulator event per entry: entries and events share the (time, order) order."""
+        order = next(self._order)
+        heapq.heappush(heap, (time_ns, order, flow))
+        delay = self.ns3.NanoSeconds(max(0, time_ns - self._now_ns()))
+        impl = self.controller.impl
+        if system:
+            impl.ScheduleSystemCallback(delay, callback)
+        else:
+            impl.ScheduleCallbackWithTag(delay, context, int(self.ns3.WormholeSimulatorImpl.WORKLOAD), callback)
+        return order
+
+    def _now_ns(self) -> int:
+        return int(self.ns3.Simulator.Now().GetTimeStep())

@@ -1,6 +1,6 @@
-"""``wormhole-ns3 experiment run`` on real ns-3 runs of the tests' ring experiment (tests/scripts/experiment_ring.py).
+"""``wormhole-ns3 experiment run`` on real ns-3 runs of the tests' ring experiment (tests/scripts/flow_dag_ring.py).
 
-Preset "tiny": 2 ranks, one iteration (compute, then a ring all-reduce of 8 MB:
+Preset "tiny": 2 hosts, one iteration (compute, then a ring all-reduce of 8 MB:
 4 flows of 4 MB), a few seconds. Preset "long": 8 iterations of 24 MB, run
 as the baseline so that it is still going when a test stops it.
 """
@@ -18,6 +18,7 @@ from conftest import EXPERIMENT_CLI, child_environment, load_json
 from wormhole_ns3.config import AcceleratorConfig
 from wormhole_ns3.experiment.child import ChildOptions, _check_run_options, harness_command
 from wormhole_ns3.experiment.registry import Experiment, ExperimentError
+from wormhole_ns3.experiment.results import read_flows
 from wormhole_ns3.experiment.run import run_experiment
 
 TINY_FLOWS = 4
@@ -50,14 +51,17 @@ def test_run_writes_the_tables_the_harness_results_and_a_summary(experiment_cli,
     assert summary["mode"] == run["mode"] == "accelerated"
     assert summary["events"] == run["events"] > 100_000
     assert summary["run_wall_s"] == run["run_wall_s"] > 0
-    assert summary["script_args"] == ["--ranks", "2", "--mb", "8"]
-    for field in ("memo_hits", "memo_misses", "memo_entries", "events_avoided_by_memo", "events_avoided_by_skip"):
-        assert summary[field] is None  # not in run.json (yet)
+    assert summary["script_args"] == ["--hosts", "2", "--mb", "8", "--iterations", "1", "--compute-ms", "1"]
+    for field in ("memo_hits", "memo_misses", "memo_recorded", "memo_entries", "events_avoided_by_memo"):
+        assert summary[field] is None  # no memo store
+    assert summary["events_avoided_by_skip"] == run["events_avoided_by_skip"]
     assert summary["skips"] == run["skips"] == len(pd.read_csv(out / "skips.csv"))
-    pd.testing.assert_frame_equal(pd.read_parquet(out / "flows.parquet"), flows, check_dtype=False)
+    pd.testing.assert_frame_equal(pd.read_parquet(out / "flows.parquet"), read_flows(out / "flows.csv"),
+                                  check_dtype=False)
     fct_lines = (out / "fct.txt").read_text().splitlines()
     assert sorted(int(line.split()[4]) for line in fct_lines) == [4_000_000] * TINY_FLOWS
-    assert (out / "stdout.txt").read_text() == "finished 7 of 7 tasks\n"
+    assert (out / "stdout.txt").read_text() == (
+        f"iteration 0 time {iterations.loc[0, 'time']:.9f}\ntasks finished 7 of 7\n")
     assert f"wrote out: {TINY_FLOWS} flows, 1 iterations" in done.stdout
     assert f"{TINY_FLOWS}/{TINY_FLOWS} flows" in done.stderr  # the progress bar's last state
 
@@ -199,15 +203,29 @@ def test_a_missing_script_is_named(tmp_path):
 def test_the_memo_store_goes_to_the_accelerated_run_only(tmp_path):
     script = tmp_path / "s.py"
     options = ChildOptions(memo=tmp_path / "memo", config=AcceleratorConfig(theta=0.1))
-    try:
-        command = harness_command(script, ["--a"], tmp_path, options)
-    except ExperimentError as refused:  # `run` does not take --memo until the memo store is part of runs
-        assert str(refused) == "wormhole-ns3 run would refuse these options: unrecognized arguments: --memo"
-    else:
-        assert command[command.index("--memo") + 1] == str(tmp_path / "memo")
+    command = harness_command(script, ["--a"], tmp_path, options)
+    assert command[-4:] == ["--memo", str(tmp_path / "memo"), str(script), "--a"]
+    assert "--theta=0.1" in command
     baseline = harness_command(script, ["--a"], tmp_path, ChildOptions(baseline=True))
     assert baseline[3:] == ["run", "--results", str(tmp_path / "run.json"), "--trace", str(tmp_path / "skips.csv"),
                             "--baseline", str(script), "--a"]
+
+
+@pytest.mark.slow
+def test_a_memo_store_records_in_one_run_and_replays_in_the_next(experiment_cli, tmp_path):
+    """small: two identical iterations. The first run records the first one's episode and replays it in the
+    second; the next run replays both. Same flows, same iteration times."""
+    summaries = []
+    for out in ("first", "second"):
+        done = experiment_cli("experiment", "run", "ring", "--preset", "small", "--out", out, "--memo", "store")
+        assert done.returncode == 0, done.stderr
+        summaries.append(load_json(tmp_path / out / "summary.json"))
+    first, second = summaries
+    assert (first["memo_recorded"], first["memo_hits"], first["memo_entries"]) == (1, 1, 1)
+    assert (second["memo_misses"], second["memo_hits"], second["flows_replayed"]) == (0, 2, 8)
+    assert second["events"] * 100 < first["events"]
+    assert first["flows_finished"] == second["flows_finished"] == 8
+    assert first["iteration_times_s"] == second["iteration_times_s"]
 
 
 def test_options_run_would_refuse_are_caught_before_any_run():

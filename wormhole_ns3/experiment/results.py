@@ -2,8 +2,8 @@
 
 An experiment script (an ordinary ns-3 script running a ``Workload`` on a
 ``FlowDag``) creates a ``ResultWriter`` on the folder the runner gives it
-with ``--results-dir`` and lets it follow the FlowDag (``follow``), or
-reports each finished task itself (``task_finished``). Rows are appended and flushed as the run goes, so a run that
+with ``--results-dir`` and hands it each finished task, e.g.
+``WorkloadRun(ns, workload, hosts, on_finish=writer.task_finished)``. Rows are appended and flushed as the run goes, so a run that
 is interrupted after hours keeps every flow and iteration it finished.
 Values are written the same way every time (fixed column order, ``repr`` of
 floats), so the same run gives the same files byte for byte.
@@ -57,23 +57,6 @@ class ResultWriter:
         self._start_time = start_time
         self._flows, self._flow_rows = _open_table(self.out_dir / FLOWS_FILE, FLOW_COLUMNS)
         self._iterations, self._iteration_rows = _open_table(self.out_dir / ITERATIONS_FILE, ITERATION_COLUMNS)
-
-    def follow(self, dag) -> None:
-        """Record each task of ``dag`` as it finishes (its "Finish" trace).
-
-        ``dag`` is the ``ns3::FlowDag`` the script built from this workload,
-        task for task in the same order, so that FlowDag task ids are workload
-        task ids. C++ only borrows the Python callable and its std::function:
-        the writer keeps both for as long as the run needs them.
-        """
-        from ns import ns  # the script has loaded ns-3 by now; the runner reading results never does
-
-        def finished(task: int) -> None:
-            self.task_finished(task, dag.GetStartTime(task).GetSeconds(), dag.GetFinishTime(task).GetSeconds())
-
-        function = ns.cppyy.gbl.std.function["void(unsigned int)"](finished)
-        self._finish_callbacks = (finished, function)
-        dag.TraceConnectWithoutContext("Finish", ns.Callback["void", "unsigned int"](function))
 
     def task_finished(self, task_id: int, start: float, finish: float) -> None:
         """Record any finished task: a flow gets its row, an iteration's end closes the iteration."""

@@ -27,8 +27,11 @@ from .results import (
 SUMMARY_FILE = "summary.json"
 #: Fields of the harness's run.json a run summary repeats as they are (None when absent).
 HARNESS_FIELDS = ("run_wall_s", "events", "sim_time_s", "skips", "skip_backs", "skipped_time_s", "events_avoided")
-#: Fields the memo store adds to run.json; None until the memo is part of the run.
-MEMO_FIELDS = ("memo_hits", "memo_misses", "memo_entries", "events_avoided_by_memo", "events_avoided_by_skip")
+#: Memo counters of run.json (None without a memo store) and the events each shortcut avoided.
+MEMO_FIELDS = (
+    "memo_hits", "memo_misses", "memo_recorded", "memo_diverged", "memo_entries", "flows_replayed",
+    "events_avoided_by_memo", "events_avoided_by_skip",
+)
 
 
 def mode_of(options: ChildOptions) -> str:

@@ -2,7 +2,7 @@
 #
 #   docker build -t wormhole-ns3 .
 #   docker run --rm -v "$PWD/results:/results" wormhole-ns3
-#       # -> results/dctcp-dumbbell-small/: summary.md, summary.json, plots, per-flow tables
+#       # -> results/llm-training-gpt-small/: summary.md, summary.json, plots, per-flow tables
 #   docker run --rm -v "$PWD:/work" -w /work wormhole-ns3 \
 #       wormhole-ns3 compare my_script.py --json out.json      # your own script
 #
@@ -25,7 +25,5 @@ RUN python -c "from wormhole_ns3 import native; print(native.build())"
 
 # runs start in the results folder, away from the install (ns-3 searches its libraries below the working directory)
 WORKDIR /results
-# TODO(lead): once experiments/llm_training.py is merged, run
-#   wormhole-ns3 experiment compare llm-training --preset gpt-small --out /results/llm-training-gpt-small
-# here (and in the header above); until then the registered dumbbell experiment is the small compare.
-CMD ["wormhole-ns3", "experiment", "compare", "dctcp-dumbbell", "--preset", "small", "--out", "/results/dctcp-dumbbell-small"]
+# baseline and accelerated runs of the small GPT preset (16 GPUs, 2 iterations): about half a minute
+CMD ["wormhole-ns3", "experiment", "compare", "llm-training", "--preset", "gpt-small", "--out", "/results/llm-training-gpt-small"]

@@ -189,9 +189,9 @@ def markdown_summary(summary: dict) -> str:
         "| | baseline | accelerated |",
         "|---|---:|---:|",
         f"| Run() wall time | {summary['run_wall_baseline_s']:.2f} s | "
-        f"{summary['run_wall_accelerated_s']:.2f} s ({summary['speedup']:.1f}x faster) |",
+        f"{summary['run_wall_accelerated_s']:.2f} s (speedup {summary['speedup']:.2f}x) |",
         f"| events | {summary['events_baseline']:,} | {summary['events_accelerated']:,} "
-        f"({summary['events_ratio']:.1f}x fewer) |",
+        f"(ratio {summary['events_ratio']:.2f}x) |",
         f"| flows finished | {summary['flows_finished_baseline']} | {summary['flows_finished_accelerated']} |",
     ]
     if summary["iterations_compared"]:

@@ -85,9 +85,9 @@ def speedup_bars(summary: dict, path: Path) -> Path:
     figure, (wall, events) = plt.subplots(1, 2, figsize=(7, 3.4))
     panels = (
         (wall, "Run() wall time (s)", "run_wall_baseline_s", "run_wall_accelerated_s",
-         f"{summary['speedup']:.1f}x faster", "{:.2f}"),
+         f"speedup {summary['speedup']:.2f}x", "{:.2f}"),
         (events, "events executed", "events_baseline", "events_accelerated",
-         f"{summary['events_ratio']:.1f}x fewer", "{:,}"),
+         f"ratio {summary['events_ratio']:.2f}x", "{:,}"),
     )
     for axis, title, base, accel, ratio, fmt in panels:
         values = [summary[base], summary[accel]]

@@ -111,3 +111,18 @@ def test_only_a_finished_baseline_of_the_same_preset_is_reused(compared, tmp_pat
         (line,) = [line for line in done.stderr.splitlines() if line.startswith("wormhole-ns3")]
         assert line.startswith(f"wormhole-ns3: error: --reuse-baseline {folder}: it holds {found} (args [")
         assert not (tmp_path / "x").exists()
+
+
+def test_the_llm_training_experiment_compares_end_to_end(tmp_path):
+    """The product's own experiment, smallest GPT preset: both runs complete, every flow and iteration compared."""
+    from wormhole_ns3.workloads import preset_workload
+
+    done = experiment(tmp_path, "compare", "llm-training", "--preset", "gpt-small", "--out", "gpt")
+    assert done.returncode == 0, done.stderr
+    summary = load_json(tmp_path / "gpt" / "summary.json")
+    workload = preset_workload("gpt-small")
+    assert summary["flows_compared"] == summary["flows_finished_baseline"] == len(workload.flows)
+    assert summary["iterations_compared"] == workload.iterations
+    assert summary["rx_bytes_exact"]
+    assert summary["fct_mean_rel_err"] <= 0.01 and summary["iteration_time_rel_err"] <= 0.01
+    assert (tmp_path / "gpt" / "baseline" / "workload.json").read_text() == workload.to_json()

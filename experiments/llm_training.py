@@ -22,7 +22,6 @@ from pathlib import Path
 from ns import ns
 
 from wormhole_ns3 import native
-from wormhole_ns3.experiment.results import ResultWriter
 from wormhole_ns3.fabric import (
     CONGESTION_CONTROLS, FabricSpecError, FatTree, HpccTopologyFile, LeafSpine, QueueConfig,
     RailOptimized, TransportConfig, build_fabric,
@@ -33,6 +32,7 @@ from wormhole_ns3.workloads import (
 )
 from wormhole_ns3.workloads.flowdag import WorkloadRun
 
+#: GPUs per server when the workload does not say (SimAI and HPCC inputs).
 GPUS_PER_SERVER = 8
 
 
@@ -87,18 +87,24 @@ def load_workload(args):
         sys.exit(f"llm_training.py: error: {problem}")
 
 
-def fabric_spec(args, ranks):
-    """The fabric for ``ranks`` GPUs: every rank one host."""
+def fabric_spec(args, workload):
+    """The fabric for the workload's GPUs: every rank one host, servers as the workload has them.
+
+    Rank r is GPU r % g of server r // g (g GPUs per server), so a rail-optimized
+    fabric puts it on rail r % g: where the workload's data- and pipeline-parallel
+    groups expect it.
+    """
+    ranks = workload.ranks
+    per_server = workload.metadata.get("parallelism", {}).get("gpus_per_server", GPUS_PER_SERVER)
+    per_server = min(ranks, per_server)
     timing = {"rate_gbps": args.rate_gbps, "delay_us": args.delay_us}
     if args.hpcc_topology:
         return HpccTopologyFile(args.hpcc_topology)
     if args.topology == "rail":
-        servers = -(-ranks // GPUS_PER_SERVER)
-        return RailOptimized(servers=servers, gpus_per_server=min(ranks, GPUS_PER_SERVER),
+        return RailOptimized(servers=-(-ranks // per_server), gpus_per_server=per_server,
                              oversubscription=args.oversubscription, **timing)
     if args.topology == "leaf-spine":
-        leaves = -(-ranks // GPUS_PER_SERVER)
-        return LeafSpine(leaves=leaves, hosts_per_leaf=min(ranks, GPUS_PER_SERVER),
+        return LeafSpine(leaves=-(-ranks // per_server), hosts_per_leaf=per_server,
                          oversubscription=args.oversubscription, **timing)
     k = 2
     while k**3 // 4 < ranks:
@@ -117,7 +123,7 @@ def main(argv=None):
             congestion_control=args.transport, segment_bytes=args.segment_bytes,
             send_buffer_bytes=int(args.buffer_mb * 2**20), receive_buffer_bytes=int(args.buffer_mb * 2**20),
         )
-        fabric = build_fabric(ns, fabric_spec(args, workload.ranks),
+        fabric = build_fabric(ns, fabric_spec(args, workload),
                               QueueConfig(ecn_threshold_packets=args.ecn_k), transport)
     except FabricSpecError as problem:
         sys.exit(f"llm_training.py: error: {problem}")
@@ -125,7 +131,11 @@ def main(argv=None):
           f"{workload.total_bytes / 1e9:.3f} GB, {workload.iterations} iterations")
     print(f"fabric    {fabric.describe()}")
 
-    writer = ResultWriter(args.results_dir, workload) if args.results_dir else None
+    writer = None
+    if args.results_dir:
+        from wormhole_ns3.experiment.results import ResultWriter
+
+        writer = ResultWriter(args.results_dir, workload)
     ends = {task: k for k, task in enumerate(workload.iteration_ends)}
     finished_at = {}
 

@@ -30,6 +30,17 @@ def _fcts(run):
     return {(f["src"], f["dst"], f["sport"], f["dport"]): f["fct"] for f in run["flows"]}
 
 
+def _max_fct_error(run, baseline):
+    """Largest relative FCT difference, flows matched by their 5-tuple (all must be there)."""
+    base, accelerated = _fcts(baseline), _fcts(run)
+    assert base.keys() == accelerated.keys()
+    return max(abs(accelerated[k] - base[k]) / base[k] for k in base)
+
+
+def _iteration_times(stdout):
+    return [float(line.split()[3]) for line in stdout.splitlines() if line.startswith("iteration")]
+
+
 @pytest.fixture(scope="module")
 def ring_runs(tmp_path_factory):
     """Baseline, a cold memo run and a warm one (same store), three iterations each."""
@@ -52,25 +63,33 @@ def ring_runs(tmp_path_factory):
     return baseline, cold, warm, memo
 
 
-def test_the_first_iteration_is_recorded_and_the_others_replay_it_exactly(ring_runs):
+def test_the_first_ring_steps_are_recorded_and_every_later_one_replays_them(ring_runs):
+    """Each ring step is an episode (4 flows starting on idle links, closing at its last byte).
+
+    The first steps of the first iteration are recorded (each in a context of its own:
+    after compute, or right after the previous step's last byte); all later steps of the
+    three iterations (18 in all) replay them. A replay gives the recorded packet-level
+    outcome, so FCTs match plain ns-3 up to what the key cannot see (the nanoseconds by
+    which a step's last ACKs cross the first packets of the next).
+    """
     (baseline, _, base_out), (cold, trace, cold_out), _, _ = ring_runs
-    assert (cold["memo_hits"], cold["memo_misses"], cold["memo_recorded"]) == (2, 1, 1)
-    assert cold["flows_replayed"] == 2 * 24  # iterations 2 and 3: 24 flows each
-    assert cold["memo_diverged"] == 0
+    assert cold["memo_misses"] == cold["memo_recorded"] <= 3
+    assert cold["memo_hits"] + cold["memo_misses"] == 18 and cold["memo_diverged"] == 0
+    assert cold["flows_replayed"] == cold["memo_hits"] * 4
     kinds = [row["kind"] for row in trace]
-    assert kinds.count("memo-recorded") == 1 and kinds.count("memo-replay") == 2
-    # a replay reproduces the recorded (packet-level) outcome: every FCT as in plain ns-3
-    assert _fcts(cold) == _fcts(baseline)
-    assert cold_out == base_out  # iteration times printed by the script
-    assert cold["events"] * 2.5 < baseline["events"]
-    assert cold["events_avoided_by_memo"] > baseline["events"] / 2
+    assert kinds.count("memo-recorded") == cold["memo_recorded"]
+    assert kinds.count("memo-replay") == cold["memo_hits"]
+    assert _max_fct_error(cold, baseline) < 1e-4
+    assert _iteration_times(cold_out) == pytest.approx(_iteration_times(base_out), rel=1e-4)
+    assert cold["events"] * 5 < baseline["events"]
+    assert cold["events_avoided_by_memo"] > baseline["events"] * 0.7
 
 
-def test_a_warm_store_replays_every_iteration_with_the_same_results(ring_runs):
+def test_a_warm_store_replays_every_step_with_the_same_results(ring_runs):
     (baseline, _, _), (cold, _, cold_out), (warm, trace, warm_out), _ = ring_runs
-    assert (warm["memo_hits"], warm["memo_misses"]) == (3, 0)
-    assert _fcts(warm) == _fcts(cold)
-    assert warm_out == cold_out
+    assert (warm["memo_hits"], warm["memo_misses"]) == (18, 0)
+    assert _max_fct_error(warm, baseline) < 1e-4
+    assert _iteration_times(warm_out) == pytest.approx(_iteration_times(cold_out), rel=1e-4)
     assert warm["events"] * 100 < baseline["events"]
     assert warm["run_wall_s"] * 5 < cold["run_wall_s"]
     for row in trace:
@@ -83,9 +102,11 @@ def test_a_warm_store_replays_every_iteration_with_the_same_results(ring_runs):
 def test_a_changed_link_rate_congestion_control_or_size_never_hits_an_old_entry(
     ring_runs, wormhole, tmp_path, change
 ):
+    """The store knows every step of the 10 Gbps DCTCP 16 MB ring; none of them may match."""
     *_, memo = ring_runs
-    run, _, _ = _run(wormhole, tmp_path, "changed", "--iterations", "1", *change, memo=memo)
-    assert run["memo_hits"] == 0 and run["memo_misses"] == 1
+    run, trace, _ = _run(wormhole, tmp_path, "changed", "--iterations", "1", *change, memo=memo)
+    assert trace[0]["kind"] == "memo-recorded"  # the first step was simulated, not replayed
+    assert run["memo_recorded"] >= 1
 
 
 def test_an_unexpected_flow_during_a_replay_makes_it_diverge_and_resume_for_real(
@@ -99,7 +120,7 @@ def test_an_unexpected_flow_during_a_replay_makes_it_diverge_and_resume_for_real
     assert run["memo_diverged"] == len(diverged) == 1
     assert "was not expected" in diverged[0]["reason"]
     assert run["flows_resumed"] == 4  # the ring step in flight when the intruder came
-    assert run["memo_hits"] == 3  # the other iterations still replay
+    assert run["memo_hits"] >= 12  # the other steps still replay
     base = {(f["src"], f["dst"], f["sport"], f["dport"]): f for f in baseline["flows"]}
     for flow in run["flows"]:
         assert flow["rx_bytes"] == base[(flow["src"], flow["dst"], flow["sport"], flow["dport"])]["rx_bytes"]
@@ -125,9 +146,11 @@ def test_identical_episodes_running_at_once_mirror_the_one_being_recorded(wormho
     args = ["--rings", "3", "--iterations", "1"]
     baseline, _, base_out = _run(wormhole, tmp_path, "base", *args, baseline=True)
     run, trace, out = _run(wormhole, tmp_path, "mirrored", *args, memo=tmp_path / "memo")
-    assert (run["memo_mirrored"], run["memo_misses"], run["memo_hits"]) == (2, 1, 0)
-    assert run["flows_replayed"] == 2 * 24 and run["memo_diverged"] == 0
-    assert [row["kind"] for row in trace].count("memo-mirror") == 2
-    assert _fcts(run) == _fcts(baseline)
-    assert out == base_out
+    # ring 0 records what rings 1 and 2 mirror
+    assert run["memo_mirrored"] >= 4 and run["memo_misses"] <= 3 and run["memo_diverged"] == 0
+    assert [row["kind"] for row in trace].count("memo-mirror") == run["memo_mirrored"]
+    assert run["memo_hits"] + run["memo_mirrored"] + run["memo_misses"] == 3 * 6
+    assert _max_fct_error(run, baseline) < 1e-4
+    assert _iteration_times(out) == pytest.approx(_iteration_times(base_out), rel=1e-4)
+    assert run["events"] * 5 < baseline["events"]
     assert run["events"] * 2.5 < baseline["events"]

@@ -156,14 +156,14 @@ class Controller:
         ]
         if self._memo_store is not None:
             names += [
-                "DeferStart", "StartNow", "CompleteVirtually", "GetFlowFingerprint",
+                "DeferStart", "StartNow", "StartHeld", "CompleteVirtually", "GetFlowFingerprint",
                 "GetPlannedPath", "GetPlannedReversePath", "GetSnapshots", "SetSnapshotting",
-                "SetTcpState",
+                "ResumeHeld",
             ]
         two_arguments = {"SetSampled": (0, True), "Credit": (0, 0), "Uncredit": (0, 0),
                          "SetSnapshotting": (0, False),
                          "ShiftMonitoredPackets": (0, self.ns3.NanoSeconds(0)),
-                         "SetTcpState": (0, self.ns3.TcpFlowState())}
+                         "ResumeHeld": (0, self.ns3.TcpFlowState())}
         for name in names:
             try:
                 getattr(tracker, name)(*two_arguments.get(name, (0,)))
@@ -281,8 +281,6 @@ class Controller:
             info = FlowInfo.from_tracker(self.tracker, flow)
             self.flows[flow] = info
             self.active.add(flow)
-            if self.memo is not None:
-                self.memo.flow_active(flow)
             self._configure_sampling(info)
             for st in list(self.partitions.values()):
                 if st.paused and st.partition.links & info.links:
@@ -306,8 +304,6 @@ class Controller:
         gone = [f for f, until in self.draining.items() if until <= now + 1e-12]
         for flow in gone:
             del self.draining[flow]
-            if self.memo is not None:
-                self.memo.flow_drained(flow)
         if gone:
             self._repartition(now)
 

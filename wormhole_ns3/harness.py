@@ -227,7 +227,7 @@ def memo_results(controller: Controller) -> dict:
         "memo_diverged": stats.diverged,
         "memo_entries": store.stats().entries,
         "flows_replayed": stats.flows_replayed,
-        "flows_resumed": stats.flows_materialized,
+        "flows_resumed": stats.flows_resumed,
         "events_avoided_by_memo": stats.events_avoided,
     }
 

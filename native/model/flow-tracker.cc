@@ -1305,6 +1305,45 @@ FlowTracker::StartNow(uint32_t flow)
 }
 
 void
+FlowTracker::StartHeld(uint32_t flow)
+{
+    Flow& f = m_flows.at(flow);
+    auto bulk = DynamicCast<BulkSendApplication>(f.app);
+    NS_ABORT_MSG_IF(!bulk || !f.kind.ends_with("-tcp"), "FlowTracker: only BulkSend TCP flows are held");
+    WormholeSimulatorImpl* impl = AcceleratingImpl();
+    NS_ABORT_MSG_IF(!impl, "FlowTracker::StartHeld needs the WormholeSimulatorImpl");
+    impl->ScheduleWithTag(TimeStep(0), f.srcNode->GetId(), f.tag, MakeEvent([this, flow, bulk]() {
+                              wormhole::StartApplication(bulk);
+                              Ptr<Socket> socket = bulk->GetSocket();
+                              UintegerValue size;
+                              socket->GetAttribute("SndBufSize", size);
+                              m_flows[flow].heldBufferSize = size.Get();
+                              // the application's first write is refused: it keeps it and waits
+                              socket->SetAttribute("SndBufSize", UintegerValue(0));
+                          }));
+}
+
+void
+FlowTracker::ResumeHeld(uint32_t flow, const TcpFlowState& state)
+{
+    Flow& f = m_flows.at(flow);
+    auto bulk = DynamicCast<BulkSendApplication>(f.app);
+    NS_ABORT_MSG_IF(!bulk || f.heldBufferSize == 0, "FlowTracker: flow " << flow << " is not held");
+    WormholeSimulatorImpl* impl = AcceleratingImpl();
+    impl->ScheduleWithTag(TimeStep(0), f.srcNode->GetId(), f.tag, MakeEvent([this, flow, bulk, state]() {
+                              Flow& held = m_flows[flow];
+                              Ptr<Socket> socket = bulk->GetSocket();
+                              socket->SetAttribute("SndBufSize", UintegerValue(held.heldBufferSize));
+                              held.heldBufferSize = 0;
+                              if (auto tcp = DynamicCast<TcpSocketBase>(socket))
+                              {
+                                  wormhole::RestoreTcpState(tcp, state);
+                              }
+                              wormhole::BulkSendResume(bulk);
+                          }));
+}
+
+void
 FlowTracker::CompleteVirtually(uint32_t flow)
 {
     Flow& f = m_flows.at(flow);

@@ -229,6 +229,18 @@ class FlowTracker : public Object
     /** Start a deferred flow's application now, in an event attributed to the flow. */
     void StartNow(uint32_t flow);
     /**
+     * Start a deferred TCP flow held: it connects (a real handshake) but its
+     * socket takes no data, so it sends none, until ResumeHeld. What a
+     * replayed flow does, so that a replay that must stop half-way resumes a
+     * connected flow rather than one that has to connect first.
+     */
+    void StartHeld(uint32_t flow);
+    /**
+     * Let a held flow send: its socket takes data again, its sender gets the
+     * given state, and its application writes (in an event attributed to the flow).
+     */
+    void ResumeHeld(uint32_t flow, const TcpFlowState& state);
+    /**
      * Complete a flow that never started, as a replay of a recorded episode
      * says it completes now: its sink's count reaches the flow's size, its
      * application has written everything, and the sink's Rx trace fires once
@@ -271,6 +283,7 @@ class FlowTracker : public Object
         bool sampled{false};
         std::deque<uint64_t> samples;
         bool snapshotting{false};
+        uint32_t heldBufferSize{0}; //!< send buffer size of a held flow's socket, 0 if not held
         std::deque<FlowSnapshot> snapshots;
         std::vector<uint64_t> path;
         std::vector<uint64_t> reversePath;

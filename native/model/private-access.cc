@@ -16,6 +16,7 @@
 #include "ns3/onoff-application.h"
 #include "ns3/packet-sink.h"
 #include "ns3/packet.h"
+#include "ns3/socket.h"
 #include "ns3/rtt-estimator.h"
 #include "ns3/tcp-congestion-ops.h"
 #include "ns3/tcp-dctcp.h"
@@ -60,6 +61,14 @@ struct AppStartMethod
 };
 
 template struct Exposer<AppStartMethod, &Application::StartApplication>;
+
+struct BulkDataSendMethod
+{
+    using type = void (BulkSendApplication::*)(Ptr<Socket>, uint32_t);
+    friend type MemberPointer(BulkDataSendMethod);
+};
+
+template struct Exposer<BulkDataSendMethod, &BulkSendApplication::DataSend>;
 WORMHOLE_EXPOSE(SinkTotalRx, PacketSink, m_totalRx, uint64_t);
 WORMHOLE_EXPOSE(BulkTotBytes, BulkSendApplication, m_totBytes, uint64_t);
 WORMHOLE_EXPOSE(BulkUnsentPacket, BulkSendApplication, m_unsentPacket, Ptr<Packet>);
@@ -196,6 +205,13 @@ DctcpRestartObservation(Ptr<TcpCongestionOps> control)
         raw->*MemberPointer(DctcpAckedTotal()) = 0;
         raw->*MemberPointer(DctcpNextSeqFlag()) = false;
     }
+}
+
+void
+BulkSendResume(Ptr<BulkSendApplication> app)
+{
+    Ptr<Socket> socket = app->GetSocket();
+    (PeekPointer(app)->*MemberPointer(BulkDataSendMethod()))(socket, socket->GetTxAvailable());
 }
 
 uint32_t

@@ -52,6 +52,12 @@ uint64_t& BulkSendTotalBytes(Ptr<BulkSendApplication> app);
  */
 uint32_t BulkSendPendingBytes(Ptr<BulkSendApplication> app);
 
+/**
+ * Let a BulkSendApplication write again, as its socket's "data sent"
+ * callback does when room frees up in the send buffer.
+ */
+void BulkSendResume(Ptr<BulkSendApplication> app);
+
 /** @return OnOffApplication's count of bytes handed to its socket. */
 uint64_t& OnOffTotalBytes(Ptr<OnOffApplication> app);
 

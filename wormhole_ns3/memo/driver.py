@@ -41,7 +41,6 @@ class MemoDriver:
         self._cancelled: set[int] = set()  #: order numbers of cancelled completions
         self._completion_of: dict[int, int] = {}  #: flow -> order number of its completion
         self._calls: list[tuple[int, int, Callable[[], None]]] = []
-        self._restore: dict[int, tuple[float, ...]] = {}
         self._on_starts = controller._callback(self._run_starts)
         self._on_completion = controller._callback(self._run_completion)
         self._on_call = controller._callback(self._run_call)
@@ -142,12 +141,18 @@ class MemoDriver:
     def cancel_completion(self, flow: int) -> None:
         self._cancelled.add(self._completion_of.pop(flow))
 
-    def materialize_flow(self, flow: int, delivered: int, tcp: tuple[float, ...] | None) -> None:
-        self.start_flow(flow)
+    def hold_flow(self, flow: int) -> None:
+        self.tracker.StartHeld(flow)
+
+    def resume_flow(self, flow: int, delivered: int, tcp: tuple[float, ...] | None) -> None:
+        self.controller.before_flow_start(flow)
+        self.tracker.SetSnapshotting(flow, True)
         if delivered > 0:
             self.tracker.Credit(flow, delivered)
-        if tcp is not None:
-            self._restore[flow] = tcp
+        state = self.ns3.TcpFlowState()
+        for name, value in zip(TCP_FIELDS, tcp or ()):
+            setattr(state, name, type(getattr(state, name))(value))
+        self.tracker.ResumeHeld(flow, state)
 
     def call_at(self, time_ns: int, action: Callable[[], None]) -> None:
         delay = max(0, time_ns - self._now_ns())
@@ -164,26 +169,14 @@ class MemoDriver:
             self._cancelled.discard(order)
             return
         self._completion_of.pop(flow, None)
-        self.tracker.CompleteVirtually(flow)
-        self.controller.finished.add(flow)
-        self.memo.virtual_finished(flow)
+        if self.memo.completing(self._now_ns(), flow):
+            self.tracker.CompleteVirtually(flow)
+            self.controller.finished.add(flow)
 
     # ----------------------------------------------- controller notifications
-    def flow_active(self, flow: int) -> None:
-        """A flow sent its first bytes: a resumed one gets the TCP state its record had."""
-        state = self._restore.pop(flow, None)
-        if state is not None:
-            tcp = self.ns3.TcpFlowState()
-            for name, value in zip(TCP_FIELDS, state):
-                setattr(tcp, name, type(getattr(tcp, name))(value))
-            self.tracker.SetTcpState(flow, tcp)
-
     def flow_finished(self, flow: int) -> None:
         self.memo.finished(self._now_ns(), flow)
         self.tracker.SetSnapshotting(flow, False)
-
-    def flow_drained(self, flow: int) -> None:
-        self.memo.drained(self._now_ns(), flow)
 
     # ------------------------------------------------------------- helpers
     def _schedule(self, heap: list, time_ns: int, flow: int, callback, system: bool = False,

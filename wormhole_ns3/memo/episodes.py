@@ -1,9 +1,9 @@
 """Memoized episodes: recognise a repeated contention episode and replay it instead of simulating it.
 
-An *episode* opens when flows start on links no open episode holds (the links
-are idle: every earlier flow on them has finished and drained). Every flow
-that later starts on one of its links joins it; it closes when all its flows
-have finished and drained. While it is open nothing else touches its links,
+An *episode* opens when flows start on links no open episode holds (every
+earlier flow on them has delivered its last byte). Every flow that later
+starts on one of its links joins it; it closes when all its flows have
+delivered their last byte. While it is open nothing else touches its links,
 so its course depends only on what its flows are, where they go, when they
 start relative to one another, and the links' parameters: exactly what its
 key and its arrival signatures contain.
@@ -11,22 +11,30 @@ key and its arrival signatures contain.
 The key is the canonical fingerprint of the flows that open the episode
 (``fingerprint.py``). On a miss the episode is simulated (steady skips and
 all) and *recorded*: each flow's arrival offset and signature, its finish
-offset and a thinned trajectory of its progress and TCP state. On a hit it is
-*replayed*: its flows never start; each completes, at its recorded offset, by
-a completion the tracker injects (the sink's count and Rx trace, so a
-workload waiting on it proceeds), and every flow that joins it must be the
-one the record says joins at that offset, with the same signature. Anything
-else (an unexpected flow on its links, an expected one that does not come, a
-flow that also touches another episode) is a *divergence*: the replay stops
-there and every unfinished flow is started for real, credited the bytes the
-record says it had delivered by then and given its recorded TCP state.
+offset and a thinned trajectory of its progress and TCP state. A key keeps
+several such *continuations* (``record.py``): what joins an episode later
+comes from the rest of the run.
 
-Training also runs the same episode many times *at once* (every data-parallel
-ring of a step, on its own rail). An episode whose key is being recorded right
-now by another open episode (its *leader*) *mirrors* it: it is replayed from
-the leader's record as the leader writes it, each of its flows completing
-when the leader's counterpart does (shifted by the difference of their
-starts), and it diverges if the leader stops being recordable.
+On a hit the episode is *replayed*: its flows connect but are *held* (their
+sockets take no data, so no data packet is simulated); each completes, at
+its recorded offset, by a completion the tracker injects (the sink's count
+and Rx trace, so a workload waiting on it proceeds). The replay follows
+every continuation that agrees with what it has seen: a flow that joins must
+be one a continuation has joining at that offset, with the same signature,
+and a continuation whose next joiner does not come is dropped. When none is
+left (an unexpected flow on its links, an expected one that does not come, a
+flow that also touches another episode) the replay *diverges*: every
+unfinished flow resumes for real, already connected, credited the bytes the
+record had it deliver by then and given its recorded TCP state; and the next
+episodes with that key are recorded again, so the continuation that
+happened is learned.
+
+Training also runs the same episode many times *at once* (every
+data-parallel ring of a step, on its own rail). An episode whose key is being
+recorded right now by another open episode (its *leader*) *mirrors* it: it
+follows the leader's record as the leader writes it, each of its flows
+completing when the leader's counterpart does (shifted by the difference of
+their starts), and it diverges if the leader stops being recordable.
 """
 
 from __future__ import annotations
@@ -37,18 +45,23 @@ from dataclasses import dataclass, field
 from typing import Protocol
 
 from .fingerprint import Episode, FlowDescriptor, LinkDescriptor, fingerprint
-from .record import Arrival, EpisodeRecord, FlowOutcome, RecordError, TrajectoryPoint
+from .record import (
+    Arrival, EpisodeRecord, FlowOutcome, RecordError, TrajectoryPoint, add_continuation,
+    decode_continuations,
+)
 from .store import MemoStore
 
-RECORDING, REPLAYING, MIRRORING, UNMEMOIZED = "recording", "replaying", "mirroring", "unmemoized"
-#: Modes whose flows do not run: their completions come from a record.
-REPLAYED = (REPLAYING, MIRRORING)
+RECORDING, REPLAYING, UNMEMOIZED = "recording", "replaying", "unmemoized"
 
 #: Trajectory points kept per flow in a record (evenly thinned, last one kept).
 TRAJECTORY_POINTS = 24
 
 #: Episodes cheaper than this many events to simulate are not worth a store entry.
 MIN_RECORDED_EVENTS = 500
+
+#: A link an episode released less than this long ago still carries its last ACKs and
+#: FINs (on the wire, not only in queues): how long ago is part of the link's state.
+RECENT_NS = 1_000_000
 
 
 class MemoHost(Protocol):
@@ -62,58 +75,91 @@ class MemoHost(Protocol):
     def trajectory(self, flow: int) -> list[TrajectoryPoint]: ...
     def episode_events(self, flows: Iterable[int]) -> tuple[int, int]: ...
     def start_flow(self, flow: int) -> None: ...
+    def hold_flow(self, flow: int) -> None: ...
     def complete_flow_at(self, flow: int, time_ns: int) -> None: ...
     def cancel_completion(self, flow: int) -> None: ...
-    def materialize_flow(self, flow: int, delivered: int, tcp: tuple[float, ...] | None) -> None: ...
+    def resume_flow(self, flow: int, delivered: int, tcp: tuple[float, ...] | None) -> None: ...
     def call_at(self, time_ns: int, action: Callable[[], None]) -> None: ...
 
 
 @dataclass
 class OpenEpisode:
-    """An episode between its first arrival and the moment its links are idle again.
-
-    A replayed (or mirrored) episode follows a record: ``arrivals`` and
-    ``outcome`` say what its flows are and when they end, indexed like the record.
-    """
+    """An episode between its first arrival and the moment its last byte arrives."""
 
     id: int
     t0_ns: int
     mode: str
     key: bytes | None = None
     initial: int = 0  #: how many flows opened it
-    flows: list[int] = field(default_factory=list)  #: in arrival (record) order
+    flows: list[int] = field(default_factory=list)  #: in arrival order
     links: set[int] = field(default_factory=set)
     names: dict[int, str] = field(default_factory=dict)  #: link id -> name inside the episode
-    arrivals: list[Arrival] = field(default_factory=list)  #: recording: what arrived so far
-    outcomes: dict[int, FlowOutcome] = field(default_factory=dict)  #: recording: per flow
-    record: EpisodeRecord | None = None  #: replaying
-    leader: OpenEpisode | None = None  #: mirroring: the episode recording the same key
-    followers: list[OpenEpisode] = field(default_factory=list)  #: recording: who mirrors it
-    replayed: dict[int, int] = field(default_factory=dict)  #: record index -> flow
-    completing: set[int] = field(default_factory=set)  #: replayed flows with a completion scheduled
-    checked: set[int] = field(default_factory=set)  #: offsets whose arrivals a check will verify
     unfinished: set[int] = field(default_factory=set)
-    undrained: set[int] = field(default_factory=set)
+    # recording
+    arrivals: list[Arrival] = field(default_factory=list)
+    outcomes: dict[int, FlowOutcome] = field(default_factory=dict)  #: per flow
+    followers: list[Candidate] = field(default_factory=list)  #: mirrors following this recording
+    # replaying
+    candidates: list[Candidate] = field(default_factory=list)
+    completing: dict[int, int] = field(default_factory=dict)  #: held flow -> its scheduled completion
+    checked: set[int] = field(default_factory=set)  #: offsets whose arrivals a check verifies
+
+
+@dataclass
+class Candidate:
+    """One continuation a replay may be following, and which of its flows is which.
+
+    It follows a stored record, or a leader that is recording it right now.
+    """
+
+    episode: OpenEpisode  #: the replaying episode this candidate belongs to
+    record: EpisodeRecord | None = None
+    leader: OpenEpisode | None = None
+    flow_of: dict[int, int] = field(default_factory=dict)  #: index in the record -> flow
+    index_of: dict[int, int] = field(default_factory=dict)  #: flow -> index in the record
 
     @property
-    def expected(self) -> Sequence[Arrival]:
-        """The arrivals of the record being followed (a leader's grow while it records)."""
+    def arrivals(self) -> Sequence[Arrival]:
         return self.leader.arrivals if self.leader is not None else self.record.arrivals
 
+    @property
+    def initial(self) -> int:
+        return self.leader.initial if self.leader is not None else self.record.initial
+
     def outcome(self, index: int) -> FlowOutcome | None:
-        """How the record's flow ``index`` ended, if it has ended yet."""
+        """How the continuation's flow ``index`` ended, if it has ended yet."""
         if self.leader is not None:
             return self.leader.outcomes.get(self.leader.flows[index])
         return self.record.outcomes[index]
 
+    def complete(self) -> bool:
+        """True if every flow of the continuation has arrived (a leader's may still grow)."""
+        return self.leader is None and len(self.flow_of) == len(self.record.arrivals)
+
+    def match(self, flow: int, index: int) -> None:
+        self.flow_of[index] = flow
+        self.index_of[flow] = index
+
+    def expected_at(self, offset: int, signature: str) -> int | None:
+        """The unmatched arrival at ``offset`` with this signature, if the continuation has one."""
+        arrivals = self.arrivals
+        for index in range(self.initial, len(arrivals)):
+            arrival = arrivals[index]
+            if arrival.offset_ns == offset and arrival.signature == signature and index not in self.flow_of:
+                return index
+        return None
+
+    def missing_at(self, offset: int) -> bool:
+        return any(a.offset_ns == offset and i not in self.flow_of for i, a in enumerate(self.arrivals))
+
 
 @dataclass(frozen=True)
 class MemoEvent:
-    """One line of the memo's trace: a replay, a recording stored, or a divergence."""
+    """One line of the memo's trace: a replay, a mirror, a recording stored, or a divergence."""
 
     time: float
     episode: int
-    kind: str  #: "replay", "recorded", "diverged"
+    kind: str  #: "replay", "mirror", "recorded", "diverged"
     flows: tuple[int, ...]
     span: float  #: s of simulated time the record covers
     events_avoided: int
@@ -123,18 +169,18 @@ class MemoEvent:
 @dataclass
 class MemoStats:
     hits: int = 0
+    mirrored: int = 0
     misses: int = 0
     recorded: int = 0
     diverged: int = 0
     unmemoizable: int = 0
-    mirrored: int = 0
     flows_replayed: int = 0
-    flows_materialized: int = 0
+    flows_resumed: int = 0
     events_avoided: int = 0
 
 
 class Memoizer:
-    """Opens, records, replays and closes episodes as flows arrive, finish and drain."""
+    """Opens, records, replays and closes episodes as flows arrive and finish."""
 
     def __init__(self, store: MemoStore, context: str, host: MemoHost) -> None:
         self.store = store
@@ -146,11 +192,16 @@ class Memoizer:
         self._episode_of_link: dict[int, int] = {}
         self._episode_of_flow: dict[int, int] = {}
         self._leaders: dict[bytes, OpenEpisode] = {}  #: key -> the open episode recording it
+        self._relearn: set[bytes] = set()  #: keys whose replay diverged: record them again
+        self._records: dict[bytes, list[EpisodeRecord]] = {}  #: continuations read this run
+        self._released: dict[int, int] = {}  #: link -> when an episode last released it
+        self._now_ns = 0  #: the time of the arrivals being handled
         self._next_id = 0
 
     # ------------------------------------------------------------ arrivals
     def arrive(self, now_ns: int, flows: Sequence[int]) -> None:
         """Flows that start now: join the open episodes they touch, or open new ones."""
+        self._now_ns = now_ns
         touching: dict[int, set[int]] = {}
         for flow in sorted(flows):
             links = self._links(flow)
@@ -175,28 +226,32 @@ class Memoizer:
 
     def _open(self, now_ns: int, flows: list[int]) -> None:
         episode = self._new_episode(now_ns, UNMEMOIZED)
-        blocked = [b for b in map(self.host.memo_blocker, flows) if b]
-        if blocked:
+        if any(map(self.host.memo_blocker, flows)):
             self.stats.unmemoizable += 1
-            self._admit(episode, flows, now_ns)
+            self._admit(episode, flows)
             return
         print_ = self._fingerprint(flows)
-        episode.key, episode.initial = print_.key, len(print_.order)
-        self._name_links(episode, print_.order, first_index=0)
-        signatures = [self._signature(episode, f) for f in print_.order]
-        record = self._lookup(print_.key)
-        if record is not None and [a.signature for a in record.arrivals[: record.initial]] == signatures:
-            self._replay(episode, record, list(print_.order), now_ns)
-            return
-        leader = self._leaders.get(print_.key)
-        if leader is not None and [a.signature for a in leader.arrivals[: leader.initial]] == signatures:
-            self._mirror(episode, leader, list(print_.order), now_ns)
-            return
+        order = list(print_.order)
+        episode.key, episode.initial = print_.key, len(order)
+        self._name_links(episode, order, first_index=0)
+        signatures = [self._signature(episode, f) for f in order]
+        opening = lambda arrivals: [a.signature for a in arrivals[: len(order)]] == signatures  # noqa: E731
+        if episode.key not in self._relearn:
+            records = [r for r in self._continuations(episode.key) if r.initial == len(order) and opening(r.arrivals)]
+            if records:
+                self._replay(now_ns, episode, [Candidate(episode, record=r) for r in records], order)
+                return
+            leader = self._leaders.get(episode.key)
+            if leader is not None and opening(leader.arrivals):
+                candidate = Candidate(episode, leader=leader)
+                leader.followers.append(candidate)
+                self._replay(now_ns, episode, [candidate], order)
+                return
         self.stats.misses += 1
         episode.mode = RECORDING
         episode.arrivals = [Arrival(0, s) for s in signatures]
-        self._leaders[episode.key] = episode
-        self._admit(episode, list(print_.order), now_ns)
+        self._leaders.setdefault(episode.key, episode)
+        self._admit(episode, order)
 
     def _join(self, now_ns: int, episode: OpenEpisode, flows: list[int]) -> None:
         offset = now_ns - episode.t0_ns
@@ -204,189 +259,211 @@ class Memoizer:
         blocker = next(filter(None, map(self.host.memo_blocker, ordered)), None)
         if episode.mode == RECORDING and blocker:
             # a flow the memo cannot replay: the episode is simulated, not recorded
-            self._leader_lost(now_ns, episode, blocker)
+            self._lose_leadership(now_ns, episode, blocker)
             episode.mode = UNMEMOIZED
         if episode.mode == RECORDING:
             for flow in ordered:
                 episode.arrivals.append(Arrival(offset, self._signature(episode, flow)))
                 self._name_links(episode, [flow], first_index=len(episode.flows))
-                self._admit(episode, [flow], now_ns)
+                self._admit(episode, [flow])
             for follower in episode.followers:
-                self._check_later(follower, offset)
+                self._check_later(follower.episode, offset)
             return
-        if episode.mode in REPLAYED:
+        if episode.mode == REPLAYING:
             for position, flow in enumerate(ordered):
-                blocker = self.host.memo_blocker(flow)
-                index = None if blocker else self._expected(episode, offset, self._signature(episode, flow))
-                if index is None:
+                signature = None if blocker else self._signature(episode, flow)
+                survivors = []
+                for candidate in episode.candidates:
+                    index = candidate.expected_at(offset, signature) if signature else None
+                    if index is not None:
+                        survivors.append((candidate, index))
+                if not survivors:
                     self._diverge(now_ns, episode, f"flow {flow} was not expected at +{offset} ns"
                                   + (f" ({blocker})" if blocker else ""))
-                    self._admit(episode, ordered[position:], now_ns)
+                    self._admit(episode, ordered[position:])
                     return
-                self._name_links(episode, [flow], first_index=index)
-                self._virtualize(episode, index, flow)
+                self._keep(episode, [c for c, _ in survivors])
+                for candidate, index in survivors:
+                    candidate.match(flow, index)
+                self._name_links(episode, [flow], first_index=survivors[0][1])
+                self._hold(episode, flow)
+                self.host.hold_flow(flow)
+                self.stats.flows_replayed += 1
+                self._schedule_completion(episode, flow)
             return
-        self._admit(episode, ordered, now_ns)
+        self._admit(episode, ordered)
 
-    def _admit(self, episode: OpenEpisode, flows: list[int], now_ns: int) -> None:
+    def _admit(self, episode: OpenEpisode, flows: list[int]) -> None:
         """Flows simulated for real in the episode (recorded if it is recording)."""
         for flow in flows:
-            if flow not in episode.flows:
-                episode.flows.append(flow)
             self._hold(episode, flow)
             self.host.start_flow(flow)
 
     def _hold(self, episode: OpenEpisode, flow: int) -> None:
+        """The flow belongs to the episode, and so do its links."""
+        if flow not in episode.flows:
+            episode.flows.append(flow)
         episode.unfinished.add(flow)
-        episode.undrained.add(flow)
         self._episode_of_flow[flow] = episode.id
         for link in self._links(flow):
             episode.links.add(link)
             self._episode_of_link[link] = episode.id
 
     # -------------------------------------------------------------- replay
-    def _replay(self, episode: OpenEpisode, record: EpisodeRecord, order: list[int], now_ns: int) -> None:
-        self.stats.hits += 1
-        episode.mode, episode.record = REPLAYING, record
+    def _replay(self, now_ns: int, episode: OpenEpisode, candidates: list[Candidate], order: list[int]) -> None:
+        mirrored = candidates[0].leader is not None
+        if mirrored:
+            self.stats.mirrored += 1
+        else:
+            self.stats.hits += 1
+        episode.mode, episode.candidates = REPLAYING, candidates
         for index, flow in enumerate(order):
-            self._virtualize(episode, index, flow)
-        for arrival in record.arrivals[record.initial:]:
-            self._check_later(episode, arrival.offset_ns)
-        self.host.call_at(episode.t0_ns + record.close_ns, lambda e=episode: self._close_replay(e))
-        avoided = record.events + record.events_avoided
+            for candidate in candidates:
+                candidate.match(flow, index)
+            self._hold(episode, flow)
+            self.host.hold_flow(flow)
+            self.stats.flows_replayed += 1
+        for flow in order:
+            self._schedule_completion(episode, flow)
+        for candidate in candidates:
+            for arrival in candidate.arrivals[candidate.initial:]:
+                self._check_later(episode, arrival.offset_ns)
+        if mirrored:
+            leader = candidates[0].leader
+            detail = (f"memo key {episode.key.hex()[:12]} is being recorded by episode {leader.id} "
+                      f"(started {(episode.t0_ns - leader.t0_ns) * 1e-9:.9f} s earlier): {len(order)} "
+                      f"flows on idle links follow it, completing when their counterparts do")
+            self.trace.append(MemoEvent(now_ns * 1e-9, episode.id, "mirror", tuple(order), 0.0, 0, detail))
+            return
+        longest = max(c.record.close_ns for c in candidates)
         self.trace.append(MemoEvent(
-            now_ns * 1e-9, episode.id, "replay", tuple(order), record.close_ns * 1e-9, avoided,
-            f"memo hit {episode.key.hex()[:12]}: {len(order)} flows opening on idle links match a "
-            f"recorded episode of {len(record.arrivals)} flows (canonical key: same flows, routes, "
-            f"link and transport parameters, versions); completions replayed, later arrivals checked",
+            now_ns * 1e-9, episode.id, "replay", tuple(order), longest * 1e-9,
+            max(c.record.events + c.record.events_avoided for c in candidates),
+            f"memo hit {episode.key.hex()[:12]}: {len(order)} flows opening on idle links match "
+            f"{len(candidates)} recorded continuation(s) (canonical key: same flows, routes, link "
+            f"and transport parameters, versions); completions replayed, later arrivals checked",
         ))
 
-    def _mirror(self, episode: OpenEpisode, leader: OpenEpisode, order: list[int], now_ns: int) -> None:
-        self.stats.mirrored += 1
-        episode.mode, episode.leader = MIRRORING, leader
-        leader.followers.append(episode)
-        for index, flow in enumerate(order):
-            self._virtualize(episode, index, flow)
-        for offset in {a.offset_ns for a in leader.arrivals[leader.initial:]}:
-            self._check_later(episode, offset)
-        self.trace.append(MemoEvent(
-            now_ns * 1e-9, episode.id, "mirror", tuple(order), 0.0, 0,
-            f"memo key {episode.key.hex()[:12]} is being recorded by episode {leader.id} "
-            f"(started {(episode.t0_ns - leader.t0_ns) * 1e-9:.9f} s earlier): {len(order)} flows "
-            f"on idle links follow it, completing when their counterparts do",
-        ))
-
-    def _virtualize(self, episode: OpenEpisode, index: int, flow: int) -> None:
-        """A flow of a replayed episode: it never starts; it completes when the record says."""
-        episode.replayed[index] = flow
-        if flow not in episode.flows:
-            episode.flows.append(flow)
-        self._hold(episode, flow)
-        self.stats.flows_replayed += 1
-        self._schedule_completion(episode, index)
-
-    def _schedule_completion(self, episode: OpenEpisode, index: int) -> None:
-        """Complete replayed flow ``index`` at its recorded offset, once the record has it."""
-        flow = episode.replayed.get(index)
-        if flow is None or flow not in episode.unfinished or flow in episode.completing:
+    def _schedule_completion(self, episode: OpenEpisode, flow: int) -> None:
+        """Complete a held flow when the continuations say, once all of them know it."""
+        if flow not in episode.unfinished or flow in episode.completing:
             return
-        outcome = episode.outcome(index)
-        if outcome is None:
-            return
-        episode.completing.add(flow)
-        self.host.complete_flow_at(flow, episode.t0_ns + outcome.finish_ns)
+        finishes = set()
+        for candidate in episode.candidates:
+            outcome = candidate.outcome(candidate.index_of[flow])
+            if outcome is None:
+                return  # a leader still simulating it: it says when
+            finishes.add(outcome.finish_ns)
+        episode.completing[flow] = min(finishes)
+        self.host.complete_flow_at(flow, episode.t0_ns + min(finishes))
 
-    def virtual_finished(self, flow: int) -> None:
-        """A replayed flow's completion was injected."""
+    def completing(self, now_ns: int, flow: int) -> bool:
+        """A held flow's completion is due: True to inject it, False if the replay diverged instead."""
         episode = self._episodes.get(self._episode_of_flow.get(flow, -1))
-        if episode is not None:
-            episode.unfinished.discard(flow)
-            episode.completing.discard(flow)
+        if episode is None or episode.mode != REPLAYING:
+            return False
+        offset = episode.completing.pop(flow)
+        agreeing = [c for c in episode.candidates if c.outcome(c.index_of[flow]).finish_ns == offset]
+        if len(agreeing) < len(episode.candidates):
+            # continuations that nothing observed could tell apart disagree: the run is not
+            # deterministic enough to replay
+            self._diverge(now_ns, episode, f"continuations disagree on when flow {flow} ends")
+            return False
+        episode.unfinished.discard(flow)
+        self._close_if_done(episode, now_ns)
+        return True
 
-    def _expected(self, episode: OpenEpisode, offset: int, signature: str) -> int | None:
-        expected = episode.expected
-        initial = episode.leader.initial if episode.leader is not None else episode.record.initial
-        for index in range(initial, len(expected)):
-            arrival = expected[index]
-            if arrival.offset_ns == offset and index not in episode.replayed and arrival.signature == signature:
-                return index
-        return None
+    def _close_if_done(self, episode: OpenEpisode, now_ns: int) -> None:
+        """A replay ends when its flows have completed and a continuation has no joiner left."""
+        if episode.unfinished:
+            return
+        done = [c for c in episode.candidates if c.complete()]
+        if done:
+            record = done[0].record
+            self.stats.events_avoided += record.events + record.events_avoided
+            self._forget(episode, now_ns)
 
     def _check_later(self, episode: OpenEpisode, offset: int) -> None:
-        """Verify, just after ``offset``, that every recorded arrival at that offset came."""
+        """Verify, just after ``offset``, that the recorded arrivals at that offset came."""
         if offset not in episode.checked:
             episode.checked.add(offset)
             self.host.call_at(episode.t0_ns + offset + 1, lambda e=episode, o=offset: self._check(e, o))
 
     def _check(self, episode: OpenEpisode, offset: int) -> None:
-        if episode.mode not in REPLAYED:
+        if episode.mode != REPLAYING:
             return
-        expected = episode.expected
-        missing = [i for i, a in enumerate(expected) if a.offset_ns == offset and i not in episode.replayed]
-        if missing:
+        kept = [c for c in episode.candidates if not c.missing_at(offset)]
+        if not kept:
             self._diverge(episode.t0_ns + offset + 1, episode,
-                          f"{len(missing)} recorded arrival(s) at +{offset} ns did not happen")
+                          f"the recorded arrivals at +{offset} ns did not happen")
+        else:
+            self._keep(episode, kept)
+            self._close_if_done(episode, episode.t0_ns + offset + 1)
 
-    def _close_replay(self, episode: OpenEpisode) -> None:
-        if episode.mode not in REPLAYED:
+    def _keep(self, episode: OpenEpisode, kept: list[Candidate]) -> None:
+        """Drop the continuations what was seen rules out; their schedule may move later."""
+        if len(kept) == len(episode.candidates):
             return
-        record = episode.record
-        self.stats.events_avoided += record.events + record.events_avoided
-        self._forget(episode)
+        for dropped in episode.candidates:
+            if dropped not in kept and dropped.leader is not None:
+                dropped.leader.followers.remove(dropped)
+        episode.candidates = kept
+        for flow, _ in list(episode.completing.items()):
+            self.host.cancel_completion(flow)
+            del episode.completing[flow]
+            self._schedule_completion(episode, flow)
 
-    def _leader_closed(self, leader: OpenEpisode, record: EpisodeRecord) -> None:
-        """The leader's record is complete: its followers now replay it like a stored one."""
-        for follower in leader.followers:
-            if follower.mode != MIRRORING:
-                continue
-            follower.mode, follower.record, follower.leader = REPLAYING, record, None
-            for index in range(len(record.arrivals)):
-                self._schedule_completion(follower, index)
-            self.host.call_at(follower.t0_ns + record.close_ns, lambda e=follower: self._close_replay(e))
+    def _follow_closed_leader(self, now_ns: int, leader: OpenEpisode, record: EpisodeRecord) -> None:
+        """A leader's record is complete: its followers now replay it like a stored one."""
+        for candidate in leader.followers:
+            candidate.record, candidate.leader = record, None
+            for flow in list(candidate.episode.unfinished):
+                self._schedule_completion(candidate.episode, flow)
+            self._close_if_done(candidate.episode, now_ns)
         leader.followers = []
 
-    def _leader_lost(self, now_ns: int, leader: OpenEpisode, why: str) -> None:
-        """The leader can no longer be recorded: its followers stop following it."""
+    def _lose_leadership(self, now_ns: int, leader: OpenEpisode, why: str) -> None:
+        """A recording that stops being recordable: whoever mirrors it must stop too."""
         if self._leaders.get(leader.key) is leader:
             del self._leaders[leader.key]
-        for follower in leader.followers:
-            if follower.mode == MIRRORING:
-                self._diverge(now_ns, follower, f"the episode it mirrored diverged ({why})")
+        for candidate in list(leader.followers):
+            if candidate.episode.mode == REPLAYING:
+                self._diverge(now_ns, candidate.episode, f"the episode it mirrored diverged ({why})")
         leader.followers = []
 
     def _diverge(self, now_ns: int, episode: OpenEpisode, why: str) -> None:
-        """Stop replaying: every unfinished replayed flow starts for real where the record had it."""
+        """Stop replaying: every unfinished held flow resumes for real where the record had it."""
         offset = now_ns - episode.t0_ns
+        candidate = episode.candidates[0]
         resumed = []
-        for index, flow in sorted(episode.replayed.items()):
-            if flow not in episode.unfinished:
-                continue
+        for flow in [f for f in episode.flows if f in episode.unfinished]:
             if flow in episode.completing:
                 self.host.cancel_completion(flow)
-                episode.completing.discard(flow)
-            delivered, point = self._progress(episode, index, offset)
-            self.host.materialize_flow(flow, delivered, point.tcp if point else None)
+                del episode.completing[flow]
+            delivered, point = self._progress(candidate, candidate.index_of[flow], offset)
+            self.host.resume_flow(flow, delivered, point.tcp if point else None)
             resumed.append(flow)
-        if episode.leader is not None and episode in episode.leader.followers:
-            episode.leader.followers.remove(episode)
-        episode.mode, episode.leader = UNMEMOIZED, None
+        for other in episode.candidates:
+            if other.leader is not None:
+                other.leader.followers.remove(other)
+        episode.mode, episode.candidates = UNMEMOIZED, []
+        self._relearn.add(episode.key)
         self.stats.diverged += 1
-        self.stats.flows_materialized += len(resumed)
+        self.stats.flows_resumed += len(resumed)
         self.trace.append(MemoEvent(
             now_ns * 1e-9, episode.id, "diverged", tuple(resumed), offset * 1e-9, 0,
             f"{why}: replay stopped at +{offset} ns, {len(resumed)} flow(s) resumed from the "
-            f"recorded trajectory",
+            f"recorded trajectory; the next episodes with this key are recorded again",
         ))
 
-    def _progress(self, episode: OpenEpisode, index: int, offset: int) -> tuple[int, TrajectoryPoint | None]:
-        """Delivered bytes and TCP state of the record's flow ``index`` at ``offset``."""
-        outcome = episode.outcome(index)
+    def _progress(self, candidate: Candidate, index: int, offset: int) -> tuple[int, TrajectoryPoint | None]:
+        """Delivered bytes and TCP state of the continuation's flow ``index`` at ``offset``."""
+        outcome = candidate.outcome(index)
         if outcome is None:  # a leader's flow still running: its trajectory so far
-            leader = episode.leader
-            flow = leader.flows[index]
+            leader = candidate.leader
             points = tuple(
                 TrajectoryPoint(p.offset_ns - leader.t0_ns, p.delivered, p.tcp)
-                for p in self.host.trajectory(flow) if p.offset_ns >= leader.t0_ns
+                for p in self.host.trajectory(leader.flows[index]) if p.offset_ns >= leader.t0_ns
             )
             outcome = FlowOutcome(finish_ns=offset, trajectory=points)
         return outcome.at(offset)
@@ -397,10 +474,10 @@ class Memoizer:
         target = self._episodes[ids[0]]
         for episode_id in ids:
             episode = self._episodes[episode_id]
-            if episode.mode in REPLAYED:
+            if episode.mode == REPLAYING:
                 self._diverge(now_ns, episode, why)
             elif episode.mode == RECORDING:
-                self._leader_lost(now_ns, episode, why)
+                self._lose_leadership(now_ns, episode, why)
             episode.mode = UNMEMOIZED
             if episode is target:
                 continue
@@ -408,7 +485,6 @@ class Memoizer:
                 target.flows.append(flow)
                 self._episode_of_flow[flow] = target.id
             target.unfinished |= episode.unfinished
-            target.undrained |= episode.undrained
             for link in episode.links:
                 target.links.add(link)
                 self._episode_of_link[link] = target.id
@@ -429,25 +505,21 @@ class Memoizer:
                 if p.offset_ns >= episode.t0_ns
             ]
             episode.outcomes[flow] = FlowOutcome(now_ns - episode.t0_ns, _thin(points))
-            index = episode.flows.index(flow)
-            for follower in episode.followers:
-                self._schedule_completion(follower, index)
-
-    def drained(self, now_ns: int, flow: int) -> None:
-        """A finished flow's last packets left its links: close its episode once all have."""
-        episode = self._episodes.get(self._episode_of_flow.get(flow, -1))
-        if episode is None or episode.mode in REPLAYED:
+            for candidate in episode.followers:
+                shadow = candidate.flow_of.get(episode.flows.index(flow))
+                if shadow is not None:
+                    self._schedule_completion(candidate.episode, shadow)
+        if episode.unfinished or episode.mode == REPLAYING:
             return
-        episode.undrained.discard(flow)
-        if episode.unfinished or episode.undrained:
-            return
+        # every byte of the episode has arrived: its links carry only the last ACKs and
+        # FINs, which a next episode's key sees as queued packets
         if episode.mode == RECORDING:
             record = self._record(now_ns, episode)
             self._store(now_ns, episode, record)
-            self._leader_closed(episode, record)
+            self._follow_closed_leader(now_ns, episode, record)
             if self._leaders.get(episode.key) is episode:
                 del self._leaders[episode.key]
-        self._forget(episode)
+        self._forget(episode, now_ns)
 
     def _record(self, now_ns: int, episode: OpenEpisode) -> EpisodeRecord:
         events, avoided = self.host.episode_events(episode.flows)
@@ -461,22 +533,25 @@ class Memoizer:
         )
 
     def _store(self, now_ns: int, episode: OpenEpisode, record: EpisodeRecord) -> None:
-        """Keep a closed recording, if it was worth simulating."""
+        """Keep a closed recording as a continuation of its key, if it was worth simulating."""
         total = record.events + record.events_avoided
         if total < MIN_RECORDED_EVENTS:
             return
+        self._relearn.discard(episode.key)
         meta = {"flows": len(episode.flows), "span_ns": record.close_ns, "events": total}
-        if self.store.put(episode.key, record.to_bytes(), meta):
+        if self.store.update(episode.key, lambda value: add_continuation(value, record), meta):
+            self._records.pop(episode.key, None)
             self.stats.recorded += 1
             self.trace.append(MemoEvent(
                 now_ns * 1e-9, episode.id, "recorded", tuple(episode.flows), record.close_ns * 1e-9, 0,
                 f"stored {episode.key.hex()[:12]}: {len(episode.flows)} flows, {total} events to simulate",
             ))
 
-    def _forget(self, episode: OpenEpisode) -> None:
+    def _forget(self, episode: OpenEpisode, now_ns: int) -> None:
         for link in episode.links:
             if self._episode_of_link.get(link) == episode.id:
                 del self._episode_of_link[link]
+                self._released[link] = now_ns
         for flow in episode.flows:
             if self._episode_of_flow.get(flow) == episode.id:
                 del self._episode_of_flow[flow]
@@ -500,8 +575,14 @@ class Memoizer:
             data, ack = self.host.flow_route(flow)
             descriptors[flow] = FlowDescriptor(self.host.flow_attributes(flow), 0, data, ack)
             for link in (*data, *ack):
-                links[link] = LinkDescriptor(self.host.link_attributes(link), self.host.link_queue(link))
+                links[link] = LinkDescriptor(self._link_attributes(link), self.host.link_queue(link))
         return fingerprint(Episode(descriptors, links, self.context))
+
+    def _link_attributes(self, link: int) -> str:
+        """A link's parameters, and how recently an episode released it (its last packets)."""
+        since = self._now_ns - self._released.get(link, -RECENT_NS)
+        recent = f" released {since} ns ago" if since < RECENT_NS else ""
+        return self.host.link_attributes(link) + recent
 
     def _name_links(self, episode: OpenEpisode, flows: Iterable[int], first_index: int) -> None:
         """Name the links these flows bring to the episode after their arrival index and hop."""
@@ -523,19 +604,20 @@ class Memoizer:
         for direction, path in (("d", data), ("a", ack)):
             parts.append(",".join(
                 episode.names.get(link)
-                or f"x{direction}{hop}:{_digest(self.host.link_attributes(link))}:{self.host.link_queue(link)}"
+                or f"x{direction}{hop}:{_digest(self._link_attributes(link))}:{self.host.link_queue(link)}"
                 for hop, link in enumerate(path)
             ))
         return "|".join(parts)
 
-    def _lookup(self, key: bytes) -> EpisodeRecord | None:
-        value = self.store.get(key)
-        if value is None:
-            return None
-        try:
-            return EpisodeRecord.from_bytes(value)
-        except RecordError:
-            return None  # a record of another layout: simulate (and re-record) instead
+    def _continuations(self, key: bytes) -> list[EpisodeRecord]:
+        """The continuations stored for a key (read once per run, and again after a store)."""
+        if key not in self._records:
+            value = self.store.get(key)
+            try:
+                self._records[key] = decode_continuations(value) if value is not None else []
+            except RecordError:
+                self._records[key] = []  # another layout: simulate (and record) instead
+        return self._records[key]
 
 
 def _components(flows: list[int], links_of: Callable[[int], frozenset[int]]) -> list[list[int]]:

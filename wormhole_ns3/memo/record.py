@@ -1,4 +1,4 @@
-"""What the memo stores for one episode, and how it is read back.
+"""What the memo stores for one episode key, and how it is read back.
 
 An episode starts when flows begin on idle links and ends when the last of
 its flows (including every flow that joined it on its links) has finished and
@@ -11,6 +11,14 @@ puts the flow back where the recording had it.
 
 Offsets are nanoseconds from the episode's start, so a record replays at any
 absolute time.
+
+One key can have several records (*continuations*): the flows that open an
+episode determine its course only until a flow from outside joins it, and
+what joins, and when, depends on the rest of the run (the same first flow of
+a pipeline send may be followed by another send in one part of an iteration
+and not in another). All continuations of a key agree up to the first
+arrival where they differ; a replay follows all that agree with what it has
+seen so far.
 """
 
 from __future__ import annotations
@@ -23,6 +31,10 @@ RECORD_FORMAT = 1
 
 #: TCP sender state fields, in the order a trajectory point stores them.
 TCP_FIELDS = ("cwnd", "ssthresh", "alpha", "srtt", "rttvar", "rto")
+
+
+#: Continuations kept per key; a key with more is not worth replaying.
+MAX_CONTINUATIONS = 16
 
 
 class RecordError(ValueError):
@@ -82,9 +94,15 @@ class EpisodeRecord:
     events: int  #: events the recording executed for the episode's flows
     events_avoided: int  #: events the recording's steady skips avoided
 
-    def to_bytes(self) -> bytes:
-        document = {
-            "format": RECORD_FORMAT,
+    def same_course(self, other: EpisodeRecord) -> bool:
+        """True if both record the same arrivals and finishes (their event counts may differ)."""
+        return (
+            (self.initial, self.arrivals, self.close_ns) == (other.initial, other.arrivals, other.close_ns)
+            and [o.finish_ns for o in self.outcomes] == [o.finish_ns for o in other.outcomes]
+        )
+
+    def to_document(self) -> dict:
+        return {
             "initial": self.initial,
             "close_ns": self.close_ns,
             "events": self.events,
@@ -95,14 +113,10 @@ class EpisodeRecord:
                 for a, o in zip(self.arrivals, self.outcomes)
             ],
         }
-        return json.dumps(document, separators=(",", ":")).encode()
 
     @classmethod
-    def from_bytes(cls, value: bytes) -> EpisodeRecord:
+    def from_document(cls, document: dict) -> EpisodeRecord:
         try:
-            document = json.loads(value)
-            if document["format"] != RECORD_FORMAT:
-                raise RecordError(f"record format {document['format']}, expected {RECORD_FORMAT}")
             arrivals, outcomes = [], []
             for offset, signature, finish, points in document["flows"]:
                 arrivals.append(Arrival(int(offset), str(signature)))
@@ -125,3 +139,31 @@ class EpisodeRecord:
         if not 0 < record.initial <= len(record.arrivals):
             raise RecordError(f"record opens with {record.initial} of {len(record.arrivals)} flows")
         return record
+
+
+def encode_continuations(records: list[EpisodeRecord]) -> bytes:
+    """The stored value of a key: its continuations, oldest first."""
+    document = {"format": RECORD_FORMAT, "continuations": [r.to_document() for r in records]}
+    return json.dumps(document, separators=(",", ":")).encode()
+
+
+def decode_continuations(value: bytes) -> list[EpisodeRecord]:
+    """Read a key's continuations; anything this version cannot replay raises RecordError."""
+    try:
+        document = json.loads(value)
+        if document["format"] != RECORD_FORMAT:
+            raise RecordError(f"record format {document['format']}, expected {RECORD_FORMAT}")
+        continuations = document["continuations"]
+    except RecordError:
+        raise
+    except (ValueError, KeyError, TypeError) as problem:
+        raise RecordError(f"not an episode record ({type(problem).__name__}: {problem})") from None
+    return [EpisodeRecord.from_document(c) for c in continuations]
+
+
+def add_continuation(value: bytes | None, record: EpisodeRecord) -> bytes | None:
+    """A key's value with ``record`` added, or None if it is already there or the key is full."""
+    records = decode_continuations(value) if value is not None else []
+    if any(record.same_course(r) for r in records) or len(records) >= MAX_CONTINUATIONS:
+        return None
+    return encode_continuations(records + [record])

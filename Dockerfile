@@ -1,7 +1,8 @@
-# wormhole-ns3: the accelerator and its built-in demo in a container.
+# wormhole-ns3: the accelerator and a small experiment comparison in a container.
 #
 #   docker build -t wormhole-ns3 .
-#   docker run --rm wormhole-ns3                                # the small demo
+#   docker run --rm -v "$PWD/results:/results" wormhole-ns3
+#       # -> results/llm-training-gpt-small/: summary.md, summary.json, plots, per-flow tables
 #   docker run --rm -v "$PWD:/work" -w /work wormhole-ns3 \
 #       wormhole-ns3 compare my_script.py --json out.json      # your own script
 #
@@ -22,4 +23,7 @@ ENV PATH=/opt/wormhole-ns3/.venv/bin:$PATH \
 # build the C++ shim once, at image build time, instead of at the first run
 RUN python -c "from wormhole_ns3 import native; print(native.build())"
 
-CMD ["wormhole-ns3", "demo", "--small"]
+# runs start in the results folder, away from the install (ns-3 searches its libraries below the working directory)
+WORKDIR /results
+# baseline and accelerated runs of the small GPT preset (16 GPUs, 2 iterations): about half a minute
+CMD ["wormhole-ns3", "experiment", "compare", "llm-training", "--preset", "gpt-small", "--out", "/results/llm-training-gpt-small"]

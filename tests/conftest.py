@@ -19,6 +19,8 @@ import pytest
 REPO = Path(__file__).resolve().parent.parent
 SCRIPTS = REPO / "experiments" / "scripts"
 DUMBBELL = REPO / "wormhole_ns3" / "examples" / "dctcp_dumbbell.py"
+#: ``wormhole-ns3`` with the ring experiment of tests/scripts registered (tests only)
+EXPERIMENT_CLI = REPO / "tests" / "scripts" / "experiment_cli.py"
 CLING_NOISE = "[runStaticInitializersOnce]"
 
 
@@ -34,8 +36,13 @@ class Completed:
         return [line for line in self.stderr.splitlines() if not line.startswith(CLING_NOISE)]
 
 
+def child_environment() -> dict[str, str]:
+    """This environment with the repository first on the import path."""
+    return {**os.environ, "PYTHONPATH": str(REPO)}
+
+
 def _run(command: list[str], cwd: Path, timeout: float) -> Completed:
-    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    env = child_environment()
     done = subprocess.run(
         command, cwd=cwd, env=env, capture_output=True, text=True, timeout=timeout
     )
@@ -48,6 +55,16 @@ def wormhole(tmp_path):
 
     def run(*args: str, timeout: float = 600) -> Completed:
         return _run([sys.executable, "-m", "wormhole_ns3", *map(str, args)], tmp_path, timeout)
+
+    return run
+
+
+@pytest.fixture
+def experiment_cli(tmp_path):
+    """Run ``wormhole-ns3 ARGS`` with the tests' ring experiment registered, in a scratch folder."""
+
+    def run(*args: str, timeout: float = 600) -> Completed:
+        return _run([sys.executable, str(EXPERIMENT_CLI), *map(str, args)], tmp_path, timeout)
 
     return run
 

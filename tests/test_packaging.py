@@ -1,8 +1,11 @@
 """The README's two commands are the ones CI and the Dockerfile run."""
 
+import json
 import re
+import subprocess
 
 from conftest import REPO
+from wormhole_ns3.experiment.registry import get_experiment
 
 
 def readme_commands() -> list[str]:
@@ -24,12 +27,51 @@ def test_ci_runs_the_readmes_test_command():
     assert readme_commands()[1] in ci
 
 
+def dockerfile_instructions() -> list[tuple[str, str]]:
+    """(instruction, arguments) of the Dockerfile, continuation lines joined, comments dropped."""
+    text = (REPO / "Dockerfile").read_text().replace("\\\n", " ")
+    lines = [line.strip() for line in text.splitlines() if line.strip() and not line.startswith("#")]
+    return [tuple(line.split(None, 1)) for line in lines]
+
+
+def docker_usage() -> list[str]:
+    """The docker commands the README gives, one per line."""
+    text = (REPO / "README.md").read_text()
+    section = text.split("## Docker", 1)[1].split("\n## ", 1)[0]
+    (block,) = re.findall(r"```sh\n(.*?)```", section, re.S)
+    return [line for line in block.splitlines() if line.startswith("docker ")]
+
+
 def test_dockerfile_installs_with_the_readmes_install_command():
     install = readme_commands()[0].rsplit(" && ", 1)[0]  # without the demo itself
-    dockerfile = (REPO / "Dockerfile").read_text()
-    run_lines = [line[4:] for line in dockerfile.splitlines() if line.startswith("RUN ")]
+    run_lines = [args for instruction, args in dockerfile_instructions() if instruction == "RUN"]
     assert install in run_lines
-    assert re.search(r'^CMD \["wormhole-ns3", "demo"', dockerfile, re.M)
+
+
+def test_the_images_steps_run_as_a_plain_script(tmp_path):
+    steps = [args for instruction, args in dockerfile_instructions() if instruction == "RUN"]
+    script = tmp_path / "steps.sh"
+    script.write_text("set -e\n" + "\n".join(steps) + "\n")
+    checked = subprocess.run(["bash", "-n", script], capture_output=True, text=True)
+    assert checked.returncode == 0, checked.stderr
+
+
+def test_the_image_runs_a_small_experiment_compare_into_results():
+    (cmd,) = [json.loads(args) for instruction, args in dockerfile_instructions() if instruction == "CMD"]
+    assert cmd[:3] == ["wormhole-ns3", "experiment", "compare"]
+    experiment = get_experiment(cmd[3])
+    preset = cmd[cmd.index("--preset") + 1]
+    assert preset in experiment.presets and "small" in preset
+    assert cmd[cmd.index("--out") + 1].startswith("/results/")
+    assert ("WORKDIR", "/results") in dockerfile_instructions()
+
+
+def test_readme_and_dockerfile_give_the_same_docker_commands():
+    header = [line[1:].strip() for line in (REPO / "Dockerfile").read_text().splitlines() if line.startswith("#")]
+    usage = docker_usage()
+    assert usage[0] == "docker build -t wormhole-ns3 ."
+    assert any(" -v " in line and ":/results" in line for line in usage)
+    assert all(line in header for line in usage)
 
 
 def test_the_package_ships_the_shim_sources():

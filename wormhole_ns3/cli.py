@@ -8,6 +8,7 @@ from pathlib import Path
 
 from . import __version__
 from .config import AcceleratorConfig
+from .experiment.cli import add_experiment_command, run_experiment_command
 from .memo.cli import add_memo_command, run_memo_command
 
 
@@ -103,6 +104,7 @@ def build_parser() -> argparse.ArgumentParser:
     demo.add_argument("--json", type=Path, metavar="OUT", help="write the comparison here")
     demo.add_argument("--trace", type=Path, metavar="CSV", help="write the accelerated run's skips here")
     add_memo_command(commands)
+    add_experiment_command(commands)
     return parser
 
 
@@ -125,6 +127,8 @@ def _main(argv: list[str] | None) -> int:
     args = parser.parse_args(argv)
     if args.command == "memo":
         return run_memo_command(args)
+    if args.command == "experiment":
+        return run_experiment_command(args)
     try:
         config = config_from(args) if args.command in ("run", "compare") else AcceleratorConfig()
     except ValueError as error:
@@ -150,9 +154,9 @@ def _main(argv: list[str] | None) -> int:
         )
     if args.command == "demo":
         from .compare import compare_script
-        from .examples import dumbbell_path
+        from .examples import DUMBBELL_PRESETS, dumbbell_path
 
-        script_args = ["--flows", "4", "--min-mb", "30", "--max-mb", "60"] if args.small else []
+        script_args = list(DUMBBELL_PRESETS["small" if args.small else "default"])
         return compare_script(str(dumbbell_path()), script_args, config, args.json, args.trace, True)
     parser.error(f"unknown command {args.command}")
     return 2

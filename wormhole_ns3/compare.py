@@ -12,20 +12,20 @@ from .config import AcceleratorConfig
 from .report import comparison, format_table
 
 
-def child_command(script: str, argv: list[str], results: Path, baseline: bool,
-                  config: AcceleratorConfig, trace: Path | None, progress: bool,
-                  memo: Path | None = None) -> list[str]:
+def child_command(script: str, argv: list[str], results: Path, baseline: bool, config: AcceleratorConfig,
+                  trace: Path | None = None, progress: bool = False, memo: Path | None = None) -> list[str]:
+    """``wormhole-ns3 run`` of one side; the accelerator's settings and memo store only for the accelerated one."""
     from .cli import config_argv
 
     command = [sys.executable, "-m", "wormhole_ns3", "run", "--results", str(results)]
+    if trace is not None:
+        command += ["--trace", str(trace)]
+    if progress:
+        command.append("--progress")
     if baseline:
         command.append("--baseline")
     else:
         command += config_argv(config)
-        if trace is not None:
-            command += ["--trace", str(trace)]
-        if progress:
-            command.append("--progress")
         if memo is not None:
             command += ["--memo", str(memo)]
     return command + [script, *argv]
@@ -55,8 +55,10 @@ def compare_script(
         results = {side: Path(tmp) / f"{side}.json" for side in ("baseline", "accelerated")}
         outputs = {}
         for side in ("baseline", "accelerated"):
+            accelerated = side == "accelerated"
             command = child_command(
-                script, argv, results[side], side == "baseline", config, trace, progress, memo
+                script, argv, results[side], not accelerated, config,
+                trace if accelerated else None, progress and accelerated, memo,
             )
             code, outputs[side] = run_child(command, side)
             if code != 0 or not results[side].exists():

@@ -17,6 +17,7 @@ from functools import cache
 from pathlib import Path
 
 from . import loader
+from .packaged import packaged_dir
 
 #: ns-3 modules the shim links against.
 LINKED_MODULES = (
@@ -33,10 +34,7 @@ class NativeBuildError(RuntimeError):
 
 def source_dir() -> Path:
     """Return the folder holding the shim's sources (``native/`` of the repository)."""
-    installed = Path(__file__).with_name("_native")
-    if (installed / "wormhole-module.h").exists():
-        return installed
-    return Path(__file__).resolve().parent.parent / "native"
+    return packaged_dir("native", "wormhole-module.h")
 
 
 def sources(root: Path | None = None) -> list[Path]:

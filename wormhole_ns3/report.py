@@ -11,6 +11,14 @@ def _flow_key(flow: dict) -> tuple:
     return (flow["src"], flow["dst"], flow["sport"], flow["dport"])
 
 
+def error_stats(errors) -> dict[str, float | None]:
+    """Mean, 99th percentile and maximum of relative errors; None for each when there are none."""
+    values = np.asarray(errors, dtype=float)
+    if not values.size:
+        return {"mean": None, "p99": None, "max": None}
+    return {"mean": float(values.mean()), "p99": float(np.percentile(values, 99)), "max": float(values.max())}
+
+
 def comparison(baseline: dict, accelerated: dict) -> dict:
     """Per-flow FCT errors, byte exactness, speedup and event counts of two runs' results."""
     base_flows = {_flow_key(f): f for f in baseline["flows"]}
@@ -37,7 +45,7 @@ def comparison(baseline: dict, accelerated: dict) -> dict:
                 "credited_bytes": flow["credited_bytes"],
             }
         )
-    errors = np.array([r["rel_err"] for r in rows if r["rel_err"] is not None], dtype=float)
+    errors = error_stats([r["rel_err"] for r in rows if r["rel_err"] is not None])
     finished_b = sum(1 for f in baseline["flows"] if f["fct"] is not None)
     finished_a = sum(1 for r in rows if r["fct_accelerated"] is not None)
     wall_a = accelerated["run_wall_s"]
@@ -58,9 +66,9 @@ def comparison(baseline: dict, accelerated: dict) -> dict:
         "sim_time_accelerated_s": accelerated["sim_time_s"],
         "flows_finished_baseline": finished_b,
         "flows_finished_accelerated": finished_a,
-        "fct_mean_rel_err": float(errors.mean()) if errors.size else None,
-        "fct_p99_rel_err": float(np.percentile(errors, 99)) if errors.size else None,
-        "fct_max_rel_err": float(errors.max()) if errors.size else None,
+        "fct_mean_rel_err": errors["mean"],
+        "fct_p99_rel_err": errors["p99"],
+        "fct_max_rel_err": errors["max"],
         "rx_bytes_exact": len(rows) == len(baseline["flows"])
         and all(r["rx_bytes_baseline"] == r["rx_bytes_accelerated"] for r in rows),
         "packet_level_time_s": accelerated.get("packet_level_time_s", {}),

@@ -9,15 +9,22 @@ With --intruder-iteration K, iteration K also has a flow from host 0 to host 2 t
 starts --intruder-ms after the iteration begins, in the middle of its all-reduce: an
 episode the record does not have (a memo replay of it must diverge).
 
+With --results-dir, a ResultWriter appends every finished flow and iteration there
+(the experiment runner's tests run this script as the "ring" experiment);
+--crash-after-flows N raises inside the simulation when the N-th flow finishes,
+before its row is written (a script that fails mid-run).
+
 Prints every iteration's time, then how many tasks finished.
 """
 
 import argparse
+from pathlib import Path
 
 from ns import ns
 
 from star import star
 from wormhole_ns3 import native
+from wormhole_ns3.experiment.results import ResultWriter
 from wormhole_ns3.workloads import WorkloadBuilder
 from wormhole_ns3.workloads.collectives import ring_allreduce
 from wormhole_ns3.workloads.flowdag import WorkloadRun
@@ -55,12 +62,25 @@ def main():
     parser.add_argument("--tcp", default="TcpDctcp")
     parser.add_argument("--intruder-iteration", type=int, default=-1)
     parser.add_argument("--intruder-ms", type=float, default=5.0)
+    parser.add_argument("--results-dir", type=Path)
+    parser.add_argument("--crash-after-flows", type=int)
     args = parser.parse_args()
     workload = ring_workload(args.hosts, args.iterations, args.mb, args.compute_ms,
                              args.intruder_iteration, args.intruder_ms, args.rings)
+    writer = ResultWriter(args.results_dir, workload) if args.results_dir else None
     finishes = {}
-    run = WorkloadRun(ns, workload, star(args.hosts * args.rings, args.rate, tcp=args.tcp),
-                      on_finish=lambda task, start, finish: finishes.__setitem__(task, finish))
+    flows_done = []
+
+    def finished(task, start, finish):
+        finishes[task] = finish
+        if workload.tasks[task].kind == "flow":
+            flows_done.append(task)
+            if len(flows_done) == args.crash_after_flows:
+                raise RuntimeError(f"crash asked for after {len(flows_done)} flows")
+        if writer is not None:
+            writer.task_finished(task, start, finish)
+
+    run = WorkloadRun(ns, workload, star(args.hosts * args.rings, args.rate, tcp=args.tcp), on_finish=finished)
     run.start()
     ns.Simulator.Run()
     previous = 0.0
@@ -69,6 +89,8 @@ def main():
         previous = finishes[end]
     print("tasks finished", run.finished_tasks, "of", len(workload.tasks))
     ns.Simulator.Destroy()
+    if writer is not None:
+        writer.close()
 
 
 if __name__ == "__main__":

@@ -1,0 +1,128 @@
+"""``wormhole-ns3 experiment compare`` on the tests' ring experiment, preset "small".
+
+"small": 2 hosts, 2 iterations, each a 1 ms compute and a ring all-reduce of
+24 MB (4 flows of 12 MB over 10 Gbps, ~10.5 ms each), so each flow is long
+enough for the accelerator to skip most of it.
+"""
+
+import subprocess
+import sys
+
+import matplotlib.image
+import pandas as pd
+import pytest
+
+from conftest import EXPERIMENT_CLI, child_environment, load_json
+
+pytestmark = pytest.mark.slow
+
+PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
+SMALL_FLOWS = 8
+
+
+def experiment(cwd, *args):
+    done = subprocess.run([sys.executable, str(EXPERIMENT_CLI), "experiment", *map(str, args)], cwd=cwd,
+                          env=child_environment(), capture_output=True, text=True, timeout=600)
+    return done
+
+
+@pytest.fixture(scope="module")
+def compared(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("compare")
+    done = experiment(folder, "compare", "ring", "--preset", "small", "--out", "cmp")
+    assert done.returncode == 0, done.stderr
+    return folder / "cmp", done
+
+
+def test_compare_reports_speed_and_accuracy_from_both_runs(compared):
+    out, done = compared
+    summary = load_json(out / "summary.json")
+    runs = {side: load_json(out / side / "run.json") for side in ("baseline", "accelerated")}
+    assert [runs[side]["mode"] for side in runs] == ["baseline", "accelerated"]
+    assert summary["events_baseline"] == runs["baseline"]["events"]
+    assert summary["events_accelerated"] == runs["accelerated"]["events"]
+    assert summary["events_ratio"] == summary["events_baseline"] / summary["events_accelerated"] > 1.5
+    assert summary["speedup"] == runs["baseline"]["run_wall_s"] / runs["accelerated"]["run_wall_s"]
+    assert summary["skips"] >= 1
+    assert summary["flows_compared"] == summary["flows_finished_baseline"] == SMALL_FLOWS
+    assert summary["iterations_compared"] == 2
+    assert 0 <= summary["fct_mean_rel_err"] <= summary["fct_p99_rel_err"] <= summary["fct_max_rel_err"] < 0.005
+    assert 0 <= summary["iteration_time_mean_rel_err"] <= summary["iteration_time_rel_err"] < 0.005
+    assert summary["rx_bytes_exact"]
+    stdouts = {(out / side / "stdout.txt").read_text() for side in ("baseline", "accelerated")}
+    assert summary["stdout_identical"] == (len(stdouts) == 1)  # the script prints iteration times to 1 ns
+    assert summary["memo_hits"] is None and summary["baseline_from"] is None
+    assert "| events | " in (out / "summary.md").read_text()
+    assert (out / "summary.md").read_text() in done.stdout
+
+
+def test_the_joined_tables_hold_both_runs_and_the_errors(compared):
+    out, _ = compared
+    flows = pd.read_csv(out / "flows.csv")
+    sides = {side: pd.read_csv(out / side / "flows.csv").set_index("task") for side in ("baseline", "accelerated")}
+    assert len(flows) == SMALL_FLOWS and list(flows["task"]) == sorted(sides["baseline"].index)
+    for side in sides:
+        assert list(flows[f"fct_{side}"]) == list(sides[side].loc[flows["task"], "fct"])
+    recomputed = (flows["fct_accelerated"] - flows["fct_baseline"]).abs() / flows["fct_baseline"]
+    assert list(flows["rel_err"]) == list(recomputed)
+    assert load_json(out / "summary.json")["fct_max_rel_err"] == flows["rel_err"].max()
+    iterations = pd.read_csv(out / "iterations.csv")
+    assert list(iterations["iteration"]) == [0, 1]
+    assert list(iterations["time_baseline"]) == list(pd.read_csv(out / "baseline" / "iterations.csv")["time"])
+    assert load_json(out / "summary.json")["iteration_time_rel_err"] == iterations["rel_err"].max()
+    labels = {"collective": str, "group": str, "phase": str}
+    pd.testing.assert_frame_equal(pd.read_parquet(out / "flows.parquet"),
+                                  pd.read_csv(out / "flows.csv", dtype=labels, keep_default_na=False), check_dtype=False)
+
+
+def test_the_plots_are_pngs_a_person_can_open(compared):
+    out, _ = compared
+    names = load_json(out / "summary.json")["plots"]
+    assert names == ["fct_cdf.png", "fct_error.png", "iterations.png", "speedup.png"]
+    for name in names:
+        assert (out / name).read_bytes()[:8] == PNG_SIGNATURE
+        height, width, _ = matplotlib.image.imread(out / name).shape
+        assert height > 200 and width > 400
+
+
+def test_a_reused_baseline_is_copied_and_not_run_again(compared, tmp_path):
+    first, _ = compared
+    done = experiment(tmp_path, "compare", "ring", "--preset", "small", "--out", "again",
+                      "--reuse-baseline", first / "baseline")
+    assert done.returncode == 0, done.stderr
+    assert "running baseline" not in done.stderr and "running accelerated ring small" in done.stderr
+    again, before = load_json(tmp_path / "again" / "summary.json"), load_json(first / "summary.json")
+    assert again["baseline_from"] == str(first / "baseline")
+    for field in ("events_baseline", "run_wall_baseline_s", "sim_time_baseline_s", "flows_finished_baseline"):
+        assert again[field] == before[field]
+    assert (tmp_path / "again" / "baseline" / "flows.csv").read_bytes() == (first / "baseline" / "flows.csv").read_bytes()
+    # the accelerated run is deterministic too: the same events and flow times as the first comparison's
+    assert again["events_accelerated"] == before["events_accelerated"]
+    assert again["fct_max_rel_err"] == before["fct_max_rel_err"]
+
+
+def test_only_a_finished_baseline_of_the_same_preset_is_reused(compared, tmp_path):
+    first, _ = compared
+    for folder, found in ((first / "accelerated", "a run of ring preset small in accelerated mode"),
+                          (first / "baseline", "a run of ring preset small in baseline mode")):
+        done = experiment(tmp_path, "compare", "ring", "--preset", "tiny" if folder.name == "baseline" else "small",
+                          "--out", "x", "--reuse-baseline", folder)
+        assert done.returncode == 2
+        (line,) = [line for line in done.stderr.splitlines() if line.startswith("wormhole-ns3")]
+        assert line.startswith(f"wormhole-ns3: error: --reuse-baseline {folder}: it holds {found} (args [")
+        assert not (tmp_path / "x").exists()
+
+
+def test_the_llm_training_experiment_compares_end_to_end(tmp_path):
+    """The product's own experiment, smallest GPT preset: both runs complete, every flow and iteration compared."""
+    from wormhole_ns3.workloads import preset_workload
+
+    done = experiment(tmp_path, "compare", "llm-training", "--preset", "gpt-small", "--out", "gpt")
+    assert done.returncode == 0, done.stderr
+    summary = load_json(tmp_path / "gpt" / "summary.json")
+    workload = preset_workload("gpt-small")
+    assert summary["flows_compared"] == summary["flows_finished_baseline"] == len(workload.flows)
+    assert summary["iterations_compared"] == workload.iterations
+    assert summary["rx_bytes_exact"]
+    assert summary["fct_mean_rel_err"] <= 0.01 and summary["iteration_time_rel_err"] <= 0.01
+    assert (tmp_path / "gpt" / "baseline" / "workload.json").read_text() == workload.to_json()

@@ -1,0 +1,88 @@
+"""Experiments by name, their presets, and their scripts in a checkout and in an installed wheel."""
+
+import subprocess
+import sys
+import zipfile
+
+import pytest
+
+from conftest import REPO
+from wormhole_ns3.examples import DUMBBELL_PRESETS, dumbbell_path
+from wormhole_ns3.experiment.registry import (
+    Experiment, ExperimentError, experiment_script, experiments, get_experiment,
+)
+from wormhole_ns3.workloads import list_presets
+
+
+def test_llm_training_has_one_preset_per_workload_preset():
+    llm = get_experiment("llm-training")
+    assert llm.script == REPO / "experiments" / "llm_training.py"
+    assert llm.presets == {name: ["--preset", name] for name in list_presets()}
+    assert llm.default_preset == "gpt-small"
+    assert llm.results_dir_option == "--results-dir"
+
+
+def test_the_dumbbell_experiment_is_the_demo():
+    dumbbell = get_experiment("dctcp-dumbbell")
+    assert dumbbell.script == dumbbell_path() and dumbbell.script.is_file()
+    assert dumbbell.script_args("small") == list(DUMBBELL_PRESETS["small"]) == [
+        "--flows", "4", "--min-mb", "30", "--max-mb", "60"]
+    assert dumbbell.script_args("default") == []
+    assert dumbbell.results_dir_option is None  # the runner takes its flows from the harness
+
+
+def test_unknown_names_are_told_with_the_known_ones():
+    with pytest.raises(ExperimentError, match="unknown experiment 'llm'; known experiments: llm-training, "
+                                              "dctcp-dumbbell") as error:
+        get_experiment("llm")
+    assert error.value.exit_code == 2
+    with pytest.raises(ExperimentError, match="dctcp-dumbbell has no preset 'tiny'; its presets: small, default"):
+        get_experiment("dctcp-dumbbell").script_args("tiny")
+
+
+def test_a_default_preset_must_be_one_of_the_presets():
+    with pytest.raises(ValueError, match="default preset 'b' is not one of its presets"):
+        Experiment("x", REPO / "x.py", "", {"a": []}, "b")
+
+
+def test_the_registry_is_built_fresh_for_each_caller():
+    mine = experiments()
+    mine.pop("llm-training")
+    assert "llm-training" in experiments()
+
+
+def test_experiment_scripts_are_found_in_the_checkout():
+    assert experiment_script("scripts/udp_echo.py") == REPO / "experiments" / "scripts" / "udp_echo.py"
+    assert experiment_script("scripts/udp_echo.py").is_file()
+
+
+@pytest.mark.slow
+def test_an_installed_wheel_carries_the_experiment_scripts(tmp_path):
+    """``pip install .`` (not editable): the experiments come along inside the package, and are found there."""
+    subprocess.run(
+        [sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", tmp_path, REPO],
+        check=True, cwd=tmp_path, capture_output=True,
+    )
+    (wheel,) = tmp_path.glob("wormhole_ns3-*.whl")
+    names = zipfile.ZipFile(wheel).namelist()
+    shipped = sorted(p.relative_to(REPO / "experiments").as_posix()
+                     for p in (REPO / "experiments").rglob("*") if p.suffix in (".py", ".cc", ".md"))
+    assert shipped and all(f"wormhole_ns3/_experiments/{name}" in names for name in shipped)
+    assert "wormhole_ns3/experiment/registry.py" in names
+    site = tmp_path / "site"
+    subprocess.run([sys.executable, "-m", "pip", "install", "--no-deps", "-q", "--target", site, wheel],
+                   check=True, capture_output=True)
+    probe = subprocess.run(
+        [sys.executable, "-c",
+         "from wormhole_ns3.experiment.registry import experiment_script, get_experiment\n"
+         "print(experiment_script('scripts/udp_echo.py'))\n"
+         "print(get_experiment('llm-training').script.parent)\n"
+         "print(get_experiment('dctcp-dumbbell').script)"],
+        cwd=tmp_path, env={"PYTHONPATH": str(site), "PATH": "/usr/bin:/bin"}, capture_output=True, text=True,
+    )
+    assert probe.returncode == 0, probe.stderr
+    udp_echo, llm_folder, dumbbell = probe.stdout.split()
+    installed = site / "wormhole_ns3"
+    assert udp_echo == str(installed / "_experiments" / "scripts" / "udp_echo.py")
+    assert llm_folder == str(installed / "_experiments")
+    assert dumbbell == str(installed / "examples" / "dctcp_dumbbell.py")

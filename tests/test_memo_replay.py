@@ -66,14 +66,14 @@ def ring_runs(tmp_path_factory):
 def test_the_first_ring_steps_are_recorded_and_every_later_one_replays_them(ring_runs):
     """Each ring step is an episode (4 flows starting on idle links, closing at its last byte).
 
-    The first steps of the first iteration are recorded (each in a context of its own:
-    after compute, or right after the previous step's last byte); all later steps of the
-    three iterations (18 in all) replay them. A replay gives the recorded packet-level
+    Steps of the first iteration are recorded (each in a context of its own: after
+    compute, or right after the previous step's last byte); every later step of the
+    three iterations (18 in all) replays them. A replay gives the recorded packet-level
     outcome, so FCTs match plain ns-3 up to what the key cannot see (the nanoseconds by
     which a step's last ACKs cross the first packets of the next).
     """
     (baseline, _, base_out), (cold, trace, cold_out), _, _ = ring_runs
-    assert cold["memo_misses"] == cold["memo_recorded"] <= 3
+    assert cold["memo_misses"] == cold["memo_recorded"] <= 6  # at most the first iteration's steps
     assert cold["memo_hits"] + cold["memo_misses"] == 18 and cold["memo_diverged"] == 0
     assert cold["flows_replayed"] == cold["memo_hits"] * 4
     kinds = [row["kind"] for row in trace]

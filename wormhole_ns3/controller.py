@@ -158,12 +158,13 @@ class Controller:
             names += [
                 "DeferStart", "StartNow", "StartHeld", "CompleteVirtually", "GetFlowFingerprint",
                 "GetPlannedPath", "GetPlannedReversePath", "GetSnapshots", "SetSnapshotting",
-                "ResumeHeld",
+                "ResumeHeld", "GetUpcomingFlows",
             ]
         two_arguments = {"SetSampled": (0, True), "Credit": (0, 0), "Uncredit": (0, 0),
                          "SetSnapshotting": (0, False),
                          "ShiftMonitoredPackets": (0, self.ns3.NanoSeconds(0)),
-                         "ResumeHeld": (0, self.ns3.TcpFlowState())}
+                         "ResumeHeld": (0, self.ns3.TcpFlowState()),
+                         "GetUpcomingFlows": (self.ns3.NanoSeconds(0),)}
         for name in names:
             try:
                 getattr(tracker, name)(*two_arguments.get(name, (0,)))

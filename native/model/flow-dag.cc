@@ -18,6 +18,8 @@
 #include "ns3/uinteger.h"
 
 #include <algorithm>
+#include <queue>
+#include <unordered_map>
 
 namespace ns3
 {
@@ -259,6 +261,63 @@ FlowDag::OnSinkRx(uint32_t task, Ptr<const Packet> packet, const Address& from)
         return;
     }
     Complete(task);
+}
+
+std::vector<UpcomingFlow>
+FlowDag::GetUpcomingFlows(Time horizon) const
+{
+    const int64_t until = (Simulator::Now() + horizon).GetNanoSeconds();
+    // compute tasks running now, by the time they end
+    using Ending = std::pair<int64_t, uint32_t>;
+    std::priority_queue<Ending, std::vector<Ending>, std::greater<>> ending;
+    for (uint32_t i = 0; i < m_tasks.size(); ++i)
+    {
+        const Task& t = m_tasks[i];
+        if (!t.dst && !t.release.IsNegative() && t.finish.IsNegative())
+        {
+            ending.emplace((t.release + t.delay).GetNanoSeconds(), i);
+        }
+    }
+    std::unordered_map<uint32_t, uint32_t> waiting; // tasks touched: prerequisites left
+    std::unordered_map<uint32_t, int64_t> ready;    // latest known prerequisite end
+    std::vector<UpcomingFlow> upcoming;
+    while (!ending.empty())
+    {
+        auto [end, task] = ending.top();
+        ending.pop();
+        if (end > until)
+        {
+            break;
+        }
+        for (uint32_t next : m_tasks[task].dependents)
+        {
+            const Task& d = m_tasks[next];
+            if (!d.release.IsNegative())
+            {
+                continue;
+            }
+            auto [left, fresh] = waiting.emplace(next, d.waiting);
+            ready[next] = std::max(ready[next], end);
+            if (--left->second > 0)
+            {
+                continue;
+            }
+            int64_t start = ready[next] + d.delay.GetNanoSeconds();
+            if (d.dst)
+            {
+                if (start <= until)
+                {
+                    upcoming.push_back(
+                        UpcomingFlow{start, next, d.src, d.dst, d.srcPort, d.dstPort, d.bytes});
+                }
+            }
+            else
+            {
+                ending.emplace(start, next); // a compute task: it ends `delay` after it starts
+            }
+        }
+    }
+    return upcoming;
 }
 
 uint32_t

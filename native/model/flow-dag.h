@@ -22,6 +22,18 @@ namespace ns3
 
 class Node;
 class Packet;
+
+/** @brief A flow a FlowDag will start at a time already known (see GetUpcomingFlows). */
+struct UpcomingFlow
+{
+    int64_t start{0}; //!< ns
+    uint32_t task{0};
+    Ptr<Node> src;
+    Ptr<Node> dst;
+    uint16_t srcPort{0};
+    uint16_t dstPort{0};
+    uint64_t bytes{0};
+};
 class PacketSink;
 class Address;
 
@@ -74,6 +86,14 @@ class FlowDag : public Object
      * traces to learn each flow's applications the moment they are created.
      */
     static const std::vector<FlowDag*>& GetInstances();
+
+    /**
+     * @return the flows that will start within `horizon` at times already
+     * determined: released by compute tasks running now (or by chains of
+     * compute tasks they release), since a compute task's end is known when
+     * it starts. A flow that waits on a flow still running is not among them.
+     */
+    std::vector<UpcomingFlow> GetUpcomingFlows(Time horizon) const;
 
     uint32_t GetNTasks() const;
     uint32_t GetNFinished() const;

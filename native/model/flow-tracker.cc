@@ -419,6 +419,42 @@ FlowTracker::GetPlannedLinks(uint32_t flow) const
 }
 
 std::vector<uint64_t>
+FlowTracker::GetRouteBetween(Ptr<Node> src,
+                             Ptr<Node> dst,
+                             uint16_t srcPort,
+                             uint16_t dstPort,
+                             bool tcp) const
+{
+    Ptr<Ipv4> from = src->GetObject<Ipv4>();
+    Ptr<Ipv4> to = dst->GetObject<Ipv4>();
+    if (!from || !to || from->GetNInterfaces() < 2 || to->GetNInterfaces() < 2)
+    {
+        return {};
+    }
+    Flow f;
+    f.kind = tcp ? "bulk-tcp" : "onoff-udp";
+    f.srcNode = src;
+    f.dstNode = dst;
+    f.dstAddress = to->GetAddress(1, 0).GetLocal();
+    f.dstPort = dstPort;
+    auto [path, back] = Route(f, from->GetAddress(1, 0).GetLocal(), srcPort);
+    path.insert(path.end(), back.begin(), back.end());
+    return path;
+}
+
+std::vector<UpcomingFlow>
+FlowTracker::GetUpcomingFlows(Time horizon) const
+{
+    std::vector<UpcomingFlow> all;
+    for (FlowDag* dag : FlowDag::GetInstances())
+    {
+        std::vector<UpcomingFlow> some = dag->GetUpcomingFlows(horizon);
+        all.insert(all.end(), some.begin(), some.end());
+    }
+    return all;
+}
+
+std::vector<uint64_t>
 FlowTracker::GetPlannedPath(uint32_t flow) const
 {
     return PlannedRoute(m_flows.at(flow)).first;

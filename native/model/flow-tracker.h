@@ -17,6 +17,7 @@
 #include "ns3/object.h"
 #include "ns3/traced-callback.h"
 
+#include "flow-dag.h"
 #include "tcp-flow-state.h"
 
 #include <cstdint>
@@ -86,6 +87,20 @@ class FlowTracker : public Object
      * unknown. For a started flow, its actual links.
      */
     std::vector<uint64_t> GetPlannedLinks(uint32_t flow) const;
+    /**
+     * @return the links (data path, then reverse path for TCP) a flow between
+     * two nodes with these ports would use, as GetPlannedLinks finds them.
+     */
+    std::vector<uint64_t> GetRouteBetween(Ptr<Node> src,
+                                          Ptr<Node> dst,
+                                          uint16_t srcPort,
+                                          uint16_t dstPort,
+                                          bool tcp) const;
+    /**
+     * @return the flows the script's FlowDags will start within `horizon` at
+     * times already known (see FlowDag::GetUpcomingFlows), every workload's.
+     */
+    std::vector<UpcomingFlow> GetUpcomingFlows(Time horizon) const;
     /** @return the data path part of GetPlannedLinks, in hop order. */
     std::vector<uint64_t> GetPlannedPath(uint32_t flow) const;
     /** @return the reverse (ACK) path part of GetPlannedLinks, in hop order; empty for UDP. */

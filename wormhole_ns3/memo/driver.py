@@ -32,6 +32,7 @@ class MemoDriver:
         self.ns3 = controller.ns3
         self.memo = Memoizer(store, context, self)
         self._routes: dict[int, tuple[tuple[int, ...], tuple[int, ...]]] = {}
+        self._route_between: dict[tuple[int, int, int, int], frozenset[int]] = {}
         self._flow_attributes: dict[int, str] = {}
         self._link_attributes: dict[int, str] = {}
         self._waiting: set[int] = set()  #: pending flows whose start event is not scheduled yet
@@ -114,6 +115,26 @@ class MemoDriver:
             TrajectoryPoint(int(s.time), int(s.delivered), tuple(float(getattr(s.tcp, f)) for f in TCP_FIELDS))
             for s in self.tracker.GetSnapshots(flow)
         ]
+
+    def upcoming(self, now_ns: int, horizon_ns: int) -> list[tuple[int, frozenset[int]]]:
+        """Flows whose start within the horizon is already known, with the links they will load.
+
+        Those waiting for their start (taken over from their applications), and those
+        a workload will release at known times (see FlowDag::GetUpcomingFlows).
+        """
+        until = now_ns + horizon_ns
+        known = [(time, frozenset(self._links(flow))) for time, _, flow in self._starts if time <= until]
+        for flow in self.tracker.GetUpcomingFlows(self.ns3.NanoSeconds(horizon_ns)):
+            route = (int(flow.src.GetId()), int(flow.dst.GetId()), int(flow.srcPort), int(flow.dstPort))
+            if route not in self._route_between:
+                links = self.tracker.GetRouteBetween(flow.src, flow.dst, flow.srcPort, flow.dstPort, True)
+                self._route_between[route] = frozenset(int(x) for x in links)
+            known.append((int(flow.start), self._route_between[route]))
+        return known
+
+    def _links(self, flow: int) -> tuple[int, ...]:
+        data, ack = self.flow_route(flow)
+        return data + ack
 
     def episode_events(self, flows: Iterable[int]) -> tuple[int, int]:
         flows = set(flows)

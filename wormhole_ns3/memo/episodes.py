@@ -73,6 +73,7 @@ class MemoHost(Protocol):
     def link_queue(self, link: int) -> int: ...
     def memo_blocker(self, flow: int) -> str | None: ...
     def trajectory(self, flow: int) -> list[TrajectoryPoint]: ...
+    def upcoming(self, now_ns: int, horizon_ns: int) -> list[tuple[int, frozenset[int]]]: ...
     def episode_events(self, flows: Iterable[int]) -> tuple[int, int]: ...
     def start_flow(self, flow: int) -> None: ...
     def hold_flow(self, flow: int) -> None: ...
@@ -174,6 +175,7 @@ class MemoStats:
     misses: int = 0
     recorded: int = 0
     diverged: int = 0
+    foreseen: int = 0  #: lookups that knew of flows about to join
     unmemoizable: int = 0
     flows_replayed: int = 0
     flows_resumed: int = 0
@@ -240,6 +242,8 @@ class Memoizer:
         opening = lambda arrivals: [a.signature for a in arrivals[: len(order)]] == signatures  # noqa: E731
         if episode.key not in self._relearn:
             records = [r for r in self._continuations(episode.key) if r.initial == len(order) and opening(r.arrivals)]
+            if records:
+                records = self._foreseen(now_ns, flows, records)
             if records:
                 self._replay(now_ns, episode, [Candidate(episode, record=r) for r in records], order)
                 return
@@ -345,6 +349,27 @@ class Memoizer:
             f"{len(candidates)} recorded continuation(s) (canonical key: same flows, routes, link "
             f"and transport parameters, versions); completions replayed, later arrivals checked",
         ))
+
+    def _foreseen(self, now_ns: int, flows: list[int], records: list[EpisodeRecord]) -> list[EpisodeRecord]:
+        """The continuations that have every flow the run already knows will join.
+
+        Some flows' start times are known in advance (released by compute that is
+        running, or waiting for their start): a continuation without such a flow,
+        at that offset, cannot be the one that happens, and replaying it would only
+        diverge. If none is left, the episode is recorded instead.
+        """
+        links = frozenset().union(*map(self._links, flows))
+        horizon = max(r.close_ns for r in records)
+        foreseen = sorted({start - now_ns for start, route in self.host.upcoming(now_ns, horizon)
+                           if route & links and start > now_ns})
+        if not foreseen:
+            return records
+        self.stats.foreseen += 1
+        return [
+            r for r in records
+            if all(any(a.offset_ns == offset for a in r.arrivals[r.initial:])
+                   for offset in foreseen if offset < r.close_ns)
+        ]
 
     def _schedule_completion(self, episode: OpenEpisode, flow: int) -> None:
         """Complete a held flow when the continuations say, once all of them know it."""

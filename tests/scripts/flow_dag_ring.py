@@ -5,9 +5,10 @@ which is what the memo recognises and replays.
 With --rings R, R rings of --hosts hosts each run side by side on disjoint hosts: the
 same episode R times at once.
 
-With --intruder-iteration K, iteration K also has a flow from host 0 to host 2 that
-starts --intruder-ms after the iteration begins, in the middle of its all-reduce: an
-episode the record does not have (a memo replay of it must diverge).
+With --intruder-iteration K, two more hosts exchange a flow of --intruder-mb MB as
+iteration K begins, and its last byte starts a flow from host 0 to host 2, in the middle
+of the all-reduce: a flow no record has, which nothing could foresee (it waits on a flow,
+not on compute), so a memo replay of that step must diverge.
 
 With --results-dir, a ResultWriter appends every finished flow and iteration there
 (the experiment runner's tests run this script as the "ring" experiment);
@@ -32,9 +33,10 @@ from wormhole_ns3.workloads.flowdag import WorkloadRun
 native.load()  # the FlowDag model
 
 
-def ring_workload(hosts, iterations, megabytes, compute_ms, intruder_iteration=-1, intruder_ms=0.0,
+def ring_workload(hosts, iterations, megabytes, compute_ms, intruder_iteration=-1, intruder_mb=0.0,
                   rings=1):
-    builder = WorkloadBuilder("star-ring", hosts * rings)
+    outsiders = [hosts * rings, hosts * rings + 1] if intruder_iteration >= 0 else []
+    builder = WorkloadBuilder("star-ring", hosts * rings + len(outsiders))
     end = None
     for k in range(iterations):
         previous = [] if end is None else [end]
@@ -45,8 +47,8 @@ def ring_workload(hosts, iterations, megabytes, compute_ms, intruder_iteration=-
             done = ring_allreduce(builder, members, int(megabytes * 1e6), ready)
             last += [t for ids in done.values() for t in ids]
         if k == intruder_iteration:
-            wait = builder.add_compute(0, intruder_ms / 1e3, previous)
-            last.append(builder.add_flow(0, 2, int(megabytes * 1e6 / 4), [wait], collective="intruder"))
+            outside = builder.add_flow(*outsiders, int(intruder_mb * 1e6), previous, collective="outsider")
+            last.append(builder.add_flow(0, 2, int(megabytes * 1e6 / 4), [outside], collective="intruder"))
         end = builder.end_iteration(last)
     return builder.build()
 
@@ -61,12 +63,12 @@ def main():
     parser.add_argument("--rate", default="10Gbps")
     parser.add_argument("--tcp", default="TcpDctcp")
     parser.add_argument("--intruder-iteration", type=int, default=-1)
-    parser.add_argument("--intruder-ms", type=float, default=5.0)
+    parser.add_argument("--intruder-mb", type=float, default=6.0)
     parser.add_argument("--results-dir", type=Path)
     parser.add_argument("--crash-after-flows", type=int)
     args = parser.parse_args()
     workload = ring_workload(args.hosts, args.iterations, args.mb, args.compute_ms,
-                             args.intruder_iteration, args.intruder_ms, args.rings)
+                             args.intruder_iteration, args.intruder_mb, args.rings)
     writer = ResultWriter(args.results_dir, workload) if args.results_dir else None
     finishes = {}
     flows_done = []
@@ -80,7 +82,7 @@ def main():
         if writer is not None:
             writer.task_finished(task, start, finish)
 
-    run = WorkloadRun(ns, workload, star(args.hosts * args.rings, args.rate, tcp=args.tcp), on_finish=finished)
+    run = WorkloadRun(ns, workload, star(workload.ranks, args.rate, tcp=args.tcp), on_finish=finished)
     run.start()
     ns.Simulator.Run()
     previous = 0.0

@@ -203,11 +203,14 @@ class Controller:
                 self.fallback = "the script selected another simulator implementation"
             if self.accelerate:
                 self.tracker.SetFlowEventCallback(self._on_flow_event)
-                self.impl.SetAfterUnattributedHook(self._after_unattributed)
+                self.tracker.WatchUnattributedEvents(self._after_unattributed)
         self.tracker.Discover()
 
     def after_unattributed(self) -> None:
         """Learn the flows an unattributed or workload event created, before they send.
+
+        Called by the tracker (FlowTracker::WatchUnattributedEvents) when such an
+        event created flows, was unattributed, or a flow's start is still unscheduled.
 
         Node initialization schedules the applications' starts, and a workload
         releasing a task creates new applications. Each new flow's start event
@@ -217,9 +220,7 @@ class Controller:
         before the flow's first packet reaches them. Anything else an
         unattributed event does may affect any flow: it ends every skip.
         """
-        tracker = self.tracker
-        tracker.Discover()
-        tracker.AttributeStartEvents()
+        tracker = self.tracker  # it discovered the new flows and attributed their starts
         workload = int(self.impl.GetCurrentTag()) == int(self.ns3.WormholeSimulatorImpl.WORKLOAD)
         for st in list(self.partitions.values()):
             if st.paused and not workload:

@@ -266,19 +266,19 @@ FlowTracker::Discover()
             {
                 RegisterEndpoints(index);
             }
+            m_sinkless.push_back(index);
+            m_startsToAttribute.push_back(index);
             app->TraceConnectWithoutContext(
                 "Tx",
                 Callback<void, Ptr<const Packet>>(
                     [this, index](Ptr<const Packet> p) { OnAppTx(index, p); }));
         }
     }
-    for (auto& f : m_flows)
-    {
-        if (!f.sink && f.state != FINISHED)
-        {
-            f.sink = FindSink(f.dstAddress, f.dstPort);
-        }
-    }
+    std::erase_if(m_sinkless, [this](uint32_t flow) {
+        Flow& f = m_flows[flow];
+        f.sink = f.sink ? f.sink : FindSink(f.dstAddress, f.dstPort);
+        return f.sink || f.state == FINISHED;
+    });
     if (impl)
     {
         HookNewNodes();
@@ -378,17 +378,51 @@ uint32_t
 FlowTracker::AttributeStartEvents()
 {
     WormholeSimulatorImpl* impl = AcceleratingImpl();
-    uint32_t count = 0;
-    for (auto& f : m_flows)
+    if (!impl)
     {
-        if (impl && f.state == PENDING && !f.startAttributed &&
-            impl->Retag(wormhole::ApplicationStartEvent(f.app), f.tag))
-        {
-            f.startAttributed = true;
-            ++count;
-        }
+        return 0;
     }
+    uint32_t count = 0;
+    std::erase_if(m_startsToAttribute, [this, impl, &count](uint32_t flow) {
+        Flow& f = m_flows[flow];
+        if (f.state != PENDING)
+        {
+            return true;
+        }
+        if (!impl->Retag(wormhole::ApplicationStartEvent(f.app), f.tag))
+        {
+            return false; // its node is not initialized yet
+        }
+        f.startAttributed = true;
+        ++count;
+        return true;
+    });
     return count;
+}
+
+void
+FlowTracker::WatchUnattributedEvents(Callback<void> onChange)
+{
+    m_onUnattributedChange = onChange;
+    if (WormholeSimulatorImpl* impl = AcceleratingImpl())
+    {
+        impl->SetAfterUnattributedHook(MakeCallback(&FlowTracker::AfterUnattributedEvent, this));
+    }
+}
+
+void
+FlowTracker::AfterUnattributedEvent()
+{
+    Discover();
+    AttributeStartEvents();
+    WormholeSimulatorImpl* impl = AcceleratingImpl();
+    bool unattributed = impl->GetCurrentTag() == WormholeSimulatorImpl::UNATTRIBUTED;
+    // a workload's release may have discovered its flows already (OnWorkloadRelease)
+    if (m_flows.size() > m_flowsReported || unattributed || !m_startsToAttribute.empty())
+    {
+        m_flowsReported = m_flows.size();
+        m_onUnattributedChange();
+    }
 }
 
 std::pair<std::vector<uint64_t>, std::vector<uint64_t>>
@@ -941,6 +975,11 @@ FlowTracker::SetSampled(uint32_t flow, bool sampled)
     if (sampled && !f.sampled)
     {
         MarkMonitors(f); // a new window begins
+        m_sampledFlows.push_back(flow);
+    }
+    if (!sampled && f.sampled)
+    {
+        std::erase(m_sampledFlows, flow);
     }
     f.sampled = sampled;
     if (!sampled)
@@ -972,8 +1011,8 @@ FlowTracker::ScheduleSample()
     {
         return;
     }
-    bool any = std::any_of(m_flows.begin(), m_flows.end(), [](const Flow& f) {
-        return f.sampled && f.state == ACTIVE;
+    bool any = std::any_of(m_sampledFlows.begin(), m_sampledFlows.end(), [this](uint32_t flow) {
+        return m_flows[flow].state == ACTIVE;
     });
     if (any)
     {
@@ -985,9 +1024,10 @@ FlowTracker::ScheduleSample()
 void
 FlowTracker::Sample()
 {
-    for (auto& f : m_flows)
+    for (uint32_t flow : m_sampledFlows)
     {
-        if (f.sampled && f.state == ACTIVE)
+        Flow& f = m_flows[flow];
+        if (f.state == ACTIVE)
         {
             f.samples.push_back(f.received + f.credited);
             while (f.samples.size() > m_sampleDepth)

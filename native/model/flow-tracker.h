@@ -82,6 +82,16 @@ class FlowTracker : public Object
     uint32_t AttributeStartEvents();
 
     /**
+     * Follow the simulator's unattributed and workload events: after each,
+     * discover the flows it created and attribute their start events, then
+     * call `onChange` if there were new flows, if the event was unattributed
+     * (it may have changed anything), or while some flow's start event is not
+     * scheduled yet. The common case, a workload event that created nothing
+     * (a compute task ending), stays in C++.
+     */
+    void WatchUnattributedEvents(Callback<void> onChange);
+
+    /**
      * @return the links a flow that has not started will use (data path, then
      * reverse path for TCP), from the routing tables as they are now; empty if
      * unknown. For a started flow, its actual links.
@@ -318,6 +328,7 @@ class FlowTracker : public Object
     /** Follow the releases of workloads not seen yet: each creates a flow's applications. */
     void HookNewWorkloads();
     void OnWorkloadRelease(uint32_t task);
+    void AfterUnattributedEvent();
     /** @return the FlowMonitor flow ids of a flow's data (first) and ACK (second) packets. */
     std::pair<int64_t, int64_t> MonitorFlowIds(std::size_t monitor, const Flow& f) const;
     void CreditMonitors(const Flow& f, int64_t bytes);
@@ -355,6 +366,11 @@ class FlowTracker : public Object
     std::unordered_map<uint32_t, uint32_t> m_appsSeen; //!< node id -> applications scanned
     uint32_t m_nodesHooked{0};                          //!< nodes whose devices are hooked
     std::vector<const Object*> m_workloadsHooked;       //!< FlowDags whose releases we follow
+    std::vector<uint32_t> m_sinkless;        //!< flows whose sink is not found yet
+    std::vector<uint32_t> m_startsToAttribute; //!< pending flows whose start is not attributed yet
+    std::vector<uint32_t> m_sampledFlows;    //!< flows SetSampled(true) was last called for
+    Callback<void> m_onUnattributedChange;
+    std::size_t m_flowsReported{0}; //!< flows m_onUnattributedChange has been told about
     std::unordered_map<uint16_t, std::vector<Ptr<PacketSink>>> m_sinksByPort;
     std::unordered_map<uint64_t, uint32_t> m_flowBySource; //!< (ip << 16 | port) -> flow
     /** Hash of a packet's (source ip << 16 | port, destination ip << 16 | port). */

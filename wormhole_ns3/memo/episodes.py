@@ -206,27 +206,29 @@ class Memoizer:
         """Flows that start now: join the open episodes they touch, or open new ones."""
         self._now_ns = now_ns
         self._complete_due(now_ns, flows)
-        touching: dict[int, set[int]] = {}
-        for flow in sorted(flows):
-            links = self._links(flow)
-            # a flow whose route is unknown may cross any open episode
-            touching[flow] = (
-                {self._episode_of_link[l] for l in links if l in self._episode_of_link}
-                if links else set(self._episodes)
-            )
+        touching = {flow: self._touching(flow) for flow in sorted(flows)}
         fresh = [f for f in sorted(flows) if not touching[f]]
         for component in _components(fresh, self._links):
             self._open(now_ns, component)
         joiners: dict[int, list[int]] = {}
         for flow in sorted(f for f in flows if touching[f]):
-            episodes = touching[flow]
+            episodes = self._touching(flow)  # again: a merge for an earlier flow changes it
             if len(episodes) > 1:
                 target = self._merge(now_ns, episodes, f"flow {flow} touches {len(episodes)} episodes")
             else:
                 target = next(iter(episodes))
             joiners.setdefault(target, []).append(flow)
+            for merged in [e for e in joiners if e not in self._episodes]:
+                joiners[target].extend(joiners.pop(merged))
         for episode_id, joining in joiners.items():
             self._join(now_ns, self._episodes[episode_id], joining)
+
+    def _touching(self, flow: int) -> set[int]:
+        """The open episodes a flow's links belong to (all of them if its route is unknown)."""
+        links = self._links(flow)
+        if not links:
+            return set(self._episodes)
+        return {self._episode_of_link[l] for l in links if l in self._episode_of_link}
 
     def _open(self, now_ns: int, flows: list[int]) -> None:
         episode = self._new_episode(now_ns, UNMEMOIZED)

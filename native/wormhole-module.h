@@ -18,6 +18,7 @@
 #include "model/application-flow.h"
 #include "model/bulk-send-flow.h"
 #include "model/onoff-flow.h"
+#include "model/rdma-flow.h"
 #include "model/flow-tracker.h"
 #include "model/private-access.h"
 #include "model/rdma-aeth-header.h"

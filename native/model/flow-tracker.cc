@@ -10,6 +10,9 @@
 #include "flow-hash-ecmp-routing.h"
 #include "flow-tag.h"
 #include "private-access.h"
+#include "rdma-flow.h"
+#include "rdma-nic.h"
+#include "rdma-queue-pair.h"
 #include "wormhole-simulator-impl.h"
 
 #include "ns3/application.h"
@@ -170,6 +173,7 @@ FlowTracker::Discover()
     for (auto n = NodeList::Begin(); n != NodeList::End(); ++n)
     {
         DiscoverApplications(*n);
+        DiscoverQueuePairs(*n);
     }
     for (auto& f : m_flows)
     {
@@ -231,6 +235,38 @@ FlowTracker::DiscoverApplications(Ptr<Node> node)
                 Callback<void, Ptr<const Packet>>(
                     [this, index](Ptr<const Packet> p) { OnAppTx(index, p); }));
         }
+    }
+}
+
+void
+FlowTracker::DiscoverQueuePairs(Ptr<Node> node)
+{
+    Ptr<RdmaNic> nic = node->GetObject<RdmaNic>();
+    if (!nic)
+    {
+        return;
+    }
+    if (std::find(m_nicsHooked.begin(), m_nicsHooked.end(), nic) == m_nicsHooked.end())
+    {
+        m_nicsHooked.push_back(nic);
+        nic->TraceConnectWithoutContext("FlowStart",
+                                        MakeCallback(&FlowTracker::OnQueuePairStart, this));
+        nic->TraceConnectWithoutContext("FlowFinish",
+                                        MakeCallback(&FlowTracker::OnQueuePairFinish, this));
+    }
+    // in creation order, each once it is about to start (or has): until then its start
+    // time is not known
+    uint32_t& seen = m_queuePairsSeen[node->GetId()];
+    for (; seen < nic->GetNQueuePairs(); ++seen)
+    {
+        Ptr<RdmaQueuePair> qp = nic->GetQueuePair(seen);
+        if (!qp->IsStarted() && !qp->GetStartEvent().IsPending())
+        {
+            break;
+        }
+        Ptr<RdmaFlow> flow = CreateObject<RdmaFlow>();
+        flow->SetQueuePair(qp);
+        m_flowByQueuePair[PeekPointer(qp)] = AddFlow(flow);
     }
 }
 
@@ -450,6 +486,36 @@ FlowTracker::OnAppTx(uint32_t index, Ptr<const Packet> packet)
     if (f.state == PENDING)
     {
         OnFlowStarted(index);
+    }
+}
+
+void
+FlowTracker::OnQueuePairStart(Ptr<RdmaQueuePair> qp)
+{
+    auto it = m_flowByQueuePair.find(PeekPointer(qp));
+    if (it == m_flowByQueuePair.end())
+    {
+        Discover(); // created and started by the same event
+        it = m_flowByQueuePair.find(PeekPointer(qp));
+    }
+    Flow& f = m_flows[it->second];
+    if (WormholeSimulatorImpl* impl = AcceleratingImpl())
+    {
+        impl->AdoptTag(f.tag);
+    }
+    if (f.state == PENDING)
+    {
+        OnFlowStarted(it->second);
+    }
+}
+
+void
+FlowTracker::OnQueuePairFinish(Ptr<RdmaQueuePair> qp)
+{
+    auto it = m_flowByQueuePair.find(PeekPointer(qp));
+    if (it != m_flowByQueuePair.end() && m_flows[it->second].state == ACTIVE)
+    {
+        OnFlowFinished(it->second);
     }
 }
 
@@ -801,6 +867,8 @@ FlowTracker::SetSampled(uint32_t flow, bool sampled)
     if (!sampled)
     {
         f.samples.clear();
+        f.rateSamples.clear();
+        f.notificationSamples.clear();
     }
     ScheduleSample();
 }
@@ -808,14 +876,31 @@ FlowTracker::SetSampled(uint32_t flow, bool sampled)
 void
 FlowTracker::ClearSamples(uint32_t flow)
 {
-    m_flows.at(flow).samples.clear();
-    MarkMonitors(m_flows.at(flow));
+    Flow& f = m_flows.at(flow);
+    f.samples.clear();
+    f.rateSamples.clear();
+    f.notificationSamples.clear();
+    MarkMonitors(f);
 }
 
 std::vector<uint64_t>
 FlowTracker::GetSamples(uint32_t flow) const
 {
     const auto& s = m_flows.at(flow).samples;
+    return std::vector<uint64_t>(s.begin(), s.end());
+}
+
+std::vector<double>
+FlowTracker::GetSendingRateSamples(uint32_t flow) const
+{
+    const auto& s = m_flows.at(flow).rateSamples;
+    return std::vector<double>(s.begin(), s.end());
+}
+
+std::vector<uint64_t>
+FlowTracker::GetNotificationSamples(uint32_t flow) const
+{
+    const auto& s = m_flows.at(flow).notificationSamples;
     return std::vector<uint64_t>(s.begin(), s.end());
 }
 
@@ -846,9 +931,13 @@ FlowTracker::Sample()
         {
             uint64_t delivered = f.flow->GetDelivered();
             f.samples.push_back(delivered);
+            f.rateSamples.push_back(f.flow->GetSendingRate());
+            f.notificationSamples.push_back(f.flow->GetCongestionNotifications());
             while (f.samples.size() > m_sampleDepth)
             {
                 f.samples.pop_front();
+                f.rateSamples.pop_front();
+                f.notificationSamples.pop_front();
             }
             if (f.snapshotting)
             {
@@ -892,6 +981,13 @@ uint64_t
 FlowTracker::Uncredit(uint32_t flow, uint64_t bytes)
 {
     return m_flows.at(flow).flow->Uncredit(bytes);
+}
+
+void
+FlowTracker::ShiftTimes(uint32_t flow, Time delta)
+{
+    m_flows.at(flow).flow->ShiftTimes(delta);
+    ShiftMonitoredPackets(flow, delta);
 }
 
 void

@@ -2,7 +2,7 @@
  * SPDX-License-Identifier: GPL-2.0-only
  *
  * Finds the flows of an unmodified ns-3 script (BulkSend/PacketSink over TCP,
- * OnOff/UDP), counts what each one delivers, samples those
+ * OnOff/UDP, RDMA queue pairs), counts what each one delivers, samples those
  * counters, learns each flow's path, and credits a fast-forwarded flow its
  * skipped bytes. What depends on the kind of flow is its adapter's
  * (TrackedFlow). Everything here runs per packet; the Python controller
@@ -41,14 +41,17 @@ class FlowMonitor;
 class Ipv4FlowClassifier;
 class Ipv4Header;
 class ApplicationFlow;
+class RdmaNic;
+class RdmaQueuePair;
 
 /**
  * @brief Per-flow counters and crediting for the flows of a script.
  *
  * A flow is one sending application (BulkSendApplication over TCP, or
- * OnOffApplication over UDP) and the PacketSink that receives it. Flows are
- * numbered in discovery order (node, then application index), which is the
- * same in every run of a script.
+ * OnOffApplication over UDP) and the PacketSink that receives it, or one
+ * RDMA queue pair (RdmaNic, RdmaFlowHelper). Flows are numbered in discovery
+ * order (node, then application index, then queue pair), which is the same
+ * in every run of a script.
  */
 class FlowTracker : public Object
 {
@@ -65,11 +68,12 @@ class FlowTracker : public Object
     FlowTracker();
 
     /**
-     * Scan every node for sending applications and sinks not seen yet and
-     * hook their traces. Safe to call again when a script adds applications:
-     * only applications added since the last call are looked at. When the
-     * simulator accelerates, also hook every point-to-point device not seen
-     * yet, so each packet's transmission is attributed to its own flow.
+     * Scan every node for sending applications and sinks not seen yet, and
+     * for RDMA queue pairs that have started or have a start event, and hook
+     * their traces. Safe to call again when a script adds flows: only those
+     * added since the last call are looked at. When the simulator
+     * accelerates, also hook every point-to-point device not seen yet, so
+     * each packet's transmission is attributed to its own flow.
      * @return the number of flows found by this call.
      */
     uint32_t Discover();
@@ -176,6 +180,16 @@ class FlowTracker : public Object
     void ClearSamples(uint32_t flow);
     /** @return the delivered-bytes samples of a flow, oldest first. */
     std::vector<uint64_t> GetSamples(uint32_t flow) const;
+    /**
+     * @return the flow's sending rate (payload bytes/s its congestion control
+     * paced it at, 0 if not paced) at the same instants as GetSamples.
+     */
+    std::vector<double> GetSendingRateSamples(uint32_t flow) const;
+    /**
+     * @return the congestion notifications (CNPs) its sender had received, at
+     * the same instants as GetSamples.
+     */
+    std::vector<uint64_t> GetNotificationSamples(uint32_t flow) const;
 
     /** Called (from a system event, right after the packet that caused it) on start and finish. */
     void SetFlowEventCallback(Callback<void, uint32_t, int> cb);
@@ -203,6 +217,13 @@ class FlowTracker : public Object
      */
     uint64_t Uncredit(uint32_t flow, uint64_t bytes);
 
+    /**
+     * The flow's pending events were moved by @p delta (a skip, or a skip cut
+     * short): move the absolute times its objects keep (an RDMA queue pair's
+     * pacing clock and CNP times, HPCC's telemetry timestamps) and the delays
+     * of its packets a FlowMonitor tracks in flight (ShiftMonitoredPackets).
+     */
+    void ShiftTimes(uint32_t flow, Time delta);
 
     // What a memo needs
     /**
@@ -298,6 +319,8 @@ class FlowTracker : public Object
         Time finish{Seconds(-1)};
         bool sampled{false};
         std::deque<uint64_t> samples;
+        std::deque<double> rateSamples;
+        std::deque<uint64_t> notificationSamples;
         bool snapshotting{false};
         std::deque<FlowSnapshot> snapshots;
         std::vector<uint64_t> path;
@@ -310,7 +333,11 @@ class FlowTracker : public Object
     uint32_t AddFlow(Ptr<TrackedFlow> flow);
     /** Find the sending applications and sinks a node got since the last scan. */
     void DiscoverApplications(Ptr<Node> node);
+    /** Find the queue pairs of a node's RDMA NIC that are about to start or have started. */
+    void DiscoverQueuePairs(Ptr<Node> node);
     void OnAppTx(uint32_t flow, Ptr<const Packet> packet);
+    void OnQueuePairStart(Ptr<RdmaQueuePair> qp);
+    void OnQueuePairFinish(Ptr<RdmaQueuePair> qp);
     /** The flow sent its first data: learn its source, route and tags; it is active. */
     void OnFlowStarted(uint32_t flow);
     /** The flow's receiver holds every byte. */
@@ -361,11 +388,15 @@ class FlowTracker : public Object
 
     std::vector<Flow> m_flows;
     std::unordered_map<uint32_t, uint32_t> m_appsSeen; //!< node id -> applications scanned
+    std::unordered_map<uint32_t, uint32_t> m_queuePairsSeen; //!< node id -> queue pairs taken
+    std::vector<Ptr<RdmaNic>> m_nicsHooked;             //!< NICs whose traces we follow
     uint32_t m_nodesHooked{0};                          //!< nodes whose devices are hooked
     std::vector<const Object*> m_workloadsHooked;       //!< FlowDags whose releases we follow
     std::unordered_map<uint16_t, std::vector<Ptr<PacketSink>>> m_sinksByPort;
     //! (ip << 16 | port) of an application flow's source -> the flow and its number
     std::unordered_map<uint64_t, std::pair<uint32_t, Ptr<ApplicationFlow>>> m_flowBySource;
+    //! queue pair -> flow
+    std::unordered_map<const RdmaQueuePair*, uint32_t> m_flowByQueuePair;
     /** Hash of a packet's (source ip << 16 | port, destination ip << 16 | port). */
     struct EndpointsHash
     {

@@ -134,6 +134,18 @@ TrackedFlow::NotifyStarted()
 {
 }
 
+double
+TrackedFlow::GetSendingRate() const
+{
+    return 0;
+}
+
+uint64_t
+TrackedFlow::GetCongestionNotifications() const
+{
+    return 0;
+}
+
 bool
 TrackedFlow::IsQuiet() const
 {

@@ -114,6 +114,16 @@ class TrackedFlow : public Object
     /** @return bytes the sender could still give up to a credit. */
     virtual uint64_t GetSendable() const = 0;
     /**
+     * @return the payload bytes per second the flow's congestion control
+     * paces it at now; 0 for a flow that is not paced (TCP's window, UDP).
+     */
+    virtual double GetSendingRate() const;
+    /**
+     * @return the congestion notifications its sender has received so far
+     * (DCQCN's CNPs): what keeps a paced flow's rate down; 0 if it gets none.
+     */
+    virtual uint64_t GetCongestionNotifications() const;
+    /**
      * @return true if none of the flow's packets is in the network, so it
      * waits on its own hosts' timers only (false if that cannot be told).
      */

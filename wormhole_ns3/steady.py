@@ -18,6 +18,12 @@ A flow that delivered (almost) nothing in the window is *idle*: a TCP flow
 stalled on its own timer (a retransmission timeout, a delayed ACK at cwnd 1).
 It does not take a share; it is credited nothing and the controller keeps its
 events in real time, ending the skip when it wakes.
+
+Flows paced by a rate-based congestion control (RDMA's DCQCN, HPCC) carry
+their state explicitly: the rate. ``judge_paced`` asks that this state be
+settled instead of fair (DCQCN leaves flows at unequal rates for tens of
+milliseconds, and crediting fair shares then biases every FCT), and credits
+each flow the rate it delivered.
 """
 
 from __future__ import annotations
@@ -160,4 +166,91 @@ def judge(
         measured,
         credited,
         idle,
+    )
+
+
+#: Windows of sample history a partition of paced flows must hold steady rates over.
+PACED_HISTORY_WINDOWS = 4
+
+
+def judge_paced(
+    samples: Mapping[int, np.ndarray],
+    sending: Mapping[int, np.ndarray],
+    notifications: Mapping[int, np.ndarray],
+    period: float,
+    window: int,
+    theta: float,
+    fairness: float,
+    paths: Mapping[int, frozenset[int]],
+    capacity: Mapping[int, float],
+    history: int = PACED_HISTORY_WINDOWS,
+) -> Verdict:
+    """Judge the last ``window`` sampling periods of a partition of paced flows.
+
+    ``samples`` are delivered-bytes counters as for ``judge``; ``sending`` the
+    payload rate (bytes/s) each flow was paced at at the same instants, and
+    ``notifications`` its count of congestion notifications (CNPs). Steady when
+
+    * the aggregate delivery rate varies by less than theta, as for any partition;
+    * every flow delivers what it is paced at (its mean sending rate within
+      theta of its delivery rate): no queue of its own fills or drains, as at
+      DCQCN's start, when flows still send far above the share a full queue
+      delivers them;
+    * every flow paced below ``1 - fairness`` of its max-min fair share got a
+      congestion notification in the window: one that got none is recovering
+      towards line rate (DCQCN's increase after a departure), not holding a rate.
+
+    * every flow delivered at the same rate (within theta) in both halves of
+      its sample history, which must span ``history`` windows: DCQCN's
+      contending flows cut and recover in cycles of milliseconds, each cycle
+      splitting the link anew, so a window sees a phase, not a rate.
+
+    Each flow is credited the rate it delivered over the history.
+    """
+    if any(len(s) < history * window + 1 for s in samples.values()):
+        return Verdict(False, "window not full")
+    rates = {f: window_rates(s[-(window + 1) :], period) for f, s in samples.items()}
+    aggregate = np.sum(list(rates.values()), axis=0)
+    mean = float(aggregate.mean())
+    if mean <= 0:
+        return Verdict(False, "no progress in window")
+    spread = float((aggregate.max() - aggregate.min()) / mean)
+    measured = {f: float(r.mean()) for f, r in rates.items()}
+    if spread >= theta:
+        return Verdict(False, f"aggregate spread {spread:.1%} >= {theta:.0%}", spread, measured=measured)
+    paced = {f: float(np.mean(sending[f][-window:])) for f in samples}
+    drift = {f: abs(paced[f] - measured[f]) / measured[f] if measured[f] > 0 else float("inf")
+             for f in samples}
+    worst = max(drift, key=lambda f: (drift[f], f))
+    if drift[worst] >= theta:
+        return Verdict(False, f"flow {worst} paced {drift[worst]:.1%} away from its delivery rate "
+                              f"(>= {theta:.0%}): its queue is filling or draining", spread,
+                       measured=measured)
+    fair = max_min_fair(paths, capacity)
+    for f in sorted(samples):
+        quiet = int(notifications[f][-1]) == int(notifications[f][-(window + 1)])
+        if quiet and paced[f] < (1 - fairness) * fair[f]:
+            return Verdict(False, f"flow {f} recovering: paced at {paced[f] / fair[f]:.0%} of its "
+                                  f"max-min rate with no congestion notification in the window",
+                           spread, measured=measured)
+    held = {}
+    for f, s in samples.items():
+        counts = s.astype(np.float64)
+        half = (len(counts) - 1) // 2
+        first, second = counts[half] - counts[0], counts[-1] - counts[-1 - half]
+        held[f] = abs(second - first) / max(first, second, 1.0)
+    unsettled = max(held, key=lambda f: (held[f], f))
+    if held[unsettled] >= theta:
+        return Verdict(False, f"flow {unsettled} shifted {held[unsettled]:.1%} between the halves of "
+                              f"its history (>= {theta:.0%})", spread, measured=measured)
+    span = {f: (len(s) - 1) * period for f, s in samples.items()}
+    credited = {f: float(s[-1] - s[0]) / span[f] for f, s in samples.items()}
+    return Verdict(
+        True,
+        f"aggregate spread {spread:.1%} < {theta:.0%}, paced within {drift[worst]:.1%} of delivered, "
+        f"rates held within {held[unsettled]:.1%} over {span[unsettled] * 1e3:.2f} ms",
+        spread,
+        float("nan"),
+        measured,
+        credited,
     )

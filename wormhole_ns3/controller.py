@@ -22,7 +22,7 @@ from .memo.driver import MemoDriver
 from .memo.store import MemoStore
 from .flows import FlowInfo, FlowResult
 from .partition import Partition, partition_flows
-from .steady import Verdict, judge
+from .steady import Verdict, judge, judge_paced
 from .trace import SkipRecord
 
 PENDING, ACTIVE, FINISHED = 0, 1, 2
@@ -151,8 +151,9 @@ class Controller:
             "GetSrcPort", "GetDstPort", "GetSize", "GetStartTime", "GetPath", "GetReversePath",
             "GetCongestionOps", "IsConstantRate", "GetAppRate", "GetTag", "GetState",
             "GetDelivered", "GetSendable", "GetSamples", "ClearSamples", "IsQuiet",
+            "GetSendingRateSamples", "GetNotificationSamples",
             "GetPlannedLinks", "GetSinkTotalRx", "GetCredited", "GetFinishTime",
-            "ShiftMonitoredPackets", "Credit", "Uncredit", "SetSampled",
+            "ShiftTimes", "Credit", "Uncredit", "SetSampled",
         ]
         if self._memo_store is not None:
             names += [
@@ -162,8 +163,8 @@ class Controller:
             ]
         two_arguments = {"SetSampled": (0, True), "Credit": (0, 0), "Uncredit": (0, 0),
                          "SetSnapshotting": (0, False),
-                         "ShiftMonitoredPackets": (0, self.ns3.NanoSeconds(0)),
-                         "ResumeHeld": (0, self.ns3.TcpFlowState())}
+                         "ShiftTimes": (0, self.ns3.NanoSeconds(0)),
+                         "ResumeHeld": (0, self.ns3.cppyy.gbl.std.vector["double"]())}
         for name in names:
             try:
                 getattr(tracker, name)(*two_arguments.get(name, (0,)))
@@ -438,6 +439,12 @@ class Controller:
             why = "unfair shares"
         elif "spread" in st.last_verdict.reason:
             why = "aggregate rate unsteady"
+        elif "filling or draining" in st.last_verdict.reason:
+            why = "queues filling or draining"
+        elif "recovering" in st.last_verdict.reason:
+            why = "rates recovering"
+        elif "halves of its history" in st.last_verdict.reason:
+            why = "rates shifting"
         else:
             why = st.last_verdict.reason
         window = self.sample_period * self.config.window
@@ -471,6 +478,14 @@ class Controller:
         paths = {f: frozenset(self.flows[f].path) for f in part.flows}
         links = frozenset().union(*paths.values())
         capacity = {link: float(self.tracker.GetLinkRate(link)) / 8 for link in links}
+        if all(self.flows[f].paced for f in part.flows):
+            tracker = self.tracker
+            sending = {f: np.array(tracker.GetSendingRateSamples(f), dtype=np.float64, copy=True)
+                       for f in part.flows}
+            notifications = {f: np.array(tracker.GetNotificationSamples(f), dtype=np.int64, copy=True)
+                             for f in part.flows}
+            return judge_paced(samples, sending, notifications, self.sample_period, self.config.window,
+                               self.config.theta, self.config.fairness, paths, capacity)
         demand = {
             f: (self.flows[f].app_rate if self.flows[f].kind == "onoff-udp" else None)
             for f in part.flows
@@ -511,7 +526,9 @@ class Controller:
             credited[f] = int(self.tracker.Credit(f, int(st.rates[f] * dt)))
         moved = int(self.impl.MoveClassExcept(st.tag_class, ns3.NanoSeconds(dt_ns), exempt))
         for f in st.partition.flows:
-            self.tracker.ShiftMonitoredPackets(f, ns3.NanoSeconds(dt_ns))
+            # an idle flow's events stay in real time, and so do the clocks of its models
+            shift = self.tracker.ShiftMonitoredPackets if f in st.idle else self.tracker.ShiftTimes
+            shift(f, ns3.NanoSeconds(dt_ns))
         st.paused_from, st.paused_until, st.credits = plan.start, plan.start + dt, credited
         for f in st.partition.flows:
             self.tracker.SetSampled(f, False)
@@ -566,7 +583,7 @@ class Controller:
         left_ns = int(round(left * 1e9))
         self.impl.MoveClass(st.tag_class, self.ns3.NanoSeconds(-left_ns))
         for f in st.partition.flows:
-            self.tracker.ShiftMonitoredPackets(f, self.ns3.NanoSeconds(-left_ns))
+            self.tracker.ShiftTimes(f, self.ns3.NanoSeconds(-left_ns))
         taken_back = sum(
             int(self.tracker.Uncredit(f, int(credit * left / full)))
             for f, credit in st.credits.items()

@@ -212,7 +212,8 @@ RdmaDcqcn::SetState(const std::vector<double>& state)
     m_currentRate = std::clamp(state[0], lowest, m_lineRate);
     m_targetRate = std::clamp(state[1], lowest, m_lineRate);
     m_alpha = state[2];
-    m_cnpSeen = true;
+    // a flow at line rate in both rates has seen no CNP: its first one clamps Rt as for a new flow
+    m_cnpSeen = m_currentRate < m_lineRate || m_targetRate < m_lineRate;
     m_lastCnp = Simulator::Now();
     m_increasedSinceCnp = false;
     m_timerStage = 0;

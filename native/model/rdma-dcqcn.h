@@ -40,8 +40,9 @@ namespace ns3
  * rate. Stored absolute time: the last CNP (ShiftTimes moves it).
  *
  * GetState() is (Rc, Rt, alpha) in bit/s, bit/s and [0, 1]; SetState()
- * takes them as right after a CNP: alpha decays and the rate-increase timer
- * and stages restart from now.
+ * takes them as right after a CNP (unless both rates are at line rate, which
+ * no CNP has touched): alpha decays and the rate-increase timer and stages
+ * restart from now.
  */
 class RdmaDcqcn : public RdmaCongestionControl
 {

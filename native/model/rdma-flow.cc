@@ -58,16 +58,10 @@ RdmaFlow::SetQueuePair(Ptr<RdmaQueuePair> qp)
     m_srcPort = qp->GetSourcePort();
     m_dstPort = RdmaNic::ROCE_PORT;
     m_size = qp->GetSize();
-    EventId start = qp->GetStartEvent();
-    if (qp->IsStarted())
-    {
-        m_start = qp->GetStartTime();
-    }
-    else
-    {
-        m_start = start.IsPending() ? Simulator::Now() + Simulator::GetDelayLeft(start)
-                                    : Simulator::Now();
-    }
+    NS_ABORT_MSG_IF(!qp->IsStarted() && !qp->GetStartEvent().IsPending(),
+                    "RdmaFlow: queue pair " << qp->GetQpn() << " has neither started nor a start event");
+    m_start = qp->IsStarted() ? qp->GetStartTime()
+                              : Simulator::Now() + Simulator::GetDelayLeft(qp->GetStartEvent());
 }
 
 Ptr<RdmaQueuePair>
@@ -146,14 +140,8 @@ void
 RdmaFlow::ResumeHeld(const std::vector<double>& state)
 {
     m_held = false;
-    m_qp->SetInitialCongestionState(state);
+    m_qp->SetResumedFrom(m_start, state);
     Start();
-}
-
-void
-RdmaFlow::NotifyStarted()
-{
-    m_start = m_qp->GetStartTime();
 }
 
 void

@@ -36,7 +36,7 @@ class RdmaFlow : public TrackedFlow
     RdmaFlow();
     ~RdmaFlow() override;
 
-    /** Watch @p qp (called once, when the tracker finds it). */
+    /** Watch @p qp, which has started or has a pending start event (called once). */
     void SetQueuePair(Ptr<RdmaQueuePair> qp);
     Ptr<RdmaQueuePair> GetQueuePair() const;
 
@@ -50,7 +50,6 @@ class RdmaFlow : public TrackedFlow
     void StartHeld() override;
     bool IsHeld() const override;
     void ResumeHeld(const std::vector<double>& state) override;
-    void NotifyStarted() override;
     void CompleteVirtually() override;
     uint64_t GetDelivered() const override;
     uint64_t GetReceiverTotal() const override;

@@ -87,8 +87,8 @@ RdmaQueuePair::Start()
 {
     NS_ABORT_MSG_IF(m_started, "RDMA flow " << m_flowId << " started twice");
     m_started = true;
-    m_startTime = Simulator::Now();
-    m_nextSend = m_startTime;
+    m_startTime = m_resumedFrom.IsNegative() ? Simulator::Now() : m_resumedFrom;
+    m_nextSend = Simulator::Now();
     m_cc->Start(m_nic->GetLineRate());
     if (!m_initialState.empty())
     {
@@ -97,8 +97,9 @@ RdmaQueuePair::Start()
 }
 
 void
-RdmaQueuePair::SetInitialCongestionState(const std::vector<double>& state)
+RdmaQueuePair::SetResumedFrom(Time start, const std::vector<double>& state)
 {
+    m_resumedFrom = start;
     m_initialState = state;
 }
 

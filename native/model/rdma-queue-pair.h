@@ -147,10 +147,11 @@ class RdmaQueuePair : public Object
     uint64_t GetCreditableBytes() const;
 
     /**
-     * Start the congestion control from @p state (RdmaCongestionControl::GetState's
-     * layout) rather than at line rate when the queue pair starts.
+     * Make the next Start() resume a flow a memo replay held since @p start:
+     * GetStartTime() stays @p start, and the congestion control starts from
+     * @p state (RdmaCongestionControl::GetState's layout; empty: line rate).
      */
-    void SetInitialCongestionState(const std::vector<double>& state);
+    void SetResumedFrom(Time start, const std::vector<double>& state);
     /** Remember the pending event that will start the queue pair (RdmaNic::ScheduleQueuePair). */
     void SetStartEvent(const EventId& start);
     /** @return the pending event that will start the queue pair; expired if none. */
@@ -231,6 +232,7 @@ class RdmaQueuePair : public Object
     std::deque<PsnRange> m_credited; //!< ranges not yet passed by una
     PsnRange m_lastCredit{0, 0};    //!< the range of the last Credit(), for Uncredit()
     uint64_t m_creditedBytes{0};
+    Time m_resumedFrom{Seconds(-1)};    //!< start time of a resumed flow, negative if none
     std::vector<double> m_initialState; //!< congestion state to start from, empty: line rate
     EventId m_startEvent;
 

@@ -17,7 +17,7 @@ from collections.abc import Callable, Iterable
 
 from ..flows import SKIPPABLE_CONGESTION_CONTROL
 from .episodes import Memoizer
-from .record import TCP_FIELDS, TrajectoryPoint
+from .record import STATE_FIELDS, TrajectoryPoint
 from .store import MemoStore
 
 PENDING = 0
@@ -95,15 +95,16 @@ class MemoDriver:
 
     def memo_blocker(self, flow: int) -> str | None:
         tracker = self.tracker
-        if str(tracker.GetKind(flow)) != "bulk-tcp":
-            return f"{tracker.GetKind(flow)} flows are not memoized"
+        kind = str(tracker.GetKind(flow))
+        if kind not in STATE_FIELDS:
+            return f"{kind} flows are not memoized"
         if int(tracker.GetSize(flow)) == 0:
             return "an unlimited flow never completes"
         data, ack = self.flow_route(flow)
         if not data or not ack:
             return "route unknown"
         control = self.flow_attributes(flow).split(" cc=", 1)[-1].split("{", 1)[0]
-        if control not in SKIPPABLE_CONGESTION_CONTROL:
+        if kind == "bulk-tcp" and control not in SKIPPABLE_CONGESTION_CONTROL:
             return f"{control} keeps time-based state"
         if not all(tracker.IsLossless(link) for link in (*data, *ack)):
             return "a link on its route drops packets at random"
@@ -111,7 +112,7 @@ class MemoDriver:
 
     def trajectory(self, flow: int) -> list[TrajectoryPoint]:
         return [
-            TrajectoryPoint(int(s.time), int(s.delivered), tuple(float(getattr(s.tcp, f)) for f in TCP_FIELDS))
+            TrajectoryPoint(int(s.time), int(s.delivered), tuple(float(x) for x in s.state))
             for s in self.tracker.GetSnapshots(flow)
         ]
 
@@ -144,15 +145,12 @@ class MemoDriver:
     def hold_flow(self, flow: int) -> None:
         self.tracker.StartHeld(flow)
 
-    def resume_flow(self, flow: int, delivered: int, tcp: tuple[float, ...] | None) -> None:
+    def resume_flow(self, flow: int, delivered: int, state: tuple[float, ...] | None) -> None:
         self.controller.before_flow_start(flow)
         self.tracker.SetSnapshotting(flow, True)
         if delivered > 0:
             self.tracker.Credit(flow, delivered)
-        state = self.ns3.TcpFlowState()
-        for name, value in zip(TCP_FIELDS, tcp or ()):
-            setattr(state, name, type(getattr(state, name))(value))
-        self.tracker.ResumeHeld(flow, state)
+        self.tracker.ResumeHeld(flow, self._state_vector(state or ()))
 
     def call_at(self, time_ns: int, action: Callable[[], None]) -> None:
         delay = max(0, time_ns - self._now_ns())
@@ -191,6 +189,13 @@ class MemoDriver:
         else:
             impl.ScheduleCallbackWithTag(delay, context, int(self.ns3.WormholeSimulatorImpl.WORKLOAD), callback)
         return order
+
+    def _state_vector(self, state: tuple[float, ...]):
+        """A recorded congestion state as the tracker takes it (a std::vector<double>)."""
+        vector = self.ns3.cppyy.gbl.std.vector["double"]()
+        for value in state:
+            vector.push_back(value)
+        return vector
 
     def _now_ns(self) -> int:
         return int(self.ns3.Simulator.Now().GetTimeStep())

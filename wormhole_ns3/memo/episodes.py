@@ -11,7 +11,7 @@ key and its arrival signatures contain.
 The key is the canonical fingerprint of the flows that open the episode
 (``fingerprint.py``). On a miss the episode is simulated (steady skips and
 all) and *recorded*: each flow's arrival offset and signature, its finish
-offset and a thinned trajectory of its progress and TCP state. A key keeps
+offset and a thinned trajectory of its progress and congestion state. A key keeps
 several such *continuations* (``record.py``): what joins an episode later
 comes from the rest of the run.
 
@@ -25,7 +25,7 @@ and a continuation whose next joiner does not come is dropped. When none is
 left (an unexpected flow on its links, an expected one that does not come, a
 flow that also touches another episode) the replay *diverges*: every
 unfinished flow resumes for real, already connected, credited the bytes the
-record had it deliver by then and given its recorded TCP state; and the next
+record had it deliver by then and given its recorded congestion state; and the next
 episodes with that key are recorded again, so the continuation that
 happened is learned.
 
@@ -78,7 +78,7 @@ class MemoHost(Protocol):
     def hold_flow(self, flow: int) -> None: ...
     def complete_flow_at(self, flow: int, time_ns: int) -> None: ...
     def cancel_completion(self, flow: int) -> None: ...
-    def resume_flow(self, flow: int, delivered: int, tcp: tuple[float, ...] | None) -> None: ...
+    def resume_flow(self, flow: int, delivered: int, state: tuple[float, ...] | None) -> None: ...
     def call_at(self, time_ns: int, action: Callable[[], None]) -> None: ...
 
 
@@ -441,7 +441,7 @@ class Memoizer:
                 self.host.cancel_completion(flow)
                 del episode.completing[flow]
             delivered, point = self._progress(candidate, candidate.index_of[flow], offset)
-            self.host.resume_flow(flow, delivered, point.tcp if point else None)
+            self.host.resume_flow(flow, delivered, point.state if point else None)
             resumed.append(flow)
         for other in episode.candidates:
             if other.leader is not None:
@@ -457,12 +457,12 @@ class Memoizer:
         ))
 
     def _progress(self, candidate: Candidate, index: int, offset: int) -> tuple[int, TrajectoryPoint | None]:
-        """Delivered bytes and TCP state of the continuation's flow ``index`` at ``offset``."""
+        """Delivered bytes and congestion state of the continuation's flow ``index`` at ``offset``."""
         outcome = candidate.outcome(index)
         if outcome is None:  # a leader's flow still running: its trajectory so far
             leader = candidate.leader
             points = tuple(
-                TrajectoryPoint(p.offset_ns - leader.t0_ns, p.delivered, p.tcp)
+                TrajectoryPoint(p.offset_ns - leader.t0_ns, p.delivered, p.state)
                 for p in self.host.trajectory(leader.flows[index]) if p.offset_ns >= leader.t0_ns
             )
             outcome = FlowOutcome(finish_ns=offset, trajectory=points)
@@ -500,7 +500,7 @@ class Memoizer:
         episode.unfinished.discard(flow)
         if episode.mode == RECORDING:
             points = [
-                TrajectoryPoint(p.offset_ns - episode.t0_ns, p.delivered, p.tcp)
+                TrajectoryPoint(p.offset_ns - episode.t0_ns, p.delivered, p.state)
                 for p in self.host.trajectory(flow)
                 if p.offset_ns >= episode.t0_ns
             ]

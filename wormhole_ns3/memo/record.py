@@ -6,8 +6,9 @@ its packets have drained. The record holds the episode as a trace: every
 flow that took part, in the order it arrived, with its arrival offset and a
 signature saying what it was and which of the episode's links it crossed;
 and for each, when it finished and a thinned trajectory of its progress and
-TCP sender state, from which a replay that must stop half-way (divergence)
-puts the flow back where the recording had it.
+congestion state (TCP's window and RTT estimates, DCQCN's rates and alpha),
+from which a replay that must stop half-way (divergence) puts the flow back
+where the recording had it.
 
 Offsets are nanoseconds from the episode's start, so a record replays at any
 absolute time.
@@ -32,6 +33,15 @@ RECORD_FORMAT = 1
 #: TCP sender state fields, in the order a trajectory point stores them.
 TCP_FIELDS = ("cwnd", "ssthresh", "alpha", "srtt", "rttvar", "rto")
 
+#: The congestion state a trajectory point stores, per kind of flow, in the
+#: tracker's order (FlowTracker::GetCongestionState): what a resumed flow
+#: continues from. Kinds without an entry are not memoized.
+STATE_FIELDS = {
+    "bulk-tcp": TCP_FIELDS,
+    "rdma-dcqcn": ("rate", "target_rate", "alpha"),  # bit/s, bit/s, DCQCN's alpha
+    "rdma-hpcc": ("window", "reference_window", "utilization"),  # bytes, bytes, U
+}
+
 
 #: Continuations kept per key; a key with more is not worth replaying.
 MAX_CONTINUATIONS = 16
@@ -51,11 +61,11 @@ class Arrival:
 
 @dataclass(frozen=True)
 class TrajectoryPoint:
-    """A flow's delivered bytes and TCP sender state at one sampling instant."""
+    """A flow's delivered bytes and congestion state at one sampling instant."""
 
     offset_ns: int
     delivered: int
-    tcp: tuple[float, ...]  #: TCP_FIELDS, in order
+    state: tuple[float, ...]  #: STATE_FIELDS of the flow's kind, in order
 
 
 @dataclass(frozen=True)
@@ -109,7 +119,7 @@ class EpisodeRecord:
             "events_avoided": self.events_avoided,
             "flows": [
                 [a.offset_ns, a.signature, o.finish_ns,
-                 [[p.offset_ns, p.delivered, *p.tcp] for p in o.trajectory]]
+                 [[p.offset_ns, p.delivered, *p.state] for p in o.trajectory]]
                 for a, o in zip(self.arrivals, self.outcomes)
             ],
         }

@@ -867,6 +867,7 @@ FlowTracker::SetSampled(uint32_t flow, bool sampled)
     if (!sampled)
     {
         f.samples.clear();
+        f.sentSamples.clear();
         f.rateSamples.clear();
         f.notificationSamples.clear();
     }
@@ -878,6 +879,7 @@ FlowTracker::ClearSamples(uint32_t flow)
 {
     Flow& f = m_flows.at(flow);
     f.samples.clear();
+    f.sentSamples.clear();
     f.rateSamples.clear();
     f.notificationSamples.clear();
     MarkMonitors(f);
@@ -887,6 +889,13 @@ std::vector<uint64_t>
 FlowTracker::GetSamples(uint32_t flow) const
 {
     const auto& s = m_flows.at(flow).samples;
+    return std::vector<uint64_t>(s.begin(), s.end());
+}
+
+std::vector<uint64_t>
+FlowTracker::GetSentSamples(uint32_t flow) const
+{
+    const auto& s = m_flows.at(flow).sentSamples;
     return std::vector<uint64_t>(s.begin(), s.end());
 }
 
@@ -931,11 +940,13 @@ FlowTracker::Sample()
         {
             uint64_t delivered = f.flow->GetDelivered();
             f.samples.push_back(delivered);
+            f.sentSamples.push_back(f.flow->GetSent());
             f.rateSamples.push_back(f.flow->GetSendingRate());
             f.notificationSamples.push_back(f.flow->GetCongestionNotifications());
             while (f.samples.size() > m_sampleDepth)
             {
                 f.samples.pop_front();
+                f.sentSamples.pop_front();
                 f.rateSamples.pop_front();
                 f.notificationSamples.pop_front();
             }

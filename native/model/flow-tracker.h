@@ -181,8 +181,13 @@ class FlowTracker : public Object
     /** @return the delivered-bytes samples of a flow, oldest first. */
     std::vector<uint64_t> GetSamples(uint32_t flow) const;
     /**
-     * @return the flow's sending rate (payload bytes/s its congestion control
-     * paced it at, 0 if not paced) at the same instants as GetSamples.
+     * @return the bytes the flow's sender had put on the network (0 if it
+     * cannot tell: only paced flows do) at the same instants as GetSamples.
+     */
+    std::vector<uint64_t> GetSentSamples(uint32_t flow) const;
+    /**
+     * @return the flow's sending rate (bytes/s on the wire its congestion
+     * control paced it at, 0 if not paced) at the same instants as GetSamples.
      */
     std::vector<double> GetSendingRateSamples(uint32_t flow) const;
     /**
@@ -319,6 +324,7 @@ class FlowTracker : public Object
         Time finish{Seconds(-1)};
         bool sampled{false};
         std::deque<uint64_t> samples;
+        std::deque<uint64_t> sentSamples;
         std::deque<double> rateSamples;
         std::deque<uint64_t> notificationSamples;
         bool snapshotting{false};

@@ -175,10 +175,16 @@ RdmaFlow::GetSendable() const
     return m_qp->GetCreditableBytes();
 }
 
+uint64_t
+RdmaFlow::GetSent() const
+{
+    return m_qp->GetBytesSent();
+}
+
 double
 RdmaFlow::GetSendingRate() const
 {
-    return m_qp->IsStarted() ? m_qp->GetPayloadRate() : 0;
+    return m_qp->IsStarted() ? static_cast<double>(m_qp->GetRate().GetBitRate()) / 8 : 0;
 }
 
 uint64_t

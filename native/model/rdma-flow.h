@@ -55,6 +55,7 @@ class RdmaFlow : public TrackedFlow
     uint64_t GetReceiverTotal() const override;
     uint64_t GetCredited() const override;
     uint64_t GetSendable() const override;
+    uint64_t GetSent() const override;
     double GetSendingRate() const override;
     uint64_t GetCongestionNotifications() const override;
     uint64_t Credit(uint64_t bytes) override;

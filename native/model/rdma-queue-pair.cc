@@ -275,16 +275,6 @@ RdmaQueuePair::GetAlpha() const
     return m_cc->GetAlpha();
 }
 
-double
-RdmaQueuePair::GetPayloadRate() const
-{
-    uint32_t overhead = RdmaBthHeader().GetSerializedSize() + RdmaBthHeader::ICRC_BYTES +
-                        (m_cc->WantsTelemetry() ? RdmaIntHeader().GetSerializedSize() : 0) +
-                        m_config.wireOverhead;
-    double share = static_cast<double>(m_config.mtu) / (m_config.mtu + overhead);
-    return static_cast<double>(m_cc->GetRate().GetBitRate()) / 8 * share;
-}
-
 uint64_t
 RdmaQueuePair::GetCreditedBytes() const
 {

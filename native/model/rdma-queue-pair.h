@@ -109,11 +109,6 @@ class RdmaQueuePair : public Object
     DataRate GetTargetRate() const;
     /** @return DCQCN's alpha (0 for schemes without one). */
     double GetAlpha() const;
-    /**
-     * @return the message bytes per second the pacing rate carries: GetRate()
-     * less what each full data packet adds on the wire (headers, ICRC, INT).
-     */
-    double GetPayloadRate() const;
 
     /**
      * Advance both ends as if @p bytes more had been sent, delivered and

@@ -134,6 +134,12 @@ TrackedFlow::NotifyStarted()
 {
 }
 
+uint64_t
+TrackedFlow::GetSent() const
+{
+    return 0;
+}
+
 double
 TrackedFlow::GetSendingRate() const
 {

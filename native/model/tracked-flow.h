@@ -114,8 +114,15 @@ class TrackedFlow : public Object
     /** @return bytes the sender could still give up to a credit. */
     virtual uint64_t GetSendable() const = 0;
     /**
-     * @return the payload bytes per second the flow's congestion control
-     * paces it at now; 0 for a flow that is not paced (TCP's window, UDP).
+     * @return bytes the sender has put on the network so far, each once,
+     * credit included: with GetDelivered(), what is in flight. 0 if the flow
+     * cannot tell (only paced flows do).
+     */
+    virtual uint64_t GetSent() const;
+    /**
+     * @return the bytes per second on the wire (headers included) the flow's
+     * congestion control paces it at now; 0 for a flow that is not paced
+     * (TCP's window, UDP).
      */
     virtual double GetSendingRate() const;
     /**

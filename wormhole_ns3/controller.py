@@ -43,6 +43,8 @@ class PartitionState:
     rtt: float
     changed_at: float
     rates: dict[int, float] | None = None
+    #: Until when the rates may be carried forward (the verdict's horizon from its judgement).
+    rates_until: float = float("inf")
     reason: str = ""
     last_verdict: Verdict | None = None
     paused_from: float | None = None
@@ -151,7 +153,7 @@ class Controller:
             "GetSrcPort", "GetDstPort", "GetSize", "GetStartTime", "GetPath", "GetReversePath",
             "GetCongestionOps", "IsConstantRate", "GetAppRate", "GetTag", "GetState",
             "GetDelivered", "GetSendable", "GetSamples", "ClearSamples", "IsQuiet",
-            "GetSendingRateSamples", "GetNotificationSamples",
+            "GetSentSamples", "GetSendingRateSamples", "GetNotificationSamples",
             "GetPlannedLinks", "GetSinkTotalRx", "GetCredited", "GetFinishTime",
             "ShiftTimes", "Credit", "Uncredit", "SetSampled",
         ]
@@ -391,12 +393,15 @@ class Controller:
             return
         if now - st.changed_at < self.config.settle_rtts * st.rtt:
             return
+        if st.rates is not None and now >= st.rates_until:
+            st.rates = None  # carried as far as they were seen to hold: judge afresh
         if st.rates is None:
             verdict = self._judge(st)
             st.last_verdict = verdict
             if not verdict.steady:
                 return
             st.rates, st.reason, st.idle = dict(verdict.rates), verdict.reason, verdict.idle
+            st.rates_until = now + verdict.horizon
         exempt = self._idle_hosts(st)
         if exempt is None:
             st.rates = None  # an idle flow is on the move: judge a fresh window
@@ -408,6 +413,7 @@ class Controller:
             bounds={
                 "unattributed event": self.impl.NextUnattributedEventTime().GetSeconds(),
                 "flow arrival": self._next_arrival_on(part.links, now),
+                "rates seen to hold": st.rates_until,
                 "idle flow wakes": (
                     self.impl.NextEventTimeOn(exempt).GetSeconds() if exempt else float("inf")
                 ),
@@ -480,12 +486,13 @@ class Controller:
         capacity = {link: float(self.tracker.GetLinkRate(link)) / 8 for link in links}
         if all(self.flows[f].paced for f in part.flows):
             tracker = self.tracker
+            sent = {f: np.array(tracker.GetSentSamples(f), dtype=np.int64, copy=True) for f in part.flows}
             sending = {f: np.array(tracker.GetSendingRateSamples(f), dtype=np.float64, copy=True)
                        for f in part.flows}
             notifications = {f: np.array(tracker.GetNotificationSamples(f), dtype=np.int64, copy=True)
                              for f in part.flows}
-            return judge_paced(samples, sending, notifications, self.sample_period, self.config.window,
-                               self.config.theta, self.config.fairness, paths, capacity)
+            return judge_paced(samples, sent, sending, notifications, self.sample_period,
+                               self.config.window, self.config.theta, self.config.fairness, paths, capacity)
         demand = {
             f: (self.flows[f].app_rate if self.flows[f].kind == "onoff-udp" else None)
             for f in part.flows
@@ -567,7 +574,7 @@ class Controller:
         st.paused_from = st.paused_until = None
         st.resume_event = None
         st.mark_time, st.mark_events = now, self._class_events(st)
-        if st.limit == "unattributed event" or st.idle:
+        if st.limit in ("unattributed event", "rates seen to hold") or st.idle:
             # something outside the flows ran: it may have changed them, so judge afresh
             st.rates = None
         for f in st.partition.flows:

@@ -214,10 +214,20 @@ class Memoizer:
         for component in _components(fresh, self._links):
             self._open(now_ns, component)
         joiners: dict[int, list[int]] = {}
+        merged_into: dict[int, int] = {}  #: episodes an earlier joiner of the batch merged away
+
+        def current(episode_id: int) -> int:
+            while episode_id in merged_into:
+                episode_id = merged_into[episode_id]
+            return episode_id
+
         for flow in sorted(f for f in flows if touching[f]):
-            episodes = touching[flow]
+            episodes = {current(e) for e in touching[flow]}
             if len(episodes) > 1:
                 target = self._merge(now_ns, episodes, f"flow {flow} touches {len(episodes)} episodes")
+                for merged in episodes - {target}:
+                    merged_into[merged] = target
+                    joiners.setdefault(target, []).extend(joiners.pop(merged, []))
             else:
                 target = next(iter(episodes))
             joiners.setdefault(target, []).append(flow)

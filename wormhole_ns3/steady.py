@@ -103,6 +103,29 @@ def window_rates(samples: np.ndarray, period: float) -> np.ndarray:
     return np.diff(samples.astype(np.float64)) / period
 
 
+def _aggregate_window(
+    samples: Mapping[int, np.ndarray], period: float, window: int, theta: float
+) -> tuple[Verdict | None, float, dict[int, float]]:
+    """The window's aggregate spread and each flow's mean rate, with the verdict if these refuse it.
+
+    What every partition must pass: a full window, progress, and an aggregate
+    delivery rate that varies by less than theta.
+    """
+    if any(len(s) < window + 1 for s in samples.values()):
+        return Verdict(False, "window not full"), float("nan"), {}
+    rates = {f: window_rates(s[-(window + 1) :], period) for f, s in samples.items()}
+    aggregate = np.sum(list(rates.values()), axis=0)
+    mean = float(aggregate.mean())
+    if mean <= 0:
+        return Verdict(False, "no progress in window"), float("nan"), {}
+    spread = float((aggregate.max() - aggregate.min()) / mean)
+    measured = {f: float(r.mean()) for f, r in rates.items()}
+    if spread >= theta:
+        refused = Verdict(False, f"aggregate spread {spread:.1%} >= {theta:.0%}", spread, measured=measured)
+        return refused, spread, measured
+    return None, spread, measured
+
+
 def judge(
     samples: Mapping[int, np.ndarray],
     period: float,
@@ -119,17 +142,9 @@ def judge(
     ``samples`` maps each flow to its delivered-bytes counter sampled every
     ``period`` seconds (oldest first, all taken at the same instants).
     """
-    if any(len(s) < window + 1 for s in samples.values()):
-        return Verdict(False, "window not full")
-    rates = {f: window_rates(s[-(window + 1) :], period) for f, s in samples.items()}
-    aggregate = np.sum(list(rates.values()), axis=0)
-    mean = float(aggregate.mean())
-    if mean <= 0:
-        return Verdict(False, "no progress in window")
-    spread = float((aggregate.max() - aggregate.min()) / mean)
-    measured = {f: float(r.mean()) for f, r in rates.items()}
-    if spread >= theta:
-        return Verdict(False, f"aggregate spread {spread:.1%} >= {theta:.0%}", spread, measured=measured)
+    refused, spread, measured = _aggregate_window(samples, period, window, theta)
+    if refused is not None:
+        return refused
 
     demand = dict(demand or {})
     fair = max_min_fair(paths, capacity, demand)
@@ -212,24 +227,17 @@ def judge_paced(
       its sample history, which must span ``history`` windows: DCQCN's
       contending flows cut and recover in cycles of milliseconds, each cycle
       splitting the link anew, and HPCC's shares converge additively, so a
-      window sees a phase, not a rate. A flow alone on its narrowest link
-      holds its rate until another comes.
+      window sees a phase, not a rate; and every flow within ``fairness`` of
+      its max-min share (scaled by the measured efficiency), as for TCP. A flow
+      alone on its narrowest link holds its rate until another comes.
 
     Each flow is credited the rate it delivered over the window, or over the
     history when flows contend; then no further than that history spans (the
     verdict's horizon): the next cycle may split the link otherwise.
     """
-    if any(len(s) < window + 1 for s in samples.values()):
-        return Verdict(False, "window not full")
-    rates = {f: window_rates(s[-(window + 1) :], period) for f, s in samples.items()}
-    aggregate = np.sum(list(rates.values()), axis=0)
-    mean = float(aggregate.mean())
-    if mean <= 0:
-        return Verdict(False, "no progress in window")
-    spread = float((aggregate.max() - aggregate.min()) / mean)
-    measured = {f: float(r.mean()) for f, r in rates.items()}
-    if spread >= theta:
-        return Verdict(False, f"aggregate spread {spread:.1%} >= {theta:.0%}", spread, measured=measured)
+    refused, spread, measured = _aggregate_window(samples, period, window, theta)
+    if refused is not None:
+        return refused
     sent_rate = {f: float(sent[f][-1] - sent[f][-(window + 1)]) / (window * period) for f in samples}
     drift = {f: abs(sent_rate[f] - measured[f]) / measured[f] if measured[f] > 0 else float("inf")
              for f in samples}

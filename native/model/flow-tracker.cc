@@ -91,6 +91,14 @@ AcceleratingImpl()
     return cached;
 }
 
+/** @return the samples, oldest first, as Python reads them. */
+template <typename T>
+std::vector<T>
+AsVector(const std::deque<T>& samples)
+{
+    return std::vector<T>(samples.begin(), samples.end());
+}
+
 /** @return true if asking this routing protocol for a route has no side effect. */
 bool
 IsSideEffectFree(Ptr<Ipv4RoutingProtocol> routing)
@@ -888,29 +896,25 @@ FlowTracker::ClearSamples(uint32_t flow)
 std::vector<uint64_t>
 FlowTracker::GetSamples(uint32_t flow) const
 {
-    const auto& s = m_flows.at(flow).samples;
-    return std::vector<uint64_t>(s.begin(), s.end());
+    return AsVector(m_flows.at(flow).samples);
 }
 
 std::vector<uint64_t>
 FlowTracker::GetSentSamples(uint32_t flow) const
 {
-    const auto& s = m_flows.at(flow).sentSamples;
-    return std::vector<uint64_t>(s.begin(), s.end());
+    return AsVector(m_flows.at(flow).sentSamples);
 }
 
 std::vector<double>
 FlowTracker::GetSendingRateSamples(uint32_t flow) const
 {
-    const auto& s = m_flows.at(flow).rateSamples;
-    return std::vector<double>(s.begin(), s.end());
+    return AsVector(m_flows.at(flow).rateSamples);
 }
 
 std::vector<uint64_t>
 FlowTracker::GetNotificationSamples(uint32_t flow) const
 {
-    const auto& s = m_flows.at(flow).notificationSamples;
-    return std::vector<uint64_t>(s.begin(), s.end());
+    return AsVector(m_flows.at(flow).notificationSamples);
 }
 
 void
@@ -1258,8 +1262,7 @@ FlowTracker::CompleteVirtually(uint32_t flow)
 std::vector<FlowSnapshot>
 FlowTracker::GetSnapshots(uint32_t flow) const
 {
-    const auto& s = m_flows.at(flow).snapshots;
-    return std::vector<FlowSnapshot>(s.begin(), s.end());
+    return AsVector(m_flows.at(flow).snapshots);
 }
 
 } // namespace ns3

@@ -12,6 +12,7 @@ import argparse
 from ns import ns
 
 from flow_dag_ring import ring_workload
+from star import star
 from wormhole_ns3 import native
 from wormhole_ns3.fabric import RdmaTransportConfig
 from wormhole_ns3.workloads.flowdag import WorkloadRun
@@ -20,31 +21,18 @@ native.load()  # the FlowDag and RDMA models
 
 
 def rdma_star(hosts, rate, delay, cc):
-    """A star of RDMA hosts around one DCQCN-marking switch; return the hosts in order."""
-    nodes = ns.NodeContainer()
-    nodes.Create(hosts + 1)
-    switch = nodes.Get(hosts)
-    stack = ns.InternetStackHelper()
-    stack.Install(nodes)
-    stack.AssignStreams(nodes, 0)
-    p2p = ns.PointToPointHelper()
-    p2p.SetDeviceAttribute("DataRate", ns.StringValue(rate))
-    p2p.SetChannelAttribute("Delay", ns.StringValue(delay))
-    addresses = ns.Ipv4AddressHelper()
-    for i in range(hosts):
-        devices = p2p.Install(nodes.Get(i), switch)
-        addresses.SetBase(ns.Ipv4Address(f"10.0.{i}.0"), ns.Ipv4Mask("255.255.255.0"))
-        addresses.Assign(devices)
-    ns.Ipv4GlobalRoutingHelper.PopulateRoutingTables()
+    """star.py's star with RoCEv2 hosts and DCQCN's marking at the switch; return the hosts."""
+    nodes = star(hosts, rate, delay)
+    switch = nodes[0].GetDevice(1).GetChannel().GetDevice(1).GetNode()
     nic = ns.RdmaHelper()
     nic.SetNicAttribute("CongestionControl", ns.TypeIdValue(ns.TypeId.LookupByName(f"ns3::Rdma{cc}")))
-    for i in range(hosts):
-        nic.Install(nodes.Get(i))
+    for node in nodes:
+        nic.Install(node)  # replaces the host's queue disc
     marking = ns.RdmaSwitchHelper()
     if cc == "Hpcc":
         marking.EnableTelemetry()
-    ns.RdmaSwitchHelper.AssignStreams(marking.Install(switch), 100)
-    return [nodes.Get(i) for i in range(hosts)]
+    ns.RdmaSwitchHelper.AssignStreams(marking.Install(switch), 100)  # replaces star's RED
+    return nodes
 
 
 def main():

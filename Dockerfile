@@ -3,6 +3,7 @@
 #   docker build -t wormhole-ns3 .
 #   docker run --rm -v "$PWD/results:/results" wormhole-ns3
 #       # -> results/llm-training-gpt-small/: summary.md, summary.json, plots, per-flow tables
+#       #    results/memo/: the memo store (run again with --force to see it replay)
 #   docker run --rm -v "$PWD:/work" -w /work wormhole-ns3 \
 #       wormhole-ns3 compare my_script.py --json out.json      # your own script
 #
@@ -25,5 +26,6 @@ RUN python -c "from wormhole_ns3 import native; print(native.build())"
 
 # runs start in the results folder, away from the install (ns-3 searches its libraries below the working directory)
 WORKDIR /results
-# baseline and accelerated runs of the small GPT preset (16 GPUs, 2 iterations): about half a minute
-CMD ["wormhole-ns3", "experiment", "compare", "llm-training", "--preset", "gpt-small", "--out", "/results/llm-training-gpt-small"]
+# baseline and accelerated runs of the small GPT preset (16 GPUs, 2 iterations), the memo store
+# kept in the results folder (a second run replays from it): about half a minute
+CMD ["wormhole-ns3", "experiment", "compare", "llm-training", "--preset", "gpt-small", "--memo", "/results/memo", "--out", "/results/llm-training-gpt-small"]

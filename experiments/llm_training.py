@@ -4,10 +4,12 @@ The workload (GPT or MoE training steps from a preset, a SimAI/AICB workload
 file, or an HPCC-ns-3 flow file) is a graph of flows and compute tasks; an
 ns3::FlowDag starts each flow when what it waits for is done. The fabric is
 rail-optimized by default (each GPU a host, GPU i of every server on rail i),
-with DCTCP over ECN-marking switch queues and ECMP by flow hash.
+with DCTCP over ECN-marking switch queues (or RoCEv2 with DCQCN or HPCC:
+--transport dcqcn) and ECMP by flow hash.
 
     python experiments/llm_training.py --preset gpt-small            # plain ns-3
     wormhole-ns3 run experiments/llm_training.py --preset gpt-small  # accelerated
+    wormhole-ns3 compare experiments/llm_training.py -- --preset moe-small --transport dcqcn
     wormhole-ns3 experiment compare llm-training --preset gpt-small --out results/
 
 Prints the workload and fabric, then one line per iteration with its time, and
@@ -23,8 +25,8 @@ from ns import ns
 
 from wormhole_ns3 import native
 from wormhole_ns3.fabric import (
-    CONGESTION_CONTROLS, FabricSpecError, FatTree, HpccTopologyFile, LeafSpine, QueueConfig,
-    RailOptimized, TransportConfig, build_fabric,
+    CONGESTION_CONTROLS, RDMA_CONGESTION_CONTROLS, FabricSpecError, FatTree, HpccTopologyFile,
+    LeafSpine, QueueConfig, RailOptimized, RdmaTransportConfig, TransportConfig, build_fabric,
 )
 from wormhole_ns3.workloads import (
     WorkloadFileError, hpcc_flows_to_workload, list_presets, preset_workload, read_flows,
@@ -54,8 +56,10 @@ def parse_args(argv=None):
     parser.add_argument("--delay-us", type=float, default=1, help="per-link delay (default %(default)s)")
     parser.add_argument("--oversubscription", type=float, default=1.0,
                         help="leaf downlink / uplink capacity (default %(default)s)")
-    parser.add_argument("--transport", choices=sorted(CONGESTION_CONTROLS), default="dctcp",
-                        help="TCP congestion control (default %(default)s)")
+    parser.add_argument("--transport", choices=sorted(CONGESTION_CONTROLS) + sorted(RDMA_CONGESTION_CONTROLS),
+                        default="dctcp",
+                        help="TCP congestion control, or RDMA (RoCEv2) with dcqcn or hpcc "
+                             "(default %(default)s)")
     parser.add_argument("--segment-bytes", type=int, default=1448, help="TCP segment size")
     parser.add_argument("--buffer-mb", type=float, default=8, help="socket send/receive buffers")
     parser.add_argument("--ecn-k", type=int, metavar="PACKETS",
@@ -71,7 +75,20 @@ def parse_args(argv=None):
         parser.error("--hpcc-flows needs --hpcc-topology")
     if args.iterations is not None and args.iterations < 1:
         parser.error("--iterations must be at least 1")
+    if args.ecn_k is not None and args.transport in RDMA_CONGESTION_CONTROLS:
+        parser.error("--ecn-k is DCTCP's marking threshold; RDMA switch ports mark between Kmin "
+                     "and Kmax")
     return args
+
+
+def transport_config(args):
+    """The transport the options ask for: RoCEv2 for dcqcn and hpcc, TCP otherwise."""
+    if args.transport in RDMA_CONGESTION_CONTROLS:
+        return RdmaTransportConfig(congestion_control=args.transport)
+    return TransportConfig(
+        congestion_control=args.transport, segment_bytes=args.segment_bytes,
+        send_buffer_bytes=int(args.buffer_mb * 2**20), receive_buffer_bytes=int(args.buffer_mb * 2**20),
+    )
 
 
 def load_workload(args):
@@ -115,14 +132,11 @@ def fabric_spec(args, workload):
 def main(argv=None):
     args = parse_args(argv)
     workload = load_workload(args)
-    native.load()  # FlowDag and flow-hash ECMP routing
+    native.load()  # FlowDag, flow-hash ECMP routing and the RDMA models
     ns.RngSeedManager.SetSeed(1)
     ns.RngSeedManager.SetRun(1)
     try:
-        transport = TransportConfig(
-            congestion_control=args.transport, segment_bytes=args.segment_bytes,
-            send_buffer_bytes=int(args.buffer_mb * 2**20), receive_buffer_bytes=int(args.buffer_mb * 2**20),
-        )
+        transport = transport_config(args)
         fabric = build_fabric(ns, fabric_spec(args, workload),
                               QueueConfig(ecn_threshold_packets=args.ecn_k), transport)
     except FabricSpecError as problem:
@@ -145,7 +159,7 @@ def main(argv=None):
         if task in ends:
             finished_at[ends[task]] = finish
 
-    run = WorkloadRun(ns, workload, fabric.hosts, on_finish=task_finished)
+    run = WorkloadRun(ns, workload, fabric.hosts, on_finish=task_finished, transport=transport)
     run.start()
     ns.Simulator.Run()
     previous = 0.0

@@ -197,3 +197,23 @@ def test_a_workload_release_onto_a_skipped_partition_cuts_the_skip_short(wormhol
     assert summary["fct_max_rel_err"] <= 0.005
     assert summary["events_accelerated"] * 3 < summary["events_baseline"]
     assert all(int(row["events_avoided"]) > 0 for row in skips)
+
+
+def test_enable_takes_a_memo_store_that_the_next_process_replays_from(plain_python, tmp_path):
+    from conftest import REPO
+
+    script = REPO / "tests" / "scripts" / "enable_memo_inside.py"
+    args = (tmp_path / "memo", "--iterations", "2", "--mb", "4", "--compute-ms", "1")
+    cold, warm = plain_python(script, *args), plain_python(script, *args)
+    assert cold.returncode == 0 and warm.returncode == 0, (cold.stderr[-2000:], warm.stderr[-2000:])
+    *cold_lines, cold_memo = cold.stdout.splitlines()
+    *warm_lines, warm_memo = warm.stdout.splitlines()
+    # the script saw the same iteration times, to within what a replay cannot carry over: a
+    # replayed flow leaves none of its last ACKs in flight when the next episode opens
+    times = [[float(line.split()[3]) for line in lines if line.startswith("iteration")]
+             for lines in (cold_lines, warm_lines)]
+    assert len(times[0]) == 2 and times[1] == pytest.approx(times[0], rel=1e-4)
+    assert warm_lines[-1] == cold_lines[-1] == "tasks finished 58 of 58"
+    cold_counts, warm_counts = cold_memo.split()[2::2], warm_memo.split()[2::2]
+    assert int(cold_counts[2]) >= 1  # recorded
+    assert int(warm_counts[0]) > int(cold_counts[0]) and int(warm_counts[1]) < int(cold_counts[1])

@@ -324,3 +324,31 @@ def test_the_default_path_comes_from_the_environment(monkeypatch, tmp_path):
     monkeypatch.delenv("WORMHOLE_NS3_MEMO")
     monkeypatch.setenv("HOME", str(tmp_path))
     assert default_memo_path() == tmp_path / ".cache" / "wormhole-ns3" / "memo"
+
+
+def test_a_track_record_survives_new_continuations_and_keeps_the_entry_meta(tmp_path):
+    """How a key's replays went is kept with its continuations, across runs, and judged."""
+    from wormhole_ns3.memo.record import (
+        Arrival, EpisodeRecord, FlowOutcome, add_continuation, add_replays, decode_value,
+    )
+
+    def record(finish_ns: int) -> EpisodeRecord:
+        return EpisodeRecord(initial=1, arrivals=(Arrival(0, "s"),), outcomes=(FlowOutcome(finish_ns, ()),),
+                             close_ns=finish_ns, events=10, events_avoided=0)
+
+    key = b"k" * 16
+    with MemoStore.open(tmp_path / "memo") as store:
+        # a key never recorded (a mirror of a recording that merged away) gets a track record too
+        assert store.update(key, lambda value: add_replays(value, 0, 1))
+        records, track = decode_value(store.get(key))
+        assert records == [] and (track.completed, track.diverged) == (0, 1) and not track.trusted()
+        assert store.update(key, lambda value: add_continuation(value, record(5)), {"flows": 1})
+        assert store.update(key, lambda value: add_replays(value, 4, 0))
+        entry = next(e for e in store.entries() if e.key == key.hex())
+        assert entry.meta == {"flows": 1}  # add_replays kept the record's meta
+    with MemoStore.open(tmp_path / "memo") as store:
+        records, track = decode_value(store.get(key))
+        assert [r.close_ns for r in records] == [5]
+        assert (track.completed, track.diverged) == (4, 1) and track.trusted()
+        store.update(key, lambda value: add_replays(value, 0, 1))
+        assert not decode_value(store.get(key))[1].trusted()

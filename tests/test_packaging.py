@@ -18,8 +18,14 @@ def test_readme_gives_exactly_two_setup_commands():
     commands = readme_commands()
     assert len(commands) == 2
     assert all("\n" not in c for c in commands)
-    assert commands[0].endswith("wormhole-ns3 demo")
     assert "pytest" in commands[1]
+
+
+def test_the_readme_and_the_image_run_the_same_main_job():
+    """The README's first command ends with the image's default command, in ./results instead of /results."""
+    main_job = readme_commands()[0].rsplit(" && ", 1)[1].split()
+    (cmd,) = [json.loads(args) for instruction, args in dockerfile_instructions() if instruction == "CMD"]
+    assert main_job == [arg.replace("/results/", "results/") for arg in cmd]
 
 
 def test_ci_runs_the_readmes_test_command():
@@ -56,9 +62,10 @@ def test_the_images_steps_run_as_a_plain_script(tmp_path):
     assert checked.returncode == 0, checked.stderr
 
 
-def test_the_image_runs_a_small_experiment_compare_into_results():
+def test_the_image_runs_a_small_memoized_experiment_compare_into_results():
     (cmd,) = [json.loads(args) for instruction, args in dockerfile_instructions() if instruction == "CMD"]
     assert cmd[:3] == ["wormhole-ns3", "experiment", "compare"]
+    assert cmd[cmd.index("--memo") + 1].startswith("/results/")
     experiment = get_experiment(cmd[3])
     preset = cmd[cmd.index("--preset") + 1]
     assert preset in experiment.presets and "small" in preset

@@ -2,19 +2,25 @@
 
 from __future__ import annotations
 
+import atexit
+from pathlib import Path
+
 from .config import AcceleratorConfig
 from .controller import Controller
 
 _enabled: list[Controller] = []
 
 
-def enable(config: AcceleratorConfig | None = None, **settings) -> Controller:
+def enable(config: AcceleratorConfig | None = None, *, memo: str | Path | None = None,
+           **settings) -> Controller:
     """Accelerate the rest of this process's ns-3 simulation.
 
     Call it before the script creates nodes or touches ``ns.Simulator``;
     keyword arguments are AcceleratorConfig fields (``theta=0.05, window=10``).
-    Returns the controller, whose ``skips`` and ``flow_results()`` report what
-    was fast-forwarded.
+    ``memo`` is a memo store to record contention episodes in and replay them
+    from, as ``wormhole-ns3 run --memo PATH`` does; it is closed when the
+    process exits. Returns the controller, whose ``skips`` and
+    ``flow_results()`` report what was fast-forwarded and replayed.
     """
     from .harness import ACCELERATED, RunOptions, prepare
 
@@ -24,7 +30,10 @@ def enable(config: AcceleratorConfig | None = None, **settings) -> Controller:
         raise TypeError("pass either a config or keyword settings, not both")
     if _enabled:
         raise RuntimeError("wormhole_ns3.enable() was already called in this process")
-    controller = prepare(RunOptions(mode=ACCELERATED, config=config))
+    controller = prepare(RunOptions(mode=ACCELERATED, config=config,
+                                    memo=Path(memo) if memo is not None else None))
+    if controller.memo is not None:
+        atexit.register(controller.memo.memo.store.close)
     _enabled.append(controller)
     return controller
 

@@ -22,7 +22,7 @@ from .memo.driver import MemoDriver
 from .memo.store import MemoStore
 from .flows import FlowInfo, FlowResult
 from .partition import Partition, partition_flows
-from .steady import Verdict, judge
+from .steady import Verdict, judge, judge_paced
 from .trace import SkipRecord
 
 PENDING, ACTIVE, FINISHED = 0, 1, 2
@@ -43,6 +43,8 @@ class PartitionState:
     rtt: float
     changed_at: float
     rates: dict[int, float] | None = None
+    #: Until when the rates may be carried forward (the verdict's horizon from its judgement).
+    rates_until: float = float("inf")
     reason: str = ""
     last_verdict: Verdict | None = None
     paused_from: float | None = None
@@ -151,19 +153,20 @@ class Controller:
             "GetSrcPort", "GetDstPort", "GetSize", "GetStartTime", "GetPath", "GetReversePath",
             "GetCongestionOps", "IsConstantRate", "GetAppRate", "GetTag", "GetState",
             "GetDelivered", "GetSendable", "GetSamples", "ClearSamples", "IsQuiet",
+            "GetSentSamples", "GetSendingRateSamples", "GetNotificationSamples",
             "GetPlannedLinks", "GetSinkTotalRx", "GetCredited", "GetFinishTime",
-            "ShiftMonitoredPackets", "Credit", "Uncredit", "SetSampled",
+            "ShiftTimes", "Credit", "Uncredit", "SetSampled",
         ]
         if self._memo_store is not None:
             names += [
-                "DeferStart", "StartNow", "StartHeld", "CompleteVirtually", "GetFlowFingerprint",
+                "GetStartEventUid", "DeferStart", "StartNow", "StartHeld", "CompleteVirtually", "GetFlowFingerprint",
                 "GetPlannedPath", "GetPlannedReversePath", "GetSnapshots", "SetSnapshotting",
                 "ResumeHeld", "GetUpcomingFlows",
             ]
         two_arguments = {"SetSampled": (0, True), "Credit": (0, 0), "Uncredit": (0, 0),
                          "SetSnapshotting": (0, False),
-                         "ShiftMonitoredPackets": (0, self.ns3.NanoSeconds(0)),
-                         "ResumeHeld": (0, self.ns3.TcpFlowState()),
+                         "ShiftTimes": (0, self.ns3.NanoSeconds(0)),
+                         "ResumeHeld": (0, self.ns3.cppyy.gbl.std.vector["double"]()),
                          "GetUpcomingFlows": (self.ns3.NanoSeconds(0),)}
         for name in names:
             try:
@@ -264,6 +267,8 @@ class Controller:
 
     def on_run_end(self) -> None:
         self.run_wall += time.perf_counter() - self._run_started
+        if self.memo is not None:
+            self.memo.memo.save_track_records()
         self.last_run = RunSnapshot(
             events=self.event_count(),
             system_events=self.system_event_count(),
@@ -392,12 +397,15 @@ class Controller:
             return
         if now - st.changed_at < self.config.settle_rtts * st.rtt:
             return
+        if st.rates is not None and now >= st.rates_until:
+            st.rates = None  # carried as far as they were seen to hold: judge afresh
         if st.rates is None:
             verdict = self._judge(st)
             st.last_verdict = verdict
             if not verdict.steady:
                 return
             st.rates, st.reason, st.idle = dict(verdict.rates), verdict.reason, verdict.idle
+            st.rates_until = now + verdict.horizon
         exempt = self._idle_hosts(st)
         if exempt is None:
             st.rates = None  # an idle flow is on the move: judge a fresh window
@@ -409,6 +417,7 @@ class Controller:
             bounds={
                 "unattributed event": self.impl.NextUnattributedEventTime().GetSeconds(),
                 "flow arrival": self._next_arrival_on(part.links, now),
+                "rates seen to hold": st.rates_until,
                 "idle flow wakes": (
                     self.impl.NextEventTimeOn(exempt).GetSeconds() if exempt else float("inf")
                 ),
@@ -440,6 +449,12 @@ class Controller:
             why = "unfair shares"
         elif "spread" in st.last_verdict.reason:
             why = "aggregate rate unsteady"
+        elif "filling or draining" in st.last_verdict.reason:
+            why = "queues filling or draining"
+        elif "recovering" in st.last_verdict.reason:
+            why = "rates recovering"
+        elif "halves of its history" in st.last_verdict.reason:
+            why = "rates shifting"
         else:
             why = st.last_verdict.reason
         window = self.sample_period * self.config.window
@@ -473,6 +488,15 @@ class Controller:
         paths = {f: frozenset(self.flows[f].path) for f in part.flows}
         links = frozenset().union(*paths.values())
         capacity = {link: float(self.tracker.GetLinkRate(link)) / 8 for link in links}
+        if all(self.flows[f].paced for f in part.flows):
+            tracker = self.tracker
+            sent = {f: np.array(tracker.GetSentSamples(f), dtype=np.int64, copy=True) for f in part.flows}
+            sending = {f: np.array(tracker.GetSendingRateSamples(f), dtype=np.float64, copy=True)
+                       for f in part.flows}
+            notifications = {f: np.array(tracker.GetNotificationSamples(f), dtype=np.int64, copy=True)
+                             for f in part.flows}
+            return judge_paced(samples, sent, sending, notifications, self.sample_period,
+                               self.config.window, self.config.theta, self.config.fairness, paths, capacity)
         demand = {
             f: (self.flows[f].app_rate if self.flows[f].kind == "onoff-udp" else None)
             for f in part.flows
@@ -513,7 +537,9 @@ class Controller:
             credited[f] = int(self.tracker.Credit(f, int(st.rates[f] * dt)))
         moved = int(self.impl.MoveClassExcept(st.tag_class, ns3.NanoSeconds(dt_ns), exempt))
         for f in st.partition.flows:
-            self.tracker.ShiftMonitoredPackets(f, ns3.NanoSeconds(dt_ns))
+            # an idle flow's events stay in real time, and so do the clocks of its models
+            shift = self.tracker.ShiftMonitoredPackets if f in st.idle else self.tracker.ShiftTimes
+            shift(f, ns3.NanoSeconds(dt_ns))
         st.paused_from, st.paused_until, st.credits = plan.start, plan.start + dt, credited
         for f in st.partition.flows:
             self.tracker.SetSampled(f, False)
@@ -552,7 +578,7 @@ class Controller:
         st.paused_from = st.paused_until = None
         st.resume_event = None
         st.mark_time, st.mark_events = now, self._class_events(st)
-        if st.limit == "unattributed event" or st.idle:
+        if st.limit in ("unattributed event", "rates seen to hold") or st.idle:
             # something outside the flows ran: it may have changed them, so judge afresh
             st.rates = None
         for f in st.partition.flows:
@@ -568,7 +594,7 @@ class Controller:
         left_ns = int(round(left * 1e9))
         self.impl.MoveClass(st.tag_class, self.ns3.NanoSeconds(-left_ns))
         for f in st.partition.flows:
-            self.tracker.ShiftMonitoredPackets(f, self.ns3.NanoSeconds(-left_ns))
+            self.tracker.ShiftTimes(f, self.ns3.NanoSeconds(-left_ns))
         taken_back = sum(
             int(self.tracker.Uncredit(f, int(credit * left / full)))
             for f, credit in st.credits.items()

@@ -8,13 +8,17 @@ from dataclasses import dataclass
 #: only, so a pause followed by a resume leaves them as they were.
 SKIPPABLE_CONGESTION_CONTROL = frozenset({"ns3::TcpDctcp", "ns3::TcpNewReno", "ns3::TcpLinuxReno"})
 
+#: RDMA flows whose congestion control's clocks a skip shifts with the flow
+#: (RdmaQueuePair::ShiftTimes: DCQCN's timers and CNP times, HPCC's telemetry).
+SKIPPABLE_RDMA_KINDS = frozenset({"rdma-dcqcn", "rdma-hpcc"})
+
 
 @dataclass(frozen=True)
 class FlowInfo:
     """One sending application and its sink, fixed once the flow sends its first byte."""
 
     id: int
-    kind: str  #: "bulk-tcp", "onoff-udp", ...
+    kind: str  #: "bulk-tcp", "onoff-udp", "rdma-dcqcn", ...
     src_node: int
     dst_node: int
     src: str
@@ -24,7 +28,7 @@ class FlowInfo:
     size: int  #: bytes, 0 = unlimited
     start: float  #: application start time, s
     path: tuple[int, ...]  #: data links (egress ports)
-    reverse_path: tuple[int, ...]  #: ACK links, TCP only
+    reverse_path: tuple[int, ...]  #: ACK links, TCP and RDMA only
     congestion_control: str
     constant_rate: bool
     app_rate: float  #: bytes/s of an OnOff flow, 0 for TCP
@@ -34,6 +38,11 @@ class FlowInfo:
     def links(self) -> frozenset[int]:
         """Every link the flow loads, data or ACKs: what it contends on."""
         return frozenset(self.path) | frozenset(self.reverse_path)
+
+    @property
+    def paced(self) -> bool:
+        """True if a rate-based congestion control paces the flow: its rate is its state."""
+        return self.kind.startswith("rdma-")
 
     @property
     def skip_blocker(self) -> str | None:
@@ -46,6 +55,8 @@ class FlowInfo:
             return None
         if self.kind == "onoff-udp":
             return None if self.constant_rate else "OnOff with off periods is bursty"
+        if self.kind in SKIPPABLE_RDMA_KINDS:
+            return None
         return f"{self.kind} flows are not tracked"
 
     @classmethod

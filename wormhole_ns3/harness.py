@@ -214,7 +214,7 @@ def memo_results(controller: Controller) -> dict:
     if driver is None:
         return {key: None for key in (
             "memo_path", "memo_hits", "memo_mirrored", "memo_misses", "memo_recorded", "memo_diverged",
-            "memo_foreseen",
+            "memo_foreseen", "memo_distrusted",
             "memo_entries", "flows_replayed", "flows_resumed", "events_avoided_by_memo",
         )}
     stats = driver.memo.stats
@@ -227,6 +227,7 @@ def memo_results(controller: Controller) -> dict:
         "memo_recorded": stats.recorded,
         "memo_diverged": stats.diverged,
         "memo_foreseen": stats.foreseen,
+        "memo_distrusted": stats.distrusted,
         "memo_entries": store.stats().entries,
         "flows_replayed": stats.flows_replayed,
         "flows_resumed": stats.flows_resumed,

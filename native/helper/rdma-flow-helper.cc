@@ -41,11 +41,7 @@ RdmaFlowHelper::AddFlow(Ptr<Node> source,
     {
         qp->SetCompletionCallback(done);
     }
-    Simulator::ScheduleWithContext(source->GetId(),
-                                   start - Simulator::Now(),
-                                   &RdmaNic::StartQueuePair,
-                                   sender,
-                                   qp);
+    sender->ScheduleQueuePair(qp, start - Simulator::Now());
     m_flows.push_back(qp);
     return id;
 }

@@ -3,10 +3,13 @@
  */
 #include "flow-dag.h"
 
+#include "rdma-nic.h"
+#include "rdma-queue-pair.h"
 #include "wormhole-simulator-impl.h"
 
 #include "ns3/abort.h"
 #include "ns3/bulk-send-application.h"
+#include "ns3/enum.h"
 #include "ns3/inet-socket-address.h"
 #include "ns3/ipv4.h"
 #include "ns3/log.h"
@@ -54,8 +57,14 @@ FlowDag::GetTypeId()
             .SetParent<Object>()
             .SetGroupName("Wormhole")
             .AddConstructor<FlowDag>()
+            .AddAttribute("Transport",
+                          "How flows carry their bytes: Socket (BulkSend to a PacketSink over "
+                          "Protocol) or Rdma (a queue pair of the nodes' RdmaNic).",
+                          EnumValue(SOCKET),
+                          MakeEnumAccessor<Transport>(&FlowDag::m_transport),
+                          MakeEnumChecker(SOCKET, "Socket", RDMA, "Rdma"))
             .AddAttribute("Protocol",
-                          "The socket factory of the flows' senders and sinks.",
+                          "The socket factory of Socket flows' senders and sinks.",
                           TypeIdValue(TcpSocketFactory::GetTypeId()),
                           MakeTypeIdAccessor(&FlowDag::m_socketFactory),
                           MakeTypeIdChecker())
@@ -82,7 +91,8 @@ FlowDag::GetTypeId()
 }
 
 FlowDag::FlowDag()
-    : m_sendSize(14480),
+    : m_transport(SOCKET),
+      m_sendSize(14480),
       m_firstPort(10000)
 {
     Registry().push_back(this);
@@ -104,6 +114,7 @@ void
 FlowDag::DoDispose()
 {
     m_tasks.clear();
+    m_rdmaFlows = RdmaFlowHelper();
     Object::DoDispose();
 }
 
@@ -158,6 +169,15 @@ void
 FlowDag::Start()
 {
     NS_ABORT_MSG_IF(m_started, "FlowDag: Start() called twice");
+    for (uint32_t i = 0; m_transport == RDMA && i < m_tasks.size(); ++i)
+    {
+        for (Ptr<Node> node : {m_tasks[i].src, m_tasks[i].dst})
+        {
+            NS_ABORT_MSG_IF(node && m_tasks[i].dst && !node->GetObject<RdmaNic>(),
+                            "FlowDag: flow task " << i << " is RDMA but node " << node->GetId()
+                                                  << " has no RdmaNic (RdmaHelper::Install it)");
+        }
+    }
     m_started = true;
     EventId roots = Simulator::ScheduleNow(&FlowDag::ReleaseRoots, this);
     if (auto impl = DynamicCast<WormholeSimulatorImpl>(Simulator::GetImplementation()))
@@ -195,10 +215,36 @@ FlowDag::Release(uint32_t task)
     if (!t.dst)
     {
         ScheduleWorkloadEvent(t.delay, &FlowDag::Complete, task);
-        m_releaseTrace(task);
-        return;
     }
+    else if (m_transport == RDMA)
+    {
+        ReleaseRdmaFlow(task);
+    }
+    else
+    {
+        ReleaseSocketFlow(task);
+    }
+    m_releaseTrace(task);
+}
 
+void
+FlowDag::ReleaseRdmaFlow(uint32_t task)
+{
+    Task& t = m_tasks[task];
+    uint32_t id = m_rdmaFlows.AddFlow(
+        t.src,
+        t.dst,
+        t.bytes,
+        Simulator::Now() + t.delay,
+        RdmaFlowHelper::CompletionCallback([this, task](Ptr<RdmaQueuePair>) { Complete(task); }),
+        t.srcPort);
+    t.queuePair = m_rdmaFlows.GetFlow(id);
+}
+
+void
+FlowDag::ReleaseSocketFlow(uint32_t task)
+{
+    Task& t = m_tasks[task];
     Ptr<PacketSink> sink = CreateObject<PacketSink>();
     sink->SetAttribute("Protocol", TypeIdValue(m_socketFactory));
     sink->SetAttribute("Local",
@@ -223,7 +269,6 @@ FlowDag::Release(uint32_t task)
     // both start events are pending as soon as the release returns
     sink->Initialize();
     sender->Initialize();
-    m_releaseTrace(task);
 }
 
 void
@@ -370,7 +415,13 @@ FlowDag::GetSourcePort(uint32_t task) const
 uint16_t
 FlowDag::GetDestinationPort(uint32_t task) const
 {
-    return m_tasks.at(task).dstPort;
+    return m_transport == RDMA && IsFlow(task) ? RdmaNic::ROCE_PORT : m_tasks.at(task).dstPort;
+}
+
+Ptr<RdmaQueuePair>
+FlowDag::GetQueuePair(uint32_t task) const
+{
+    return m_tasks.at(task).queuePair;
 }
 
 } // namespace ns3

@@ -4,9 +4,12 @@
  * A dependency graph of bulk flows and compute tasks: each task is released
  * when the last of the tasks it depends on has completed, the way NCCL steps
  * a collective and a training step waits for its inputs and its kernels.
+ * Flows are BulkSend over sockets or RDMA WRITEs on queue pairs.
  */
 #ifndef WORMHOLE_FLOW_DAG_H
 #define WORMHOLE_FLOW_DAG_H
+
+#include "../helper/rdma-flow-helper.h"
 
 #include "ns3/nstime.h"
 #include "ns3/object.h"
@@ -36,20 +39,24 @@ struct UpcomingFlow
 };
 class PacketSink;
 class Address;
+class RdmaQueuePair;
 
 /**
- * @brief Starts BulkSend flows and times compute tasks as their prerequisites complete.
+ * @brief Starts flows and times compute tasks as their prerequisites complete.
  *
  * Tasks are numbered in order of addition. A flow task has a source,
  * destination, size and start delay; a compute task has a node and a
- * duration. Start() releases the tasks that depend on nothing. A flow
- * released at time t gets a PacketSink on its destination and a
- * BulkSendApplication on its source starting at t + delay, each bound to a
- * port of its own (handed out per node in order of addition, so a graph's
- * flows always have the same 5-tuples); it completes when its sink has
- * received all its bytes. A
- * compute task released at t completes at t + duration. A completion
- * releases every task whose last prerequisite it was.
+ * duration. Start() releases the tasks that depend on nothing. Every flow
+ * gets a port of its own on its source and on its destination (handed out
+ * per node in order of addition, so a graph's flows always have the same
+ * 5-tuples). With the Socket transport, a flow released at time t gets a
+ * PacketSink on its destination and a BulkSendApplication on its source
+ * starting at t + delay, bound to those ports; it completes when its sink
+ * has received all its bytes. With the Rdma transport, it is a queue pair
+ * (RdmaFlowHelper; both nodes need an RdmaNic) whose UDP source port is the
+ * flow's source port, starting at t + delay; it completes when its receiver
+ * holds the last byte. A compute task released at t completes at t +
+ * duration. A completion releases every task whose last prerequisite it was.
  *
  * Everything is ordinary ns-3: the same graph gives the same run with any
  * simulator implementation. Releases and compute completions run in events
@@ -60,6 +67,13 @@ class Address;
 class FlowDag : public Object
 {
   public:
+    /** How flow tasks carry their bytes. */
+    enum Transport
+    {
+        SOCKET, //!< BulkSend to a PacketSink over the Protocol socket factory
+        RDMA,   //!< an RDMA WRITE on a queue pair of the nodes' RdmaNic
+    };
+
     static TypeId GetTypeId();
 
     FlowDag();
@@ -106,7 +120,10 @@ class FlowDag : public Object
     /** @return when the task completed (a flow's last byte arrived), or -1 s while unfinished. */
     Time GetFinishTime(uint32_t task) const;
     uint16_t GetSourcePort(uint32_t task) const;
+    /** @return the sink's port of a Socket flow, RoCEv2's UDP port (4791) of an Rdma flow. */
     uint16_t GetDestinationPort(uint32_t task) const;
+    /** @return the queue pair of a released Rdma flow task, nullptr otherwise. */
+    Ptr<RdmaQueuePair> GetQueuePair(uint32_t task) const;
 
   private:
     struct Task
@@ -122,14 +139,19 @@ class FlowDag : public Object
         uint16_t srcPort{0};
         uint16_t dstPort{0};
         Ptr<PacketSink> sink;
+        Ptr<RdmaQueuePair> queuePair;
     };
 
     void DoDispose() override;
     uint32_t AddTask(const Task& task);
     /** Release every task that depends on nothing. */
     void ReleaseRoots();
-    /** Create a flow's sink and sender, or time a compute task. */
+    /** Create a flow's sender and receiver, or time a compute task. */
     void Release(uint32_t task);
+    /** Create a Socket flow's sink and BulkSend sender. */
+    void ReleaseSocketFlow(uint32_t task);
+    /** Create an Rdma flow's queue pair. */
+    void ReleaseRdmaFlow(uint32_t task);
     /** Schedule a workload event: the graph's own, not part of the flow that caused it. */
     void ScheduleWorkloadEvent(Time delay, void (FlowDag::*method)(uint32_t), uint32_t task);
     /** A task completed: release its dependents whose last prerequisite it was. */
@@ -141,6 +163,8 @@ class FlowDag : public Object
     std::unordered_map<uint32_t, uint32_t> m_nextPort; //!< per node id
     uint32_t m_finished{0};
     bool m_started{false};
+    Transport m_transport;
+    RdmaFlowHelper m_rdmaFlows;
     TypeId m_socketFactory;
     uint32_t m_sendSize;
     uint16_t m_firstPort;

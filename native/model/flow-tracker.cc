@@ -3,23 +3,29 @@
  */
 #include "flow-tracker.h"
 
+#include "application-flow.h"
+#include "attribute-fingerprint.h"
+#include "bulk-send-flow.h"
 #include "flow-dag.h"
 #include "flow-hash-ecmp-routing.h"
-#include "attribute-fingerprint.h"
 #include "flow-tag.h"
 #include "private-access.h"
+#include "rdma-flow.h"
+#include "rdma-nic.h"
+#include "rdma-queue-pair.h"
 #include "wormhole-simulator-impl.h"
 
+#include "ns3/application.h"
 #include "ns3/boolean.h"
-#include "ns3/bulk-send-application.h"
 #include "ns3/channel.h"
 #include "ns3/data-rate.h"
+#include "ns3/error-model.h"
 #include "ns3/flow-monitor.h"
 #include "ns3/inet-socket-address.h"
 #include "ns3/ipv4-flow-classifier.h"
+#include "ns3/ipv4-global-routing.h"
 #include "ns3/ipv4-header.h"
 #include "ns3/ipv4-l3-protocol.h"
-#include "ns3/ipv4-global-routing.h"
 #include "ns3/ipv4-list-routing.h"
 #include "ns3/ipv4-route.h"
 #include "ns3/ipv4-static-routing.h"
@@ -28,22 +34,14 @@
 #include "ns3/net-device.h"
 #include "ns3/node-list.h"
 #include "ns3/node.h"
-#include "ns3/onoff-application.h"
 #include "ns3/packet-sink.h"
-#include "ns3/point-to-point-net-device.h"
-#include "ns3/queue.h"
-#include "ns3/queue-disc.h"
-#include "ns3/traffic-control-layer.h"
 #include "ns3/packet.h"
+#include "ns3/point-to-point-net-device.h"
 #include "ns3/pointer.h"
-#include "ns3/random-variable-stream.h"
+#include "ns3/queue-disc.h"
+#include "ns3/queue.h"
 #include "ns3/simulator.h"
-#include "ns3/error-model.h"
-#include "ns3/tcp-congestion-ops.h"
-#include "ns3/tcp-l4-protocol.h"
-#include "ns3/tcp-socket-base.h"
-#include "ns3/tcp-socket-factory.h"
-#include "ns3/tcp-tx-buffer.h"
+#include "ns3/traffic-control-layer.h"
 #include "ns3/type-id.h"
 #include "ns3/uinteger.h"
 
@@ -61,7 +59,6 @@ NS_OBJECT_ENSURE_REGISTERED(FlowTracker);
 
 namespace
 {
-constexpr uint64_t UNLIMITED = std::numeric_limits<uint64_t>::max() / 4;
 constexpr uint8_t TCP_PROTOCOL = 6;
 constexpr uint8_t UDP_PROTOCOL = 17;
 
@@ -92,6 +89,14 @@ AcceleratingImpl()
         cached = dynamic_cast<WormholeSimulatorImpl*>(current);
     }
     return cached;
+}
+
+/** @return the samples, oldest first, as Python reads them. */
+template <typename T>
+std::vector<T>
+AsVector(const std::deque<T>& samples)
+{
+    return std::vector<T>(samples.begin(), samples.end());
 }
 
 /** @return true if asking this routing protocol for a route has no side effect. */
@@ -138,20 +143,6 @@ FlowHashRouting(Ptr<Ipv4RoutingProtocol> routing)
     }
     return DynamicCast<FlowHashEcmpRouting>(routing);
 }
-
-Ptr<Node>
-NodeOwning(Ipv4Address address)
-{
-    for (auto n = NodeList::Begin(); n != NodeList::End(); ++n)
-    {
-        Ptr<Ipv4> ipv4 = (*n)->GetObject<Ipv4>();
-        if (ipv4 && ipv4->GetInterfaceForAddress(address) >= 0)
-        {
-            return *n;
-        }
-    }
-    return nullptr;
-}
 } // namespace
 
 TypeId
@@ -186,105 +177,110 @@ FlowTracker::FlowTracker()
 uint32_t
 FlowTracker::Discover()
 {
-    WormholeSimulatorImpl* impl = AcceleratingImpl();
     uint32_t before = m_flows.size();
     for (auto n = NodeList::Begin(); n != NodeList::End(); ++n)
     {
-        Ptr<Node> node = *n;
-        uint32_t& seen = m_appsSeen[node->GetId()];
-        for (; seen < node->GetNApplications(); ++seen)
+        DiscoverApplications(*n);
+        DiscoverQueuePairs(*n);
+    }
+    std::erase_if(m_sinkless, [this](uint32_t flow) {
+        auto app = DynamicCast<ApplicationFlow>(m_flows[flow].flow);
+        if (!app->GetSink())
         {
-            Ptr<Application> app = node->GetApplication(seen);
-            if (auto sink = DynamicCast<PacketSink>(app))
-            {
-                sink->TraceConnectWithoutContext("RxWithAddresses",
-                                                 MakeCallback(&FlowTracker::OnSinkRx, this));
-                AddressValue local;
-                sink->GetAttribute("Local", local);
-                if (InetSocketAddress::IsMatchingType(local.Get()))
-                {
-                    m_sinksByPort[InetSocketAddress::ConvertFrom(local.Get()).GetPort()].push_back(
-                        sink);
-                }
-                continue;
-            }
-            bool bulk = DynamicCast<BulkSendApplication>(app) != nullptr;
-            bool onoff = DynamicCast<OnOffApplication>(app) != nullptr;
-            if (!bulk && !onoff)
-            {
-                continue;
-            }
-            AddressValue remote;
-            app->GetAttribute("Remote", remote);
-            if (!InetSocketAddress::IsMatchingType(remote.Get()))
-            {
-                continue; // IPv6 and packet sockets are left to plain ns-3
-            }
-            Flow f;
-            TypeIdValue protocol;
-            app->GetAttribute("Protocol", protocol);
-            bool tcp = protocol.Get() == TcpSocketFactory::GetTypeId();
-            f.kind = std::string(bulk ? "bulk" : "onoff") + (tcp ? "-tcp" : "-udp");
-            f.app = app;
-            f.srcNode = node;
-            InetSocketAddress dst = InetSocketAddress::ConvertFrom(remote.Get());
-            f.dstAddress = dst.GetIpv4();
-            f.dstPort = dst.GetPort();
-            f.dstNode = NodeOwning(f.dstAddress);
+            app->SetSink(FindSink(app->GetDstAddress(), app->GetDstPort()));
+        }
+        return app->GetSink() || m_flows[flow].state == FINISHED;
+    });
+    if (AcceleratingImpl())
+    {
+        HookNewNodes();
+    }
+    HookNewWorkloads();
+    return m_flows.size() - before;
+}
+
+uint32_t
+FlowTracker::AddFlow(Ptr<TrackedFlow> flow)
+{
+    WormholeSimulatorImpl* impl = AcceleratingImpl();
+    Flow f;
+    f.flow = flow;
+    f.tag = impl ? impl->NewTag() : WormholeSimulatorImpl::UNATTRIBUTED;
+    uint32_t index = m_flows.size();
+    m_flows.push_back(f);
+    if (flow->GetSrcPort() != 0 && !flow->GetSrcAddress().IsAny())
+    {
+        RegisterEndpoints(index);
+    }
+    if (DynamicCast<ApplicationFlow>(flow))
+    {
+        m_sinkless.push_back(index);
+    }
+    m_startsToAttribute.push_back(index);
+    return index;
+}
+
+void
+FlowTracker::DiscoverApplications(Ptr<Node> node)
+{
+    uint32_t& seen = m_appsSeen[node->GetId()];
+    for (; seen < node->GetNApplications(); ++seen)
+    {
+        Ptr<Application> app = node->GetApplication(seen);
+        if (auto sink = DynamicCast<PacketSink>(app))
+        {
+            sink->TraceConnectWithoutContext("RxWithAddresses",
+                                             MakeCallback(&FlowTracker::OnSinkRx, this));
             AddressValue local;
-            app->GetAttribute("Local", local);
+            sink->GetAttribute("Local", local);
             if (InetSocketAddress::IsMatchingType(local.Get()))
             {
-                // a sender bound to its own port: its packets are known before it starts
-                InetSocketAddress bound = InetSocketAddress::ConvertFrom(local.Get());
-                f.srcPort = bound.GetPort();
-                f.srcAddress = bound.GetIpv4();
+                m_sinksByPort[InetSocketAddress::ConvertFrom(local.Get()).GetPort()].push_back(
+                    sink);
             }
-            UintegerValue maxBytes;
-            app->GetAttribute("MaxBytes", maxBytes);
-            f.size = maxBytes.Get();
-            TimeValue start;
-            app->GetAttribute("StartTime", start);
-            // an application's start time counts from when it is initialized: at time 0
-            // for a script's set-up, at its creation for one a workload adds while running
-            EventId& startEvent = wormhole::ApplicationStartEvent(app);
-            f.start = startEvent.IsPending() ? TimeStep(startEvent.GetTs())
-                                             : Simulator::Now() + start.Get();
-            if (onoff)
-            {
-                DataRateValue rate;
-                app->GetAttribute("DataRate", rate);
-                f.appRate = rate.Get().GetBitRate();
-                UintegerValue packetSize;
-                app->GetAttribute("PacketSize", packetSize);
-                f.packetSize = packetSize.Get();
-            }
-            f.tag = impl ? impl->NewTag() : WormholeSimulatorImpl::UNATTRIBUTED;
-            uint32_t index = m_flows.size();
-            m_flows.push_back(f);
-            if (f.srcPort != 0 && !f.srcAddress.IsAny())
-            {
-                RegisterEndpoints(index);
-            }
-            m_sinkless.push_back(index);
-            m_startsToAttribute.push_back(index);
+            continue;
+        }
+        if (Ptr<ApplicationFlow> flow = ApplicationFlow::Adapt(app))
+        {
+            uint32_t index = AddFlow(flow);
             app->TraceConnectWithoutContext(
                 "Tx",
                 Callback<void, Ptr<const Packet>>(
                     [this, index](Ptr<const Packet> p) { OnAppTx(index, p); }));
         }
     }
-    std::erase_if(m_sinkless, [this](uint32_t flow) {
-        Flow& f = m_flows[flow];
-        f.sink = f.sink ? f.sink : FindSink(f.dstAddress, f.dstPort);
-        return f.sink || f.state == FINISHED;
-    });
-    if (impl)
+}
+
+void
+FlowTracker::DiscoverQueuePairs(Ptr<Node> node)
+{
+    Ptr<RdmaNic> nic = node->GetObject<RdmaNic>();
+    if (!nic)
     {
-        HookNewNodes();
+        return;
     }
-    HookNewWorkloads();
-    return m_flows.size() - before;
+    if (std::find(m_nicsHooked.begin(), m_nicsHooked.end(), nic) == m_nicsHooked.end())
+    {
+        m_nicsHooked.push_back(nic);
+        nic->TraceConnectWithoutContext("FlowStart",
+                                        MakeCallback(&FlowTracker::OnQueuePairStart, this));
+        nic->TraceConnectWithoutContext("FlowFinish",
+                                        MakeCallback(&FlowTracker::OnQueuePairFinish, this));
+    }
+    // in creation order, each once it is about to start (or has): until then its start
+    // time is not known
+    uint32_t& seen = m_queuePairsSeen[node->GetId()];
+    for (; seen < nic->GetNQueuePairs(); ++seen)
+    {
+        Ptr<RdmaQueuePair> qp = nic->GetQueuePair(seen);
+        if (!qp->IsStarted() && !qp->GetStartEvent().IsPending())
+        {
+            break;
+        }
+        Ptr<RdmaFlow> flow = CreateObject<RdmaFlow>();
+        flow->SetQueuePair(qp);
+        m_flowByQueuePair[PeekPointer(qp)] = AddFlow(flow);
+    }
 }
 
 void
@@ -334,10 +330,21 @@ void
 FlowTracker::RegisterEndpoints(uint32_t flow)
 {
     const Flow& f = m_flows[flow];
-    uint64_t src = SourceKey(f.srcAddress, f.srcPort);
-    uint64_t dst = SourceKey(f.dstAddress, f.dstPort);
+    const TrackedFlow& t = *f.flow;
+    uint64_t src = SourceKey(t.GetSrcAddress(), t.GetSrcPort());
+    uint64_t dst = SourceKey(t.GetDstAddress(), t.GetDstPort());
     m_tagByEndpoints[{src, dst}] = f.tag;
-    m_tagByEndpoints[{dst, src}] = f.tag;
+    uint16_t reverseSource;
+    uint16_t reverseDestination;
+    if (t.GetReversePorts(reverseSource, reverseDestination))
+    {
+        m_tagByEndpoints[{SourceKey(t.GetDstAddress(), reverseSource),
+                          SourceKey(t.GetSrcAddress(), reverseDestination)}] = f.tag;
+    }
+    else
+    {
+        m_tagByEndpoints[{dst, src}] = f.tag;
+    }
 }
 
 void
@@ -389,7 +396,7 @@ FlowTracker::AttributeStartEvents()
         {
             return true;
         }
-        if (!impl->Retag(wormhole::ApplicationStartEvent(f.app), f.tag))
+        if (!impl->Retag(f.flow->GetStartEvent(), f.tag))
         {
             return false; // its node is not initialized yet
         }
@@ -432,15 +439,16 @@ FlowTracker::PlannedRoute(const Flow& f) const
     {
         return {f.path, f.reversePath};
     }
-    Ptr<Ipv4> ipv4 = f.srcNode->GetObject<Ipv4>();
-    if (!ipv4 || ipv4->GetNInterfaces() < 2 || !f.dstNode)
+    const TrackedFlow& t = *f.flow;
+    Ptr<Ipv4> ipv4 = t.GetSrcNode()->GetObject<Ipv4>();
+    if (!ipv4 || ipv4->GetNInterfaces() < 2 || !t.GetDstNode())
     {
         return {};
     }
-    Ipv4Address src = f.srcAddress.IsAny() || f.srcAddress == Ipv4Address()
+    Ipv4Address src = t.GetSrcAddress().IsAny() || t.GetSrcAddress() == Ipv4Address()
                           ? ipv4->GetAddress(1, 0).GetLocal()
-                          : f.srcAddress;
-    return Route(f, src, f.srcPort);
+                          : t.GetSrcAddress();
+    return Route(t, src);
 }
 
 std::vector<uint64_t>
@@ -465,14 +473,19 @@ FlowTracker::GetRouteBetween(Ptr<Node> src,
     {
         return {};
     }
-    Flow f;
-    f.kind = tcp ? "bulk-tcp" : "onoff-udp";
-    f.srcNode = src;
-    f.dstNode = dst;
-    f.dstAddress = to->GetAddress(1, 0).GetLocal();
-    f.dstPort = dstPort;
-    auto [path, back] = Route(f, from->GetAddress(1, 0).GetLocal(), srcPort);
-    path.insert(path.end(), back.begin(), back.end());
+    Ipv4Address a = from->GetAddress(1, 0).GetLocal();
+    Ipv4Address b = to->GetAddress(1, 0).GetLocal();
+    uint8_t protocol = tcp ? TCP_PROTOCOL : UDP_PROTOCOL;
+    std::vector<uint64_t> path = WalkRoute(src, a, b, protocol, srcPort, dstPort);
+    if (tcp && !path.empty())
+    {
+        std::vector<uint64_t> back = WalkRoute(dst, b, a, protocol, dstPort, srcPort);
+        if (back.empty())
+        {
+            return {};
+        }
+        path.insert(path.end(), back.begin(), back.end());
+    }
     return path;
 }
 
@@ -501,18 +514,25 @@ FlowTracker::GetPlannedReversePath(uint32_t flow) const
 }
 
 std::pair<std::vector<uint64_t>, std::vector<uint64_t>>
-FlowTracker::Route(const Flow& f, Ipv4Address src, uint16_t srcPort) const
+FlowTracker::Route(const TrackedFlow& f, Ipv4Address src) const
 {
-    bool tcp = f.kind.ends_with("-tcp");
-    uint8_t protocol = tcp ? TCP_PROTOCOL : UDP_PROTOCOL;
-    std::vector<uint64_t> path = WalkRoute(f.srcNode, src, f.dstAddress, protocol, srcPort, f.dstPort);
-    if (path.empty() || !tcp)
+    uint8_t protocol = f.GetProtocol();
+    std::vector<uint64_t> path =
+        WalkRoute(f.GetSrcNode(), src, f.GetDstAddress(), protocol, f.GetSrcPort(), f.GetDstPort());
+    uint16_t reverseSource;
+    uint16_t reverseDestination;
+    if (path.empty() || !f.GetReversePorts(reverseSource, reverseDestination))
     {
         return {path, {}};
     }
     std::vector<uint64_t> back =
-        f.dstNode ? WalkRoute(f.dstNode, f.dstAddress, src, protocol, f.dstPort, srcPort)
-                  : std::vector<uint64_t>{};
+        f.GetDstNode() ? WalkRoute(f.GetDstNode(),
+                                   f.GetDstAddress(),
+                                   src,
+                                   protocol,
+                                   reverseSource,
+                                   reverseDestination)
+                       : std::vector<uint64_t>{};
     if (back.empty())
     {
         return {}; // half a route is no route
@@ -551,28 +571,64 @@ FlowTracker::OnAppTx(uint32_t index, Ptr<const Packet> packet)
     {
         impl->AdoptTag(f.tag);
     }
-    if (f.state != PENDING)
+    if (f.state == PENDING)
     {
-        return;
+        OnFlowStarted(index);
     }
-    Address local;
-    Ptr<Socket> socket = DynamicCast<BulkSendApplication>(f.app)
-                             ? DynamicCast<BulkSendApplication>(f.app)->GetSocket()
-                             : DynamicCast<OnOffApplication>(f.app)->GetSocket();
-    socket->GetSockName(local);
-    InetSocketAddress bound = InetSocketAddress::ConvertFrom(local);
-    f.srcPort = bound.GetPort();
-    f.srcAddress = bound.GetIpv4();
-    if (f.srcAddress.IsAny())
+}
+
+void
+FlowTracker::OnQueuePairStart(Ptr<RdmaQueuePair> qp)
+{
+    auto it = m_flowByQueuePair.find(PeekPointer(qp));
+    if (it == m_flowByQueuePair.end())
     {
-        Ptr<Ipv4> ipv4 = f.srcNode->GetObject<Ipv4>();
-        f.srcAddress = ipv4->GetAddress(1, 0).GetLocal();
+        Discover(); // created and started by the same event
+        it = m_flowByQueuePair.find(PeekPointer(qp));
     }
-    m_flowBySource[SourceKey(f.srcAddress, f.srcPort)] = index;
+    Flow& f = m_flows[it->second];
+    if (WormholeSimulatorImpl* impl = AcceleratingImpl())
+    {
+        impl->AdoptTag(f.tag);
+    }
+    if (f.state == PENDING)
+    {
+        OnFlowStarted(it->second);
+    }
+}
+
+void
+FlowTracker::OnQueuePairFinish(Ptr<RdmaQueuePair> qp)
+{
+    auto it = m_flowByQueuePair.find(PeekPointer(qp));
+    if (it != m_flowByQueuePair.end() && m_flows[it->second].state == ACTIVE)
+    {
+        OnFlowFinished(it->second);
+    }
+}
+
+void
+FlowTracker::OnFlowStarted(uint32_t index)
+{
+    Flow& f = m_flows[index];
+    f.flow->NotifyStarted();
+    if (auto app = DynamicCast<ApplicationFlow>(f.flow))
+    {
+        m_flowBySource[SourceKey(app->GetSrcAddress(), app->GetSrcPort())] = {index, app};
+    }
     RegisterEndpoints(index);
     f.state = ACTIVE;
-    std::tie(f.path, f.reversePath) = Route(f, f.srcAddress, f.srcPort);
+    std::tie(f.path, f.reversePath) = Route(*f.flow, f.flow->GetSrcAddress());
     NotifyFlowEvent(index, ACTIVE);
+}
+
+void
+FlowTracker::OnFlowFinished(uint32_t index)
+{
+    Flow& f = m_flows[index];
+    f.state = FINISHED;
+    f.finish = Simulator::Now();
+    NotifyFlowEvent(index, FINISHED);
 }
 
 void
@@ -588,13 +644,11 @@ FlowTracker::OnSinkRx(Ptr<const Packet> packet, const Address& from, const Addre
     {
         return;
     }
-    Flow& f = m_flows[it->second];
-    f.received += packet->GetSize();
-    if (f.size > 0 && f.state == ACTIVE && f.received + f.credited >= f.size)
+    auto& [index, flow] = it->second;
+    flow->NotifyReceived(packet->GetSize());
+    if (m_flows[index].state == ACTIVE && flow->IsComplete())
     {
-        f.state = FINISHED;
-        f.finish = Simulator::Now();
-        NotifyFlowEvent(it->second, FINISHED);
+        OnFlowFinished(index);
     }
 }
 
@@ -706,71 +760,68 @@ FlowTracker::GetNFlows() const
 std::string
 FlowTracker::GetKind(uint32_t flow) const
 {
-    return m_flows.at(flow).kind;
+    return m_flows.at(flow).flow->GetKind();
 }
 
 uint32_t
 FlowTracker::GetSrcNode(uint32_t flow) const
 {
-    return m_flows.at(flow).srcNode->GetId();
+    return m_flows.at(flow).flow->GetSrcNode()->GetId();
 }
 
 uint32_t
 FlowTracker::GetDstNode(uint32_t flow) const
 {
-    const Flow& f = m_flows.at(flow);
-    return f.dstNode ? f.dstNode->GetId() : std::numeric_limits<uint32_t>::max();
+    Ptr<Node> node = m_flows.at(flow).flow->GetDstNode();
+    return node ? node->GetId() : std::numeric_limits<uint32_t>::max();
 }
 
 std::string
 FlowTracker::GetSrcAddress(uint32_t flow) const
 {
-    return AddressString(m_flows.at(flow).srcAddress);
+    return AddressString(m_flows.at(flow).flow->GetSrcAddress());
 }
 
 std::string
 FlowTracker::GetDstAddress(uint32_t flow) const
 {
-    return AddressString(m_flows.at(flow).dstAddress);
+    return AddressString(m_flows.at(flow).flow->GetDstAddress());
 }
 
 uint16_t
 FlowTracker::GetSrcPort(uint32_t flow) const
 {
-    return m_flows.at(flow).srcPort;
+    return m_flows.at(flow).flow->GetSrcPort();
 }
 
 uint16_t
 FlowTracker::GetDstPort(uint32_t flow) const
 {
-    return m_flows.at(flow).dstPort;
+    return m_flows.at(flow).flow->GetDstPort();
 }
 
 uint64_t
 FlowTracker::GetSize(uint32_t flow) const
 {
-    return m_flows.at(flow).size;
+    return m_flows.at(flow).flow->GetSize();
 }
 
 Time
 FlowTracker::GetStartTime(uint32_t flow) const
 {
-    return m_flows.at(flow).start;
+    return m_flows.at(flow).flow->GetStartTime();
 }
 
 double
 FlowTracker::GetAppRate(uint32_t flow) const
 {
-    return m_flows.at(flow).appRate;
+    return m_flows.at(flow).flow->GetAppRate();
 }
 
 std::string
 FlowTracker::GetCongestionOps(uint32_t flow) const
 {
-    const Flow& f = m_flows.at(flow);
-    auto bulk = DynamicCast<BulkSendApplication>(f.app);
-    auto socket = bulk ? DynamicCast<TcpSocketBase>(bulk->GetSocket()) : nullptr;
-    return socket ? wormhole::TcpCongestionOpsName(socket) : std::string();
+    return m_flows.at(flow).flow->GetCongestionOps();
 }
 
 uint32_t
@@ -794,15 +845,7 @@ FlowTracker::GetReversePath(uint32_t flow) const
 bool
 FlowTracker::IsConstantRate(uint32_t flow) const
 {
-    const Flow& f = m_flows.at(flow);
-    if (!DynamicCast<OnOffApplication>(f.app))
-    {
-        return true;
-    }
-    PointerValue off;
-    f.app->GetAttribute("OffTime", off);
-    auto constant = DynamicCast<ConstantRandomVariable>(off.Get<RandomVariableStream>());
-    return constant && constant->GetConstant() == 0;
+    return m_flows.at(flow).flow->IsConstantRate();
 }
 
 double
@@ -859,21 +902,19 @@ FlowTracker::GetState(uint32_t flow) const
 uint64_t
 FlowTracker::GetDelivered(uint32_t flow) const
 {
-    const Flow& f = m_flows.at(flow);
-    return f.received + f.credited;
+    return m_flows.at(flow).flow->GetDelivered();
 }
 
 uint64_t
 FlowTracker::GetSinkTotalRx(uint32_t flow) const
 {
-    const Flow& f = m_flows.at(flow);
-    return f.sink ? f.sink->GetTotalRx() : 0;
+    return m_flows.at(flow).flow->GetReceiverTotal();
 }
 
 uint64_t
 FlowTracker::GetCredited(uint32_t flow) const
 {
-    return m_flows.at(flow).credited;
+    return m_flows.at(flow).flow->GetCredited();
 }
 
 Time
@@ -882,82 +923,16 @@ FlowTracker::GetFinishTime(uint32_t flow) const
     return m_flows.at(flow).finish;
 }
 
-uint64_t
-FlowTracker::SenderCounter(const Flow& f) const
-{
-    if (auto bulk = DynamicCast<BulkSendApplication>(f.app))
-    {
-        return wormhole::BulkSendTotalBytes(bulk);
-    }
-    return wormhole::OnOffTotalBytes(DynamicCast<OnOffApplication>(f.app));
-}
-
 bool
 FlowTracker::IsQuiet(uint32_t flow) const
 {
-    const Flow& f = m_flows.at(flow);
-    auto bulk = DynamicCast<BulkSendApplication>(f.app);
-    auto sender = bulk ? DynamicCast<TcpSocketBase>(bulk->GetSocket()) : nullptr;
-    if (!sender || !f.sink)
-    {
-        return false;
-    }
-    Ptr<TcpSocketBase> receiver;
-    for (const auto& s : f.sink->GetAcceptedSockets())
-    {
-        Address peer;
-        if (s->GetPeerName(peer) == 0 && InetSocketAddress::IsMatchingType(peer))
-        {
-            InetSocketAddress p = InetSocketAddress::ConvertFrom(peer);
-            if (p.GetIpv4() == f.srcAddress && p.GetPort() == f.srcPort)
-            {
-                receiver = DynamicCast<TcpSocketBase>(s);
-                break;
-            }
-        }
-    }
-    if (!receiver)
-    {
-        return false;
-    }
-    uint32_t sent = wormhole::TcpHighestSentSequence(sender);
-    uint32_t received = receiver->GetRxBuffer()->NextRxSequence().GetValue();
-    uint32_t acked = sender->GetTxBuffer()->HeadSequence().GetValue();
-    bool dataInNetwork = sent != received;
-    bool ackInNetwork = received != acked && wormhole::TcpDelayedAckCount(receiver) == 0;
-    return !dataInNetwork && !ackInNetwork;
-}
-
-uint64_t
-FlowTracker::AppCreditable(const Flow& f) const
-{
-    if (f.size == 0)
-    {
-        return UNLIMITED;
-    }
-    uint64_t left = f.size - std::min(f.size, SenderCounter(f));
-    if (auto bulk = DynamicCast<BulkSendApplication>(f.app))
-    {
-        // the write it holds back, or at least its last byte, is written for real: see Credit
-        uint64_t kept = std::max<uint64_t>(1, wormhole::BulkSendPendingBytes(bulk));
-        return left > kept ? left - kept : 0;
-    }
-    return left;
+    return m_flows.at(flow).flow->IsQuiet();
 }
 
 uint64_t
 FlowTracker::GetSendable(uint32_t flow) const
 {
-    const Flow& f = m_flows.at(flow);
-    uint64_t unsent = 0;
-    if (auto bulk = DynamicCast<BulkSendApplication>(f.app))
-    {
-        if (auto tcp = DynamicCast<TcpSocketBase>(bulk->GetSocket()))
-        {
-            unsent = wormhole::TcpUnsentBytes(tcp);
-        }
-    }
-    return AppCreditable(f) + unsent;
+    return m_flows.at(flow).flow->GetSendable();
 }
 
 void
@@ -985,6 +960,9 @@ FlowTracker::SetSampled(uint32_t flow, bool sampled)
     if (!sampled)
     {
         f.samples.clear();
+        f.sentSamples.clear();
+        f.rateSamples.clear();
+        f.notificationSamples.clear();
     }
     ScheduleSample();
 }
@@ -992,15 +970,36 @@ FlowTracker::SetSampled(uint32_t flow, bool sampled)
 void
 FlowTracker::ClearSamples(uint32_t flow)
 {
-    m_flows.at(flow).samples.clear();
-    MarkMonitors(m_flows.at(flow));
+    Flow& f = m_flows.at(flow);
+    f.samples.clear();
+    f.sentSamples.clear();
+    f.rateSamples.clear();
+    f.notificationSamples.clear();
+    MarkMonitors(f);
 }
 
 std::vector<uint64_t>
 FlowTracker::GetSamples(uint32_t flow) const
 {
-    const auto& s = m_flows.at(flow).samples;
-    return std::vector<uint64_t>(s.begin(), s.end());
+    return AsVector(m_flows.at(flow).samples);
+}
+
+std::vector<uint64_t>
+FlowTracker::GetSentSamples(uint32_t flow) const
+{
+    return AsVector(m_flows.at(flow).sentSamples);
+}
+
+std::vector<double>
+FlowTracker::GetSendingRateSamples(uint32_t flow) const
+{
+    return AsVector(m_flows.at(flow).rateSamples);
+}
+
+std::vector<uint64_t>
+FlowTracker::GetNotificationSamples(uint32_t flow) const
+{
+    return AsVector(m_flows.at(flow).notificationSamples);
 }
 
 void
@@ -1029,18 +1028,25 @@ FlowTracker::Sample()
         Flow& f = m_flows[flow];
         if (f.state == ACTIVE)
         {
-            f.samples.push_back(f.received + f.credited);
+            uint64_t delivered = f.flow->GetDelivered();
+            f.samples.push_back(delivered);
+            f.sentSamples.push_back(f.flow->GetSent());
+            f.rateSamples.push_back(f.flow->GetSendingRate());
+            f.notificationSamples.push_back(f.flow->GetCongestionNotifications());
             while (f.samples.size() > m_sampleDepth)
             {
                 f.samples.pop_front();
+                f.sentSamples.pop_front();
+                f.rateSamples.pop_front();
+                f.notificationSamples.pop_front();
             }
             if (f.snapshotting)
             {
-                Ptr<TcpSocketBase> socket = SenderSocket(f);
-                f.snapshots.push_back(
-                    FlowSnapshot{Simulator::Now().GetNanoSeconds(),
-                                 f.received + f.credited,
-                                 socket ? wormhole::CaptureTcpState(socket) : TcpFlowState{}});
+                auto bulk = DynamicCast<BulkSendFlow>(f.flow);
+                f.snapshots.push_back(FlowSnapshot{Simulator::Now().GetNanoSeconds(),
+                                                   delivered,
+                                                   bulk ? bulk->GetTcpState() : TcpFlowState{},
+                                                   f.flow->GetCongestionState()});
                 while (f.snapshots.size() > m_sampleDepth)
                 {
                     f.snapshots.pop_front();
@@ -1066,86 +1072,24 @@ uint64_t
 FlowTracker::Credit(uint32_t flow, uint64_t bytes)
 {
     Flow& f = m_flows.at(flow);
-    uint64_t credited = 0;
-    if (auto bulk = DynamicCast<BulkSendApplication>(f.app))
-    {
-        if (auto tcp = DynamicCast<TcpSocketBase>(bulk->GetSocket()))
-        {
-            uint64_t fromSocket = std::min<uint64_t>(bytes, std::numeric_limits<uint32_t>::max());
-            credited = wormhole::TcpTrimUnsentTail(tcp, static_cast<uint32_t>(fromSocket));
-        }
-        uint64_t fromApp = std::min(bytes - credited, AppCreditable(f));
-        wormhole::BulkSendTotalBytes(bulk) += fromApp;
-        credited += fromApp;
-    }
-    else if (auto onoff = DynamicCast<OnOffApplication>(f.app))
-    {
-        credited = std::min(bytes, AppCreditable(f));
-        // whole packets: OnOff's last packet, and so its total, depend on where its count stands
-        credited -= f.packetSize > 0 ? credited % f.packetSize : 0;
-        wormhole::OnOffTotalBytes(onoff) += credited;
-    }
-    if (f.sink)
-    {
-        wormhole::PacketSinkTotalRx(f.sink) += credited;
-    }
-    CreditMonitors(f, static_cast<int64_t>(credited));
-    f.credited += credited;
+    uint64_t delivered = f.flow->GetDelivered();
+    uint64_t credited = f.flow->Credit(bytes);
+    CreditMonitors(f, credited, delivered);
     return credited;
 }
-
-} // namespace ns3
-
-namespace ns3
-{
 
 uint64_t
 FlowTracker::Uncredit(uint32_t flow, uint64_t bytes)
 {
-    Flow& f = m_flows.at(flow);
-    bytes = std::min(bytes, f.credited);
-    if (auto bulk = DynamicCast<BulkSendApplication>(f.app))
-    {
-        uint64_t& sent = wormhole::BulkSendTotalBytes(bulk);
-        bool closed = f.size > 0 && sent >= f.size; // closed on its own before the skip
-        auto tcp = DynamicCast<TcpSocketBase>(bulk->GetSocket());
-        if (!closed)
-        {
-            sent -= std::min(sent, bytes); // the application writes them again
-        }
-        else if (tcp)
-        {
-            // the credit came out of the socket's buffer: there is room for it again
-            uint64_t left = bytes;
-            while (left > 0)
-            {
-                uint32_t chunk = static_cast<uint32_t>(std::min<uint64_t>(left, 1 << 20));
-                if (!tcp->GetTxBuffer()->Add(Create<Packet>(chunk)))
-                {
-                    break;
-                }
-                left -= chunk;
-            }
-            bytes -= left;
-        }
-    }
-    else if (auto onoff = DynamicCast<OnOffApplication>(f.app))
-    {
-        uint64_t& sent = wormhole::OnOffTotalBytes(onoff);
-        sent -= std::min(sent, bytes);
-    }
-    if (f.sink)
-    {
-        wormhole::PacketSinkTotalRx(f.sink) -= bytes;
-    }
-    f.credited -= bytes;
-    return bytes;
+    return m_flows.at(flow).flow->Uncredit(bytes);
 }
 
-} // namespace ns3
-
-namespace ns3
+void
+FlowTracker::ShiftTimes(uint32_t flow, Time delta)
 {
+    m_flows.at(flow).flow->ShiftTimes(delta);
+    ShiftMonitoredPackets(flow, delta);
+}
 
 void
 FlowTracker::AddFlowMonitor(Ptr<FlowMonitor> monitor, Ptr<Ipv4FlowClassifier> classifier)
@@ -1160,23 +1104,28 @@ std::pair<int64_t, int64_t>
 FlowTracker::MonitorFlowIds(std::size_t monitor, const Flow& f) const
 {
     auto [mon, classifier] = m_monitors[monitor];
-    uint8_t protocol = f.kind.ends_with("-tcp") ? 6 : 17;
+    const TrackedFlow& flow = *f.flow;
+    uint16_t reverseSource = flow.GetDstPort();
+    uint16_t reverseDestination = flow.GetSrcPort();
+    flow.GetReversePorts(reverseSource, reverseDestination);
     int64_t data = -1;
     int64_t ack = -1;
     for (const auto& [id, stats] : mon->GetFlowStats())
     {
         Ipv4FlowClassifier::FiveTuple t = classifier->FindFlow(id);
-        if (t.protocol != protocol)
+        if (t.protocol != flow.GetProtocol())
         {
             continue;
         }
-        if (t.sourceAddress == f.srcAddress && t.destinationAddress == f.dstAddress &&
-            t.sourcePort == f.srcPort && t.destinationPort == f.dstPort)
+        if (t.sourceAddress == flow.GetSrcAddress() &&
+            t.destinationAddress == flow.GetDstAddress() && t.sourcePort == flow.GetSrcPort() &&
+            t.destinationPort == flow.GetDstPort())
         {
             data = id;
         }
-        else if (t.sourceAddress == f.dstAddress && t.destinationAddress == f.srcAddress &&
-                 t.sourcePort == f.dstPort && t.destinationPort == f.srcPort)
+        else if (t.sourceAddress == flow.GetDstAddress() &&
+                 t.destinationAddress == flow.GetSrcAddress() && t.sourcePort == reverseSource &&
+                 t.destinationPort == reverseDestination)
         {
             ack = id;
         }
@@ -1185,14 +1134,13 @@ FlowTracker::MonitorFlowIds(std::size_t monitor, const Flow& f) const
 }
 
 void
-FlowTracker::CreditMonitors(const Flow& f, int64_t bytes)
+FlowTracker::CreditMonitors(const Flow& f, uint64_t bytes, uint64_t delivered)
 {
     for (std::size_t m = 0; m < m_monitors.size(); ++m)
     {
         auto [data, ack] = MonitorFlowIds(m, f);
         Ptr<FlowMonitor> mon = m_monitors[m].first;
         uint64_t dataPackets = data >= 0 ? wormhole::FlowMonitorRxPackets(mon, data) : 0;
-        uint64_t delivered = f.received + f.credited;
         if (dataPackets == 0 || delivered == 0)
         {
             continue;
@@ -1250,39 +1198,10 @@ FlowTracker::ShiftMonitoredPackets(uint32_t flow, Time delta)
     }
 }
 
-} // namespace ns3
-
-namespace ns3
-{
-
-Ptr<TcpSocketBase>
-FlowTracker::SenderSocket(const Flow& f) const
-{
-    auto bulk = DynamicCast<BulkSendApplication>(f.app);
-    return bulk ? DynamicCast<TcpSocketBase>(bulk->GetSocket()) : nullptr;
-}
-
 std::string
 FlowTracker::GetFlowFingerprint(uint32_t flow) const
 {
-    const Flow& f = m_flows.at(flow);
-    std::ostringstream out;
-    out << f.kind << " size=" << f.size << " app=" << wormhole::DescribeAttributes(f.app);
-    for (Ptr<Node> host : {f.srcNode, f.dstNode})
-    {
-        if (auto tcp = host ? host->GetObject<TcpL4Protocol>() : nullptr)
-        {
-            out << " tcp=" << wormhole::DescribeAttributes(tcp);
-        }
-    }
-    if (f.kind.ends_with("-tcp"))
-    {
-        TypeIdValue control;
-        f.srcNode->GetObject<TcpL4Protocol>()->GetAttribute("SocketType", control);
-        out << " socket=" << wormhole::DescribeDefaults(TcpSocketBase::GetTypeId())
-            << " cc=" << wormhole::DescribeDefaults(control.Get());
-    }
-    return out.str();
+    return m_flows.at(flow).flow->GetFingerprint();
 }
 
 std::string
@@ -1302,7 +1221,14 @@ FlowTracker::GetLinkFingerprint(uint64_t link) const
     }
     if (auto tc = node->GetObject<TrafficControlLayer>())
     {
-        out << " qdisc=" << wormhole::DescribeAttributes(tc->GetRootQueueDiscOnDevice(device));
+        Ptr<QueueDisc> root = tc->GetRootQueueDiscOnDevice(device);
+        out << " qdisc=" << wormhole::DescribeAttributes(root);
+        // a classful disc's behaviour is its children's (RED's thresholds under RDMA's classes)
+        for (std::size_t c = 0; root && c < root->GetNQueueDiscClasses(); ++c)
+        {
+            out << " class" << c << "="
+                << wormhole::DescribeAttributes(root->GetQueueDiscClass(c)->GetQueueDisc());
+        }
     }
     return out.str();
 }
@@ -1327,20 +1253,21 @@ FlowTracker::IsLossless(uint64_t link) const
 TcpFlowState
 FlowTracker::GetTcpState(uint32_t flow) const
 {
-    Ptr<TcpSocketBase> socket = SenderSocket(m_flows.at(flow));
-    return socket ? wormhole::CaptureTcpState(socket) : TcpFlowState{};
+    auto bulk = DynamicCast<BulkSendFlow>(m_flows.at(flow).flow);
+    return bulk ? bulk->GetTcpState() : TcpFlowState{};
 }
 
 bool
 FlowTracker::SetTcpState(uint32_t flow, const TcpFlowState& state)
 {
-    Ptr<TcpSocketBase> socket = SenderSocket(m_flows.at(flow));
-    if (!socket)
-    {
-        return false;
-    }
-    wormhole::RestoreTcpState(socket, state);
-    return true;
+    auto bulk = DynamicCast<BulkSendFlow>(m_flows.at(flow).flow);
+    return bulk && bulk->SetCongestionState(wormhole::TcpStateVector(state));
+}
+
+std::vector<double>
+FlowTracker::GetCongestionState(uint32_t flow) const
+{
+    return m_flows.at(flow).flow->GetCongestionState();
 }
 
 void
@@ -1358,7 +1285,7 @@ Time
 FlowTracker::DeferStart(uint32_t flow)
 {
     Flow& f = m_flows.at(flow);
-    EventId& start = wormhole::ApplicationStartEvent(f.app);
+    EventId start = f.flow->GetStartEvent();
     if (f.state != PENDING || !start.IsPending())
     {
         return Seconds(-1);
@@ -1368,85 +1295,70 @@ FlowTracker::DeferStart(uint32_t flow)
     return at;
 }
 
+uint32_t
+FlowTracker::GetStartEventUid(uint32_t flow) const
+{
+    EventId start = m_flows.at(flow).flow->GetStartEvent();
+    return start.IsPending() ? start.GetUid() : 0;
+}
+
+void
+FlowTracker::ScheduleForFlow(uint32_t flow, std::function<void()> action)
+{
+    const Flow& f = m_flows.at(flow);
+    WormholeSimulatorImpl* impl = AcceleratingImpl();
+    NS_ABORT_MSG_IF(!impl, "FlowTracker: starting flows needs the WormholeSimulatorImpl");
+    impl->ScheduleWithTag(TimeStep(0), f.flow->GetSrcNode()->GetId(), f.tag, MakeEvent(action));
+}
+
 void
 FlowTracker::StartNow(uint32_t flow)
 {
-    Flow& f = m_flows.at(flow);
-    WormholeSimulatorImpl* impl = AcceleratingImpl();
-    NS_ABORT_MSG_IF(!impl, "FlowTracker::StartNow needs the WormholeSimulatorImpl");
-    impl->ScheduleWithTag(TimeStep(0),
-                          f.srcNode->GetId(),
-                          f.tag,
-                          MakeEvent(&wormhole::StartApplication, f.app));
+    Ptr<TrackedFlow> started = m_flows.at(flow).flow;
+    ScheduleForFlow(flow, [started]() { started->Start(); });
 }
 
 void
 FlowTracker::StartHeld(uint32_t flow)
 {
-    Flow& f = m_flows.at(flow);
-    auto bulk = DynamicCast<BulkSendApplication>(f.app);
-    NS_ABORT_MSG_IF(!bulk || !f.kind.ends_with("-tcp"), "FlowTracker: only BulkSend TCP flows are held");
-    WormholeSimulatorImpl* impl = AcceleratingImpl();
-    NS_ABORT_MSG_IF(!impl, "FlowTracker::StartHeld needs the WormholeSimulatorImpl");
-    impl->ScheduleWithTag(TimeStep(0), f.srcNode->GetId(), f.tag, MakeEvent([this, flow, bulk]() {
-                              wormhole::StartApplication(bulk);
-                              Ptr<Socket> socket = bulk->GetSocket();
-                              UintegerValue size;
-                              socket->GetAttribute("SndBufSize", size);
-                              m_flows[flow].heldBufferSize = size.Get();
-                              // the application's first write is refused: it keeps it and waits
-                              socket->SetAttribute("SndBufSize", UintegerValue(0));
-                          }));
+    Ptr<TrackedFlow> held = m_flows.at(flow).flow;
+    NS_ABORT_MSG_IF(!held->CanBeHeld(),
+                    "FlowTracker: " << held->GetKind() << " flows cannot be held");
+    ScheduleForFlow(flow, [held]() { held->StartHeld(); });
 }
 
 void
 FlowTracker::ResumeHeld(uint32_t flow, const TcpFlowState& state)
 {
-    Flow& f = m_flows.at(flow);
-    auto bulk = DynamicCast<BulkSendApplication>(f.app);
-    NS_ABORT_MSG_IF(!bulk || f.heldBufferSize == 0, "FlowTracker: flow " << flow << " is not held");
-    WormholeSimulatorImpl* impl = AcceleratingImpl();
-    impl->ScheduleWithTag(TimeStep(0), f.srcNode->GetId(), f.tag, MakeEvent([this, flow, bulk, state]() {
-                              Flow& held = m_flows[flow];
-                              Ptr<Socket> socket = bulk->GetSocket();
-                              socket->SetAttribute("SndBufSize", UintegerValue(held.heldBufferSize));
-                              held.heldBufferSize = 0;
-                              if (auto tcp = DynamicCast<TcpSocketBase>(socket))
-                              {
-                                  wormhole::RestoreTcpState(tcp, state);
-                              }
-                              wormhole::BulkSendResume(bulk);
-                          }));
+    ResumeHeld(flow, wormhole::TcpStateVector(state));
+}
+
+void
+FlowTracker::ResumeHeld(uint32_t flow, const std::vector<double>& state)
+{
+    Ptr<TrackedFlow> held = m_flows.at(flow).flow;
+    // checked when the resume runs: a hold asked for at this instant is still scheduled now
+    ScheduleForFlow(flow, [held, state, flow]() {
+        NS_ABORT_MSG_IF(!held->IsHeld(), "FlowTracker: flow " << flow << " is not held");
+        held->ResumeHeld(state);
+    });
 }
 
 void
 FlowTracker::CompleteVirtually(uint32_t flow)
 {
     Flow& f = m_flows.at(flow);
-    NS_ABORT_MSG_IF(f.state != PENDING || f.size == 0 || !f.sink,
+    NS_ABORT_MSG_IF(f.state != PENDING || f.flow->GetSize() == 0,
                     "FlowTracker: only a sized flow that never started can complete virtually");
-    uint64_t lacking = f.size - std::min(f.size, f.received + f.credited);
-    if (auto bulk = DynamicCast<BulkSendApplication>(f.app))
-    {
-        wormhole::BulkSendTotalBytes(bulk) = f.size;
-    }
-    else if (auto onoff = DynamicCast<OnOffApplication>(f.app))
-    {
-        wormhole::OnOffTotalBytes(onoff) = f.size;
-    }
-    wormhole::PacketSinkTotalRx(f.sink) += lacking;
-    f.credited += lacking;
     f.state = FINISHED;
     f.finish = Simulator::Now();
-    Ptr<Packet> rest = Create<Packet>(static_cast<uint32_t>(std::min<uint64_t>(lacking, UINT32_MAX)));
-    wormhole::FirePacketSinkRx(f.sink, rest, InetSocketAddress(f.srcAddress, f.srcPort));
+    f.flow->CompleteVirtually();
 }
 
 std::vector<FlowSnapshot>
 FlowTracker::GetSnapshots(uint32_t flow) const
 {
-    const auto& s = m_flows.at(flow).snapshots;
-    return std::vector<FlowSnapshot>(s.begin(), s.end());
+    return AsVector(m_flows.at(flow).snapshots);
 }
 
 } // namespace ns3

@@ -2,9 +2,11 @@
  * SPDX-License-Identifier: GPL-2.0-only
  *
  * Finds the flows of an unmodified ns-3 script (BulkSend/PacketSink over TCP,
- * OnOff/UDP), counts what each one delivers, samples those counters, learns
- * each flow's path, and credits a fast-forwarded flow its skipped bytes.
- * Everything here runs per packet; the Python controller only polls it.
+ * OnOff/UDP, RDMA queue pairs), counts what each one delivers, samples those
+ * counters, learns each flow's path, and credits a fast-forwarded flow its
+ * skipped bytes. What depends on the kind of flow is its adapter's
+ * (TrackedFlow). Everything here runs per packet; the Python controller
+ * only polls it.
  */
 #ifndef WORMHOLE_FLOW_TRACKER_H
 #define WORMHOLE_FLOW_TRACKER_H
@@ -19,9 +21,11 @@
 
 #include "flow-dag.h"
 #include "tcp-flow-state.h"
+#include "tracked-flow.h"
 
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <string>
 #include <unordered_map>
 #include <utility>
@@ -37,15 +41,18 @@ class Node;
 class FlowMonitor;
 class Ipv4FlowClassifier;
 class Ipv4Header;
-class TcpSocketBase;
+class ApplicationFlow;
+class RdmaNic;
+class RdmaQueuePair;
 
 /**
  * @brief Per-flow counters and crediting for the flows of a script.
  *
  * A flow is one sending application (BulkSendApplication over TCP, or
- * OnOffApplication over UDP) and the PacketSink that receives it. Flows are
- * numbered in discovery order (node, then application index), which is the
- * same in every run of a script.
+ * OnOffApplication over UDP) and the PacketSink that receives it, or one
+ * RDMA queue pair (RdmaNic, RdmaFlowHelper). Flows are numbered in discovery
+ * order (node, then application index, then queue pair), which is the same
+ * in every run of a script.
  */
 class FlowTracker : public Object
 {
@@ -62,11 +69,12 @@ class FlowTracker : public Object
     FlowTracker();
 
     /**
-     * Scan every node for sending applications and sinks not seen yet and
-     * hook their traces. Safe to call again when a script adds applications:
-     * only applications added since the last call are looked at. When the
-     * simulator accelerates, also hook every point-to-point device not seen
-     * yet, so each packet's transmission is attributed to its own flow.
+     * Scan every node for sending applications and sinks not seen yet, and
+     * for RDMA queue pairs that have started or have a start event, and hook
+     * their traces. Safe to call again when a script adds flows: only those
+     * added since the last call are looked at. When the simulator
+     * accelerates, also hook every point-to-point device not seen yet, so
+     * each packet's transmission is attributed to its own flow.
      * @return the number of flows found by this call.
      */
     uint32_t Discover();
@@ -128,9 +136,9 @@ class FlowTracker : public Object
     uint64_t GetSize(uint32_t flow) const;
     /** @return the application start time. */
     Time GetStartTime(uint32_t flow) const;
-    /** @return the configured sending rate in bit/s of an OnOff flow, 0 for TCP. */
+    /** @return the configured sending rate in bit/s of an OnOff flow, 0 for others. */
     double GetAppRate(uint32_t flow) const;
-    /** @return the TypeId name of the flow's TCP congestion control ("" for UDP). */
+    /** @return the TypeId name of the flow's congestion control (TCP's, RDMA's; "" for UDP). */
     std::string GetCongestionOps(uint32_t flow) const;
     /** @return the flow's attribution tag (see WormholeSimulatorImpl). */
     uint32_t GetTag(uint32_t flow) const;
@@ -142,9 +150,9 @@ class FlowTracker : public Object
      * effects (random ECMP, on-demand routing protocols).
      */
     std::vector<uint64_t> GetPath(uint32_t flow) const;
-    /** @return the links of the reverse (ACK) path of a TCP flow; empty for UDP. */
+    /** @return the links of the reverse (ACK) path of a TCP or RDMA flow; empty for UDP. */
     std::vector<uint64_t> GetReversePath(uint32_t flow) const;
-    /** @return true if the flow sends at a constant rate (TCP, or OnOff that is never off). */
+    /** @return true if the flow sends at a constant rate (TCP, RDMA, or OnOff that is never off). */
     bool IsConstantRate(uint32_t flow) const;
     /** @return the rate in bit/s of a link id. */
     double GetLinkRate(uint64_t link) const;
@@ -158,23 +166,28 @@ class FlowTracker : public Object
 
     // How far it is
     int GetState(uint32_t flow) const;
-    /** @return bytes the sink has, received or credited (what GetTotalRx() says). */
+    /** @return bytes the receiver has, received or credited (what GetTotalRx() says). */
     uint64_t GetDelivered(uint32_t flow) const;
-    /** @return PacketSink::GetTotalRx() of the flow's sink (0 if it has none). */
+    /**
+     * @return PacketSink::GetTotalRx() of the flow's sink (0 if it has none);
+     * for an RDMA flow, the bytes its receive queue pair holds.
+     */
     uint64_t GetSinkTotalRx(uint32_t flow) const;
     /** @return bytes credited by fast-forwards. */
     uint64_t GetCredited(uint32_t flow) const;
     /**
      * @return bytes the sender could still give up to a credit: its socket's
      * never-sent bytes, and all but the last of the bytes its application has
-     * yet to write (a credit never makes an application close its socket).
+     * yet to write (a credit never makes an application close its socket);
+     * an RDMA flow's whole packets never sent but its last.
      */
     uint64_t GetSendable(uint32_t flow) const;
     /**
      * @return true if none of the flow's data or ACKs is in the network: every
      * byte sent was received, and every byte received was acknowledged or its
      * ACK is held back by the receiver's delayed-ACK timer. A quiet flow waits
-     * on its own hosts' timers only.
+     * on its own hosts' timers only. (Known for BulkSend TCP flows; false for
+     * the others.)
      */
     bool IsQuiet(uint32_t flow) const;
     /** @return the time the last byte arrived, or -1 s while unfinished. */
@@ -192,6 +205,21 @@ class FlowTracker : public Object
     void ClearSamples(uint32_t flow);
     /** @return the delivered-bytes samples of a flow, oldest first. */
     std::vector<uint64_t> GetSamples(uint32_t flow) const;
+    /**
+     * @return the bytes the flow's sender had put on the network (0 if it
+     * cannot tell: only paced flows do) at the same instants as GetSamples.
+     */
+    std::vector<uint64_t> GetSentSamples(uint32_t flow) const;
+    /**
+     * @return the flow's sending rate (bytes/s on the wire its congestion
+     * control paced it at, 0 if not paced) at the same instants as GetSamples.
+     */
+    std::vector<double> GetSendingRateSamples(uint32_t flow) const;
+    /**
+     * @return the congestion notifications (CNPs) its sender had received, at
+     * the same instants as GetSamples.
+     */
+    std::vector<uint64_t> GetNotificationSamples(uint32_t flow) const;
 
     /** Called (from a system event, right after the packet that caused it) on start and finish. */
     void SetFlowEventCallback(Callback<void, uint32_t, int> cb);
@@ -202,7 +230,9 @@ class FlowTracker : public Object
      * bytes: first the tail of its socket's never-sent buffer, then bytes its
      * application has yet to write, always leaving the application at least
      * one, so that it closes its socket only after a real write (a skip-back
-     * can then hand the bytes back) and the flow ends with real packets.
+     * can then hand the bytes back) and the flow ends with real packets. An
+     * RDMA flow is credited whole packets never sent, on both ends, keeping
+     * its last packet (RdmaQueuePair::Credit). A FlowMonitor is credited too.
      * @return the bytes credited (less than asked if the sender has too few).
      */
     uint64_t Credit(uint32_t flow, uint64_t bytes);
@@ -211,10 +241,19 @@ class FlowTracker : public Object
      * Take back bytes credited by a skip that is being cut short (skip-back):
      * the sink's counter shrinks and the sender has the bytes to send again
      * (its application writes them again, or, if it had closed its socket
-     * before the skip, they go back into the socket's buffer).
+     * before the skip, they go back into the socket's buffer; an RDMA queue
+     * pair sends those packets again).
      * @return the bytes taken back.
      */
     uint64_t Uncredit(uint32_t flow, uint64_t bytes);
+
+    /**
+     * The flow's pending events were moved by @p delta (a skip, or a skip cut
+     * short): move the absolute times its objects keep (an RDMA queue pair's
+     * pacing clock and CNP times, HPCC's telemetry timestamps) and the delays
+     * of its packets a FlowMonitor tracks in flight (ShiftMonitoredPackets).
+     */
+    void ShiftTimes(uint32_t flow, Time delta);
 
     // What a memo needs
     /**
@@ -236,6 +275,12 @@ class FlowTracker : public Object
     /** Put a TCP flow's sender in a recorded state. @return false for a flow that is not TCP. */
     bool SetTcpState(uint32_t flow, const TcpFlowState& state);
     /**
+     * @return the state of the flow's congestion control as numbers, in its
+     * kind's order (TCP: TcpStateVector's; RDMA: RdmaCongestionControl::GetState's);
+     * empty if it has none yet.
+     */
+    std::vector<double> GetCongestionState(uint32_t flow) const;
+    /**
      * Keep (or stop keeping) a snapshot of the flow's progress and sender
      * state at each sampling instant; stopping drops the kept snapshots.
      * Snapshots survive skips (sampling just pauses), unlike rate samples.
@@ -251,26 +296,41 @@ class FlowTracker : public Object
      * time, or -1 s if no start was pending.
      */
     Time DeferStart(uint32_t flow);
+    /**
+     * @return the uid of a pending flow's start event (0 if none): flows starting at
+     * the same time start in this order in a plain run, and so they must here.
+     */
+    uint32_t GetStartEventUid(uint32_t flow) const;
     /** Start a deferred flow's application now, in an event attributed to the flow. */
     void StartNow(uint32_t flow);
     /**
-     * Start a deferred TCP flow held: it connects (a real handshake) but its
-     * socket takes no data, so it sends none, until ResumeHeld. What a
+     * Start a deferred flow held: a TCP flow connects (a real handshake) but
+     * its socket takes no data, so it sends none, until ResumeHeld; an RDMA
+     * queue pair, connected since its creation, does not start. What a
      * replayed flow does, so that a replay that must stop half-way resumes a
      * connected flow rather than one that has to connect first.
      */
     void StartHeld(uint32_t flow);
     /**
-     * Let a held flow send: its socket takes data again, its sender gets the
-     * given state, and its application writes (in an event attributed to the flow).
+     * Let a held TCP flow send: its socket takes data again, its sender gets
+     * the given state, and its application writes (in an event attributed to the flow).
      */
     void ResumeHeld(uint32_t flow, const TcpFlowState& state);
+    /**
+     * Let a held flow of any kind send, its congestion control in the given
+     * state (GetCongestionState's layout; empty: as it is), in an event
+     * attributed to the flow: a TCP socket takes data again, an RDMA queue
+     * pair starts.
+     */
+    void ResumeHeld(uint32_t flow, const std::vector<double>& state);
     /**
      * Complete a flow that never started, as a replay of a recorded episode
      * says it completes now: its sink's count reaches the flow's size, its
      * application has written everything, and the sink's Rx trace fires once
      * with a packet of the bytes it lacked, from the flow's source, so that
-     * whatever waits for the flow (a FlowDag, a user's trace sink) sees it end.
+     * whatever waits for the flow (a FlowDag, a user's trace sink) sees it
+     * end. An RDMA flow's queue pairs hold every byte, and the NIC's
+     * FlowFinish trace and the flow's completion callback fire.
      */
     void CompleteVirtually(uint32_t flow);
 
@@ -284,31 +344,20 @@ class FlowTracker : public Object
     void ShiftMonitoredPackets(uint32_t flow, Time delta);
 
   private:
+    /** What the tracker keeps of every flow, whatever its kind. */
     struct Flow
     {
-        std::string kind;
-        Ptr<Application> app;
-        Ptr<PacketSink> sink;
+        Ptr<TrackedFlow> flow; //!< what depends on the kind
         bool startAttributed{false};
-        Ptr<Node> srcNode;
-        Ptr<Node> dstNode;
-        Ipv4Address srcAddress;
-        Ipv4Address dstAddress;
-        uint16_t srcPort{0};
-        uint16_t dstPort{0};
-        uint64_t size{0};
-        Time start;
-        double appRate{0};
-        uint32_t packetSize{0}; //!< OnOff: bytes per packet (credits are whole packets)
         uint32_t tag{0};
         int state{PENDING};
-        uint64_t received{0};
-        uint64_t credited{0};
         Time finish{Seconds(-1)};
         bool sampled{false};
         std::deque<uint64_t> samples;
+        std::deque<uint64_t> sentSamples;
+        std::deque<double> rateSamples;
+        std::deque<uint64_t> notificationSamples;
         bool snapshotting{false};
-        uint32_t heldBufferSize{0}; //!< send buffer size of a held flow's socket, 0 if not held
         std::deque<FlowSnapshot> snapshots;
         std::vector<uint64_t> path;
         std::vector<uint64_t> reversePath;
@@ -316,7 +365,19 @@ class FlowTracker : public Object
         std::vector<std::pair<Time, uint64_t>> monitorMark;
     };
 
+    /** Number a newly found flow, give it a tag, and tag its packets if their ports are known. */
+    uint32_t AddFlow(Ptr<TrackedFlow> flow);
+    /** Find the sending applications and sinks a node got since the last scan. */
+    void DiscoverApplications(Ptr<Node> node);
+    /** Find the queue pairs of a node's RDMA NIC that are about to start or have started. */
+    void DiscoverQueuePairs(Ptr<Node> node);
     void OnAppTx(uint32_t flow, Ptr<const Packet> packet);
+    void OnQueuePairStart(Ptr<RdmaQueuePair> qp);
+    void OnQueuePairFinish(Ptr<RdmaQueuePair> qp);
+    /** The flow sent its first data: learn its source, route and tags; it is active. */
+    void OnFlowStarted(uint32_t flow);
+    /** The flow's receiver holds every byte. */
+    void OnFlowFinished(uint32_t flow);
     /** Remember which flow a packet between these endpoints belongs to (both directions). */
     void RegisterEndpoints(uint32_t flow);
     /** Put the flow tag on a tracked flow's packet leaving its host. */
@@ -331,7 +392,8 @@ class FlowTracker : public Object
     void AfterUnattributedEvent();
     /** @return the FlowMonitor flow ids of a flow's data (first) and ACK (second) packets. */
     std::pair<int64_t, int64_t> MonitorFlowIds(std::size_t monitor, const Flow& f) const;
-    void CreditMonitors(const Flow& f, int64_t bytes);
+    /** Credit the flow's FlowMonitor flows @p bytes, as its history of @p delivered bytes says. */
+    void CreditMonitors(const Flow& f, uint64_t bytes, uint64_t delivered);
     void MarkMonitors(Flow& f);
     void OnSinkRx(Ptr<const Packet> packet, const Address& from, const Address& local);
     void NotifyFlowEvent(uint32_t flow, int state);
@@ -351,19 +413,20 @@ class FlowTracker : public Object
                                     uint16_t dstPort) const;
     /** @return the planned (before it starts) or actual route of a flow. */
     std::pair<std::vector<uint64_t>, std::vector<uint64_t>> PlannedRoute(const Flow& f) const;
-    /** @return the data path (first) and reverse path (second, TCP only) of a flow. */
-    std::pair<std::vector<uint64_t>, std::vector<uint64_t>> Route(const Flow& f,
-                                                                  Ipv4Address src,
-                                                                  uint16_t srcPort) const;
+    /**
+     * @return the data path (first) and reverse path (second, if it has one)
+     * of a flow whose packets leave from @p src.
+     */
+    std::pair<std::vector<uint64_t>, std::vector<uint64_t>> Route(const TrackedFlow& f,
+                                                                  Ipv4Address src) const;
     Ptr<PacketSink> FindSink(Ipv4Address dst, uint16_t port) const;
-    uint64_t SenderCounter(const Flow& f) const;
-    /** @return the sender's TCP socket, nullptr for UDP or before the application started. */
-    Ptr<TcpSocketBase> SenderSocket(const Flow& f) const;
-    /** @return bytes a credit may take from the flow's application counter. */
-    uint64_t AppCreditable(const Flow& f) const;
+    /** Run @p action now, in an event on the flow's source node attributed to the flow. */
+    void ScheduleForFlow(uint32_t flow, std::function<void()> action);
 
     std::vector<Flow> m_flows;
     std::unordered_map<uint32_t, uint32_t> m_appsSeen; //!< node id -> applications scanned
+    std::unordered_map<uint32_t, uint32_t> m_queuePairsSeen; //!< node id -> queue pairs taken
+    std::vector<Ptr<RdmaNic>> m_nicsHooked;             //!< NICs whose traces we follow
     uint32_t m_nodesHooked{0};                          //!< nodes whose devices are hooked
     std::vector<const Object*> m_workloadsHooked;       //!< FlowDags whose releases we follow
     std::vector<uint32_t> m_sinkless;        //!< flows whose sink is not found yet
@@ -372,7 +435,10 @@ class FlowTracker : public Object
     Callback<void> m_onUnattributedChange;
     std::size_t m_flowsReported{0}; //!< flows m_onUnattributedChange has been told about
     std::unordered_map<uint16_t, std::vector<Ptr<PacketSink>>> m_sinksByPort;
-    std::unordered_map<uint64_t, uint32_t> m_flowBySource; //!< (ip << 16 | port) -> flow
+    //! (ip << 16 | port) of an application flow's source -> the flow and its number
+    std::unordered_map<uint64_t, std::pair<uint32_t, Ptr<ApplicationFlow>>> m_flowBySource;
+    //! queue pair -> flow
+    std::unordered_map<const RdmaQueuePair*, uint32_t> m_flowByQueuePair;
     /** Hash of a packet's (source ip << 16 | port, destination ip << 16 | port). */
     struct EndpointsHash
     {

@@ -67,4 +67,15 @@ RdmaCongestionControl::ShiftTimes(Time /* delta */)
 {
 }
 
+std::vector<double>
+RdmaCongestionControl::GetState() const
+{
+    return {};
+}
+
+void
+RdmaCongestionControl::SetState(const std::vector<double>& /* state */)
+{
+}
+
 } // namespace ns3

@@ -12,6 +12,7 @@
 #include "ns3/object.h"
 
 #include <cstdint>
+#include <vector>
 
 namespace ns3
 {
@@ -62,6 +63,17 @@ class RdmaCongestionControl : public Object
      * pending ns-3 events, which the simulator moves).
      */
     virtual void ShiftTimes(Time delta);
+
+    /**
+     * @return the scheme's state as numbers, in the scheme's own order (what
+     * a memo records of a flow): empty for a scheme that keeps none.
+     */
+    virtual std::vector<double> GetState() const;
+    /**
+     * Continue from a state GetState() gave, as if the event that produced
+     * it had just happened (timers restart now). Called after Start().
+     */
+    virtual void SetState(const std::vector<double>& state);
 };
 
 } // namespace ns3

@@ -3,6 +3,7 @@
  */
 #include "rdma-dcqcn.h"
 
+#include "ns3/abort.h"
 #include "ns3/boolean.h"
 #include "ns3/double.h"
 #include "ns3/log.h"
@@ -193,6 +194,36 @@ void
 RdmaDcqcn::ShiftTimes(Time delta)
 {
     m_lastCnp += delta;
+}
+
+std::vector<double>
+RdmaDcqcn::GetState() const
+{
+    return {m_currentRate, m_targetRate, DecayedAlpha()};
+}
+
+void
+RdmaDcqcn::SetState(const std::vector<double>& state)
+{
+    NS_ABORT_MSG_IF(state.size() != 3,
+                    "RdmaDcqcn: a state is (rate, target rate, alpha), got " << state.size()
+                                                                            << " numbers");
+    double lowest = static_cast<double>(m_minRate.GetBitRate());
+    m_currentRate = std::clamp(state[0], lowest, m_lineRate);
+    m_targetRate = std::clamp(state[1], lowest, m_lineRate);
+    m_alpha = state[2];
+    // a flow at line rate in both rates has seen no CNP: its first one clamps Rt as for a new flow
+    m_cnpSeen = m_currentRate < m_lineRate || m_targetRate < m_lineRate;
+    m_lastCnp = Simulator::Now();
+    m_increasedSinceCnp = false;
+    m_timerStage = 0;
+    m_byteStage = 0;
+    m_bytesSinceStage = 0;
+    m_rateTimer.Cancel();
+    if (m_currentRate < m_lineRate || m_targetRate < m_lineRate)
+    {
+        ScheduleRateTimer();
+    }
 }
 
 void

@@ -38,6 +38,11 @@ namespace ns3
  * Rates stay within [MinRate, line rate]. Before its first CNP a flow sends
  * at line rate; the rate-increase timer stops once Rc and Rt are back at line
  * rate. Stored absolute time: the last CNP (ShiftTimes moves it).
+ *
+ * GetState() is (Rc, Rt, alpha) in bit/s, bit/s and [0, 1]; SetState()
+ * takes them as right after a CNP (unless both rates are at line rate, which
+ * no CNP has touched): alpha decays and the rate-increase timer and stages
+ * restart from now.
  */
 class RdmaDcqcn : public RdmaCongestionControl
 {
@@ -53,6 +58,8 @@ class RdmaDcqcn : public RdmaCongestionControl
     void NotifySent(uint32_t bytes) override;
     void NotifyCnp() override;
     void ShiftTimes(Time delta) override;
+    std::vector<double> GetState() const override;
+    void SetState(const std::vector<double>& state) override;
 
     /** @return rate decreases so far (one per CNP). */
     uint32_t GetNDecreases() const;

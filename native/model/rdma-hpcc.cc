@@ -3,6 +3,7 @@
  */
 #include "rdma-hpcc.h"
 
+#include "ns3/abort.h"
 #include "ns3/double.h"
 #include "ns3/log.h"
 #include "ns3/uinteger.h"
@@ -99,6 +100,26 @@ RdmaHpcc::ShiftTimes(Time delta)
     {
         hop.timeNs += static_cast<uint32_t>(delta.GetNanoSeconds());
     }
+}
+
+std::vector<double>
+RdmaHpcc::GetState() const
+{
+    return {m_window, m_reference, m_utilization};
+}
+
+void
+RdmaHpcc::SetState(const std::vector<double>& state)
+{
+    NS_ABORT_MSG_IF(state.size() != 3,
+                    "RdmaHpcc: a state is (window, reference window, utilization), got "
+                        << state.size() << " numbers");
+    m_window = state[0];
+    m_reference = state[1];
+    m_utilization = state[2];
+    m_stage = 0;
+    m_updated = false;
+    m_previous.clear();
 }
 
 void

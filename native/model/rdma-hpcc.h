@@ -32,6 +32,9 @@ namespace ns3
  * queue pair keeps at most W bytes in flight and is paced at W / T, within
  * [MinRate, line rate]. W_AI = RateAi x T. Stored absolute times: the
  * previous INT records' timestamps (ShiftTimes moves them).
+ *
+ * GetState() is (W, Wc, U) in bytes, bytes and load; SetState() takes them
+ * with no previous INT records (the next ACK's records are the first).
  */
 class RdmaHpcc : public RdmaCongestionControl
 {
@@ -45,6 +48,8 @@ class RdmaHpcc : public RdmaCongestionControl
     bool WantsTelemetry() const override;
     void NotifyAck(uint32_t nextPsn, uint32_t sendNext, const RdmaIntHeader* telemetry) override;
     void ShiftTimes(Time delta) override;
+    std::vector<double> GetState() const override;
+    void SetState(const std::vector<double>& state) override;
 
     /** @return U, the normalized inflight bytes of the most loaded hop (EWMA). */
     double GetUtilization() const;

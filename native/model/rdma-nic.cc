@@ -317,6 +317,17 @@ RdmaNic::StartQueuePair(Ptr<RdmaQueuePair> qp)
     Kick();
 }
 
+void
+RdmaNic::ScheduleQueuePair(Ptr<RdmaQueuePair> qp, Time delay)
+{
+    NS_ABORT_MSG_IF(qp->GetNic() != this, "a queue pair starts on the NIC that created it");
+    // ScheduleWithContext gives no EventId: enter the node's context first, then schedule there
+    Ptr<RdmaNic> self = this;
+    Simulator::ScheduleWithContext(m_node->GetId(), TimeStep(0), [self, qp, delay]() {
+        qp->SetStartEvent(Simulator::Schedule(delay, &RdmaNic::StartQueuePair, self, qp));
+    });
+}
+
 Ptr<Node>
 RdmaNic::GetNode() const
 {

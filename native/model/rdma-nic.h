@@ -84,6 +84,13 @@ class RdmaNic : public Object
     Ptr<RdmaQueuePair> CreateQueuePair(Ptr<RdmaNic> receiver, uint64_t bytes, uint16_t sourcePort);
     /** Start sending a queue pair of this NIC now; fires FlowStart. */
     void StartQueuePair(Ptr<RdmaQueuePair> qp);
+    /**
+     * Start a queue pair of this NIC after @p delay, in an event in the
+     * node's context; the queue pair keeps that event (GetStartEvent), so an
+     * accelerator can attribute it to the flow or take it over. The event is
+     * scheduled from a first event in the node's context, at once.
+     */
+    void ScheduleQueuePair(Ptr<RdmaQueuePair> qp, Time delay);
 
     Ptr<Node> GetNode() const;
     Ptr<NetDevice> GetDevice() const;

@@ -9,6 +9,7 @@
 #include "rdma-nic.h"
 #include "rdma-receive-queue-pair.h"
 
+#include "ns3/abort.h"
 #include "ns3/log.h"
 #include "ns3/packet.h"
 #include "ns3/simulator.h"
@@ -86,9 +87,48 @@ RdmaQueuePair::Start()
 {
     NS_ABORT_MSG_IF(m_started, "RDMA flow " << m_flowId << " started twice");
     m_started = true;
-    m_startTime = Simulator::Now();
-    m_nextSend = m_startTime;
+    m_startTime = m_resumedFrom.IsNegative() ? Simulator::Now() : m_resumedFrom;
+    m_nextSend = Simulator::Now();
     m_cc->Start(m_nic->GetLineRate());
+    if (!m_initialState.empty())
+    {
+        m_cc->SetState(m_initialState);
+    }
+}
+
+void
+RdmaQueuePair::SetResumedFrom(Time start, const std::vector<double>& state)
+{
+    m_resumedFrom = start;
+    m_initialState = state;
+}
+
+void
+RdmaQueuePair::SetStartEvent(const EventId& start)
+{
+    m_startEvent = start;
+}
+
+EventId
+RdmaQueuePair::GetStartEvent() const
+{
+    return m_startEvent;
+}
+
+void
+RdmaQueuePair::CompleteVirtually(Time start)
+{
+    NS_ABORT_MSG_IF(m_started,
+                    "RDMA flow " << m_flowId << " has started: it cannot complete virtually");
+    m_started = true;
+    m_startTime = start;
+    m_creditedBytes += m_config.size - GetDeliveredBytes();
+    m_sndUna = m_sndNxt = m_sndMax = m_nPackets;
+    m_credited.clear();
+    m_lastCredit = {0, 0};
+    m_acknowledged = true;
+    m_ackTime = Simulator::Now();
+    m_receiver->CompleteVirtually(m_nPackets, m_config.size);
 }
 
 uint32_t
@@ -285,9 +325,15 @@ RdmaQueuePair::SkipCredited(uint32_t psn) const
 }
 
 uint64_t
+RdmaQueuePair::GetCreditableBytes() const
+{
+    return m_sndMax + 1 >= m_nPackets ? 0 : uint64_t(m_nPackets - 1 - m_sndMax) * m_config.mtu;
+}
+
+uint64_t
 RdmaQueuePair::Credit(uint64_t bytes)
 {
-    if (!m_started || m_sndMax + 1 >= m_nPackets)
+    if (m_sndMax + 1 >= m_nPackets)
     {
         return 0;
     }
@@ -311,10 +357,53 @@ RdmaQueuePair::Credit(uint64_t bytes)
         m_credited.push_back(range);
     }
     m_sndMax = range.end;
+    m_lastCredit = range;
     uint64_t credited = packets * m_config.mtu;
     m_creditedBytes += credited;
     m_receiver->Credit(range.first, range.end, credited);
     return credited;
+}
+
+uint64_t
+RdmaQueuePair::Uncredit(uint64_t bytes)
+{
+    PsnRange& last = m_lastCredit;
+    if (last.first == last.end || m_sndMax != last.end)
+    {
+        return 0; // no credit, or packets beyond it went out
+    }
+    uint32_t packets =
+        static_cast<uint32_t>(std::min<uint64_t>(bytes / m_config.mtu, last.end - last.first));
+    if (packets == 0)
+    {
+        return 0;
+    }
+    uint32_t end = last.end;
+    uint32_t kept = end - packets;
+    NS_LOG_FUNCTION(this << last.first << kept << end);
+    // PSNs that jumped over the range now stop where it ends
+    if (m_sndNxt == end)
+    {
+        m_sndNxt = kept;
+    }
+    if (m_sndUna == end)
+    {
+        m_sndUna = kept;
+    }
+    if (!m_credited.empty() && m_credited.back().end == end)
+    {
+        m_credited.back().end = kept;
+        if (m_credited.back().first == kept)
+        {
+            m_credited.pop_back();
+        }
+    }
+    m_sndMax = kept;
+    last.end = kept;
+    uint64_t taken = uint64_t(packets) * m_config.mtu;
+    m_creditedBytes -= taken;
+    m_receiver->Uncredit(end, kept, taken);
+    return taken;
 }
 
 void

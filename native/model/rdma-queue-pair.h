@@ -16,6 +16,7 @@
 
 #include <cstdint>
 #include <deque>
+#include <vector>
 
 namespace ns3
 {
@@ -122,12 +123,43 @@ class RdmaQueuePair : public Object
      * reaches them, so packets already in flight are still accepted in
      * order. Sent, acknowledged and delivered bytes grow by k * mtu at once.
      * Congestion-control state is left alone.
-     * @return the bytes credited (k * mtu), 0 before Start() or after the
-     *         last packet was first sent.
+     * A flow may be credited before it starts (a memo replay resuming it
+     * part-way): it then starts at the first PSN not credited.
+     * @return the bytes credited (k * mtu), 0 once the last packet was first sent.
      */
     uint64_t Credit(uint64_t bytes);
-    /** @return the bytes credited so far. */
+    /**
+     * Take back up to @p bytes of the last Credit() (a skip cut short), in
+     * whole packets from the end of its range, while no packet beyond that
+     * range was sent: both ends forget those PSNs were delivered, and the
+     * sender sends them when it reaches them.
+     * @return the bytes taken back.
+     */
+    uint64_t Uncredit(uint64_t bytes);
+    /** @return the bytes credited so far, net of those taken back. */
     uint64_t GetCreditedBytes() const;
+    /** @return the bytes Credit() could take now: whole packets never sent, but the last. */
+    uint64_t GetCreditableBytes() const;
+
+    /**
+     * Make the next Start() resume a flow a memo replay held since @p start:
+     * GetStartTime() stays @p start, and the congestion control starts from
+     * @p state (RdmaCongestionControl::GetState's layout; empty: line rate).
+     */
+    void SetResumedFrom(Time start, const std::vector<double>& state);
+    /** Remember the pending event that will start the queue pair (RdmaNic::ScheduleQueuePair). */
+    void SetStartEvent(const EventId& start);
+    /** @return the pending event that will start the queue pair; expired if none. */
+    EventId GetStartEvent() const;
+    /**
+     * Finish a queue pair that never started as if every packet had been
+     * delivered and acknowledged now, without sending any: both ends' counters
+     * reach the size (the missing bytes count as credited), the NIC's
+     * FlowFinish trace fires and the completion callback is called. What a
+     * memo replay does with a flow whose recorded completion is due.
+     * @param start the time the flow would have started (its FCT's origin)
+     */
+    void CompleteVirtually(Time start);
 
     /**
      * Add @p delta to every absolute time kept by both ends of the flow and
@@ -193,7 +225,11 @@ class RdmaQueuePair : public Object
     uint32_t m_sndNxt{0};
     uint32_t m_sndMax{0};
     std::deque<PsnRange> m_credited; //!< ranges not yet passed by una
+    PsnRange m_lastCredit{0, 0};    //!< the range of the last Credit(), for Uncredit()
     uint64_t m_creditedBytes{0};
+    Time m_resumedFrom{Seconds(-1)};    //!< start time of a resumed flow, negative if none
+    std::vector<double> m_initialState; //!< congestion state to start from, empty: line rate
+    EventId m_startEvent;
 
     Time m_nextSend;       //!< pacing: the next packet may leave at this time
     double m_paceCarry{0}; //!< seconds of pacing gap lost to Time's resolution

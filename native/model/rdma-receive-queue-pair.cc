@@ -145,6 +145,39 @@ RdmaReceiveQueuePair::Credit(uint32_t first, uint32_t end, uint64_t bytes)
 }
 
 void
+RdmaReceiveQueuePair::Uncredit(uint32_t end, uint32_t kept, uint64_t bytes)
+{
+    NS_LOG_FUNCTION(this << end << kept << bytes);
+    m_delivered -= bytes;
+    if (m_expected == end)
+    {
+        m_expected = kept; // it had jumped over the range
+    }
+    else if (!m_credited.empty() && m_credited.back().end == end)
+    {
+        m_credited.back().end = kept;
+        if (m_credited.back().first == kept)
+        {
+            m_credited.pop_back();
+        }
+    }
+}
+
+void
+RdmaReceiveQueuePair::CompleteVirtually(uint32_t packets, uint64_t size)
+{
+    m_delivered = size;
+    m_expected = packets;
+    m_credited.clear();
+    m_complete = true;
+    m_completionTime = Simulator::Now();
+    if (!m_done.IsNull())
+    {
+        m_done();
+    }
+}
+
+void
 RdmaReceiveQueuePair::ShiftTimes(Time delta)
 {
     m_lastCnp += delta;

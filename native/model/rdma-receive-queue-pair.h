@@ -69,6 +69,18 @@ class RdmaReceiveQueuePair : public Object
      * RdmaQueuePair::Credit). @p bytes are added to the delivered bytes now.
      */
     void Credit(uint32_t first, uint32_t end, uint64_t bytes);
+    /**
+     * Forget that PSNs [kept, end) of the last credit, which ended at @p end,
+     * were delivered (see RdmaQueuePair::Uncredit); @p bytes leave the
+     * delivered bytes.
+     */
+    void Uncredit(uint32_t end, uint32_t kept, uint64_t bytes);
+    /**
+     * Hold all @p packets of a message of @p size bytes, as if the last one
+     * had just arrived, and call the completion callback (see
+     * RdmaQueuePair::CompleteVirtually). No ACK is sent.
+     */
+    void CompleteVirtually(uint32_t packets, uint64_t size);
     /** Add @p delta to the stored time of the last CNP. */
     void ShiftTimes(Time delta);
 

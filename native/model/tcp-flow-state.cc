@@ -69,5 +69,32 @@ RestoreTcpState(Ptr<TcpSocketBase> socket, const TcpFlowState& state)
     }
 }
 
+std::vector<double>
+TcpStateVector(const TcpFlowState& state)
+{
+    return {state.cwnd,
+            state.ssthresh,
+            state.alpha,
+            static_cast<double>(state.srtt),
+            static_cast<double>(state.rttvar),
+            static_cast<double>(state.rto)};
+}
+
+TcpFlowState
+TcpStateFromVector(const std::vector<double>& numbers)
+{
+    TcpFlowState state;
+    auto at = [&numbers](std::size_t i, double otherwise) {
+        return i < numbers.size() ? numbers[i] : otherwise;
+    };
+    state.cwnd = at(0, state.cwnd);
+    state.ssthresh = at(1, state.ssthresh);
+    state.alpha = at(2, state.alpha);
+    state.srtt = static_cast<int64_t>(at(3, static_cast<double>(state.srtt)));
+    state.rttvar = static_cast<int64_t>(at(4, static_cast<double>(state.rttvar)));
+    state.rto = static_cast<int64_t>(at(5, static_cast<double>(state.rto)));
+    return state;
+}
+
 } // namespace wormhole
 } // namespace ns3

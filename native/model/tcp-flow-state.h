@@ -10,6 +10,7 @@
 #include "ns3/ptr.h"
 
 #include <cstdint>
+#include <vector>
 
 namespace ns3
 {
@@ -36,7 +37,9 @@ struct FlowSnapshot
 {
     int64_t time{0}; //!< ns
     uint64_t delivered{0};
-    TcpFlowState tcp;
+    TcpFlowState tcp; //!< a BulkSend TCP flow's sender state (cwnd 0 for other flows)
+    /** the congestion state of any kind of flow (TrackedFlow::GetCongestionState) */
+    std::vector<double> state;
 };
 
 namespace wormhole
@@ -52,6 +55,12 @@ TcpFlowState CaptureTcpState(Ptr<TcpSocketBase> socket);
  * open (no recovery in progress), as at the recorded sampling instant.
  */
 void RestoreTcpState(Ptr<TcpSocketBase> socket, const TcpFlowState& state);
+
+/** @return the state as numbers: cwnd, ssthresh, alpha, srtt, rttvar, rto. */
+std::vector<double> TcpStateVector(const TcpFlowState& state);
+
+/** @return the state TcpStateVector gave these numbers for (missing ones as in TcpFlowState{}). */
+TcpFlowState TcpStateFromVector(const std::vector<double>& numbers);
 
 } // namespace wormhole
 } // namespace ns3

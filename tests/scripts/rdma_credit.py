@@ -1,10 +1,10 @@
-"""Credit (and optionally time-shift) RDMA flows of an incast mid-run, then let them finish.
+"""Credit (and optionally take back, or time-shift) RDMA flows of an incast mid-run, then let them finish.
 
 Builds experiments/rdma/incast.py's star, runs to --at-us, then for every flow calls
-RdmaQueuePair::Credit(--credit-bytes) and, for flow 0 only, ShiftTimes(--shift-us),
-and runs until every flow completes. Prints one JSON object: per flow the counters
-just before and just after the credit, the bytes credited, the final delivered bytes
-and the FCT.
+RdmaQueuePair::Credit(--credit-bytes), then Uncredit(--uncredit-bytes) (a skip cut
+short), and, for flow 0 only, ShiftTimes(--shift-us), and runs until every flow
+completes. Prints one JSON object: per flow the counters just before and just after,
+the bytes credited and taken back, the final delivered bytes and the FCT.
 """
 
 import argparse
@@ -43,6 +43,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--at-us", type=float, default=300)
     parser.add_argument("--credit-bytes", type=int, default=1_000_000)
+    parser.add_argument("--uncredit-bytes", type=int, default=0)
     parser.add_argument("--shift-us", type=float, default=0)
     parser.add_argument("incast_args", nargs=argparse.REMAINDER,
                         help="arguments for incast.py after --")
@@ -61,10 +62,11 @@ def main() -> int:
         qp = helper.GetFlow(flow.id)
         before = counters(qp)
         credited = int(qp.Credit(args.credit_bytes))
+        taken_back = int(qp.Uncredit(args.uncredit_bytes))
         if flow.id == 0 and args.shift_us:
             qp.ShiftTimes(ns.MicroSeconds(args.shift_us))
-        report.append({"id": flow.id, "size": flow.bytes, "before": before,
-                       "credited": credited, "after": counters(qp)})
+        report.append({"id": flow.id, "size": flow.bytes, "before": before, "credited": credited,
+                       "taken_back": taken_back, "after": counters(qp)})
     ns.Simulator.Stop(ns.MilliSeconds(run_args.duration_ms))
     ns.Simulator.Run()
     for entry in report:

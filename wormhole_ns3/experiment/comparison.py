@@ -213,8 +213,10 @@ def markdown_summary(summary: dict) -> str:
         f"script output {'identical' if summary['stdout_identical'] else 'DIFFERS'}",
     ]
     if summary["memo_hits"] is not None:
-        lines.append(f"- memo: {summary['memo_hits']} hits, {summary['memo_misses']} misses, "
-                     f"{summary['memo_entries']} entries")
+        lines.append(f"- memo: {summary['memo_hits']} hits, {summary['memo_mirrored']} mirrored, "
+                     f"{summary['memo_misses']} misses, {summary['memo_diverged']} diverged "
+                     f"({summary['flows_resumed']} flows resumed), {summary['memo_distrusted']} "
+                     f"simulated as distrusted, {summary['memo_entries']} entries")
     if summary["baseline_from"]:
         lines.append(f"- baseline reused from {summary['baseline_from']}")
     lines += ["", "Plots: " + ", ".join(f"[{name}]({name})" for name in summary["plots"]), ""]

@@ -29,8 +29,8 @@ SUMMARY_FILE = "summary.json"
 HARNESS_FIELDS = ("run_wall_s", "events", "sim_time_s", "skips", "skip_backs", "skipped_time_s", "events_avoided")
 #: Memo counters of run.json (None without a memo store) and the events each shortcut avoided.
 MEMO_FIELDS = (
-    "memo_hits", "memo_misses", "memo_recorded", "memo_diverged", "memo_entries", "flows_replayed",
-    "events_avoided_by_memo", "events_avoided_by_skip",
+    "memo_hits", "memo_mirrored", "memo_misses", "memo_recorded", "memo_diverged", "memo_distrusted",
+    "memo_entries", "flows_replayed", "flows_resumed", "events_avoided_by_memo", "events_avoided_by_skip",
 )
 
 

@@ -14,6 +14,7 @@ In an ordinary ns-3 script::
 from .build import Fabric, Port, build_fabric
 from .layout import Layout, Link, layout
 from .queues import QueueConfig, dctcp_threshold_packets
+from .rdma import RDMA_CONGESTION_CONTROLS, RdmaTransportConfig
 from .routing import RoutingConfig, flow_path
 from .specs import FabricSpecError, FatTree, HpccTopologyFile, LeafSpine, RailOptimized
 from .transport import CONGESTION_CONTROLS, Transport, TransportConfig
@@ -29,7 +30,9 @@ __all__ = [
     "Link",
     "Port",
     "QueueConfig",
+    "RDMA_CONGESTION_CONTROLS",
     "RailOptimized",
+    "RdmaTransportConfig",
     "RoutingConfig",
     "Transport",
     "TransportConfig",

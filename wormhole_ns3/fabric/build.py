@@ -3,13 +3,14 @@
 Every link is a point-to-point link with its own /30 subnet (10.0.0.0 + 4i
 for link i), so addresses depend only on the layout. Queue discs are
 installed before addresses are assigned; assigning first would give every
-device ns-3's default FqCoDel. Random streams are numbered from
+device ns-3's default FqCoDel. A transport that owns its queues (RDMA)
+replaces those on the built fabric. Random streams are numbered from
 ``first_stream`` in a fixed order, so two builds of one spec run alike.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from .. import native
 from .layout import Layout, Link, layout
@@ -32,7 +33,7 @@ class Port:
     peer: str
     link: int  #: index into Fabric.links
     device: object
-    queue_disc: object
+    queue_disc: object  #: the device's root queue disc; None where a NIC owns the device (RDMA hosts)
 
 
 @dataclass
@@ -88,6 +89,8 @@ class Fabric:
         thresholds = ", ".join(f"{k} pkts at {rate / 1e9:g} Gbps"
                                for rate, k in sorted(self.ecn_thresholds.items()))
         marking = f"ECN step marking above {thresholds}" if thresholds else "drop-tail switches"
+        if self.transport.owns_queues:
+            marking = "queues of the transport"
         return "\n".join([
             self.spec.summary(),
             f"{len(self.hosts)} hosts, {len(self.switches)} switches, {len(self.links)} links; "
@@ -152,11 +155,13 @@ class _LinkBuilder:
         devices = self.point_to_point(link.rate_bps, delay_ns).Install(nodes[link.a], nodes[link.b])
         for end, (node, peer) in enumerate(((link.a, link.b), (link.b, link.a))):
             device = devices.Get(end)
-            disc = self.queue_helper(node, link.rate_bps, delay_ns).Install(device).Get(0)
+            disc = None
+            if not self.transport.owns_queues:
+                disc = self.queue_helper(node, link.rate_bps, delay_ns).Install(device).Get(0)
+                red = ns.DynamicCast[ns.RedQueueDisc](disc)
+                if red:
+                    self.randomized.append(red)
             self.ports.append(Port(node, peer, index, device, disc))
-            red = ns.DynamicCast[ns.RedQueueDisc](disc)
-            if red:
-                self.randomized.append(red)
             if link.error_rate > 0:
                 self.randomized.append(self._lose_packets(device, link.error_rate))
         self.addresses.SetBase(ns.Ipv4Address(FIRST_SUBNET + SUBNET_SIZE * index), self.mask)
@@ -178,8 +183,9 @@ def build_fabric(ns, spec: FabricSpec, queues: QueueConfig | None = None,
     """Build ``spec`` in the current ns-3 simulation and fill the routing tables.
 
     Applies the transport's defaults first (ns-3 reads them when sockets and
-    protocols are created). Call it before creating applications; call it
-    once per simulation.
+    protocols are created), and installs what the transport brings (RDMA
+    NICs and switch queues) last. Call it before creating applications; call
+    it once per simulation.
     """
     queues = queues or QueueConfig()
     transport = transport or TransportConfig()
@@ -214,7 +220,7 @@ def build_fabric(ns, spec: FabricSpec, queues: QueueConfig | None = None,
         stream += randomized.AssignStreams(stream)
     ns.Ipv4GlobalRoutingHelper.PopulateRoutingTables()
 
-    return Fabric(
+    fabric = Fabric(
         spec=spec, layout=plan,
         hosts=[nodes[name] for name in plan.hosts],
         switches=[nodes[name] for name in plan.switches],
@@ -223,3 +229,13 @@ def build_fabric(ns, spec: FabricSpec, queues: QueueConfig | None = None,
         addresses=[addresses[name] for name in plan.hosts],
         names={node.GetId(): name for name, node in nodes.items()},
     )
+    transport.install(ns, fabric, stream)
+    if not transport.owns_queues:
+        return fabric
+    return replace(fabric, ports=[replace(p, queue_disc=_root_queue_disc(ns, p.device)) for p in fabric.ports])
+
+
+def _root_queue_disc(ns, device):
+    """The queue disc traffic control feeds a device through, or None if it has none."""
+    disc = device.GetNode().GetObject[ns.TrafficControlLayer]().GetRootQueueDiscOnDevice(device)
+    return disc if disc else None

@@ -6,16 +6,21 @@ transport is applied with Config::SetDefault before the fabric is built.
 
 The fabric asks a transport only for what it must know of any transport
 (the ``Transport`` protocol): how big its packets get, to size device MTUs
-and queue thresholds, and which socket factory applications use. A future
-RDMA transport (DCQCN) fits the same slot.
+and queue thresholds, whether it brings its own queues, what to install on
+the built fabric, and how a FlowDag starts its flows. TCP (here) uses the
+fabric's queues and sockets; RDMA (``rdma.py``) installs NICs and switch
+queues of its own and starts queue pairs.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from .specs import FabricSpecError, require_at_least_one
+
+if TYPE_CHECKING:
+    from .build import Fabric
 
 #: Short names of the TCP variants experiments choose between, and their ns-3 TypeIds.
 CONGESTION_CONTROLS = {"dctcp": "ns3::TcpDctcp", "newreno": "ns3::TcpNewReno",
@@ -35,11 +40,17 @@ class Transport(Protocol):
         """The largest IP packet the transport sends (device MTU, queue sizing)."""
 
     @property
-    def socket_factory(self) -> str:
-        """The ns-3 socket factory applications of this transport use."""
+    def owns_queues(self) -> bool:
+        """True if ``install`` puts queues of its own on every port (the builder installs none)."""
 
     def apply(self, ns) -> None:
         """Set ns-3 defaults; called before any node is created."""
+
+    def install(self, ns, fabric: Fabric, first_stream: int) -> int:
+        """Install what the transport needs on the built, routed fabric; return random streams used."""
+
+    def configure_flows(self, ns, dag) -> None:
+        """Make an ns3::FlowDag start this transport's flows."""
 
     def describe(self) -> str:
         """One line for reports."""
@@ -95,7 +106,21 @@ class TransportConfig:
 
     @property
     def socket_factory(self) -> str:
+        """The ns-3 socket factory of this transport's applications."""
         return "ns3::TcpSocketFactory"
+
+    @property
+    def owns_queues(self) -> bool:
+        return False
+
+    def install(self, ns, fabric: Fabric, first_stream: int) -> int:
+        """Nothing: TCP is in every node's Internet stack, its queues are the fabric's."""
+        return 0
+
+    def configure_flows(self, ns, dag) -> None:
+        """BulkSend flows over this transport's sockets."""
+        dag.SetAttribute("Transport", ns.StringValue("Socket"))
+        dag.SetAttribute("Protocol", ns.TypeIdValue(ns.TypeId.LookupByName(self.socket_factory)))
 
     def describe(self) -> str:
         ecn = "ECN" if self.ecn else "no ECN"

@@ -17,7 +17,7 @@ from collections.abc import Callable, Iterable
 
 from ..flows import SKIPPABLE_CONGESTION_CONTROL
 from .episodes import Memoizer
-from .record import TCP_FIELDS, TrajectoryPoint
+from .record import STATE_FIELDS, TrajectoryPoint
 from .store import MemoStore
 
 PENDING = 0
@@ -50,10 +50,13 @@ class MemoDriver:
     def take_over(self, flows: Iterable[int]) -> None:
         """Take the start of new (and still waiting) pending flows away from their applications."""
         self._waiting.update(flows)
-        for flow in sorted(self._waiting):
+        for flow in list(self._waiting):
             if int(self.tracker.GetState(flow)) != PENDING:
                 self._waiting.discard(flow)
-                continue
+        # in the order of their start events, so that a batch of flows starting at the
+        # same time reaches the Memoizer (and starts) in the order a plain run starts them
+        uid = {flow: int(self.tracker.GetStartEventUid(flow)) for flow in self._waiting}
+        for flow in sorted(self._waiting, key=lambda f: (uid[f], f)):
             start = self.tracker.DeferStart(flow)
             if start.IsNegative():
                 continue  # its node is not initialized yet: try again after the next event
@@ -96,15 +99,16 @@ class MemoDriver:
 
     def memo_blocker(self, flow: int) -> str | None:
         tracker = self.tracker
-        if str(tracker.GetKind(flow)) != "bulk-tcp":
-            return f"{tracker.GetKind(flow)} flows are not memoized"
+        kind = str(tracker.GetKind(flow))
+        if kind not in STATE_FIELDS:
+            return f"{kind} flows are not memoized"
         if int(tracker.GetSize(flow)) == 0:
             return "an unlimited flow never completes"
         data, ack = self.flow_route(flow)
         if not data or not ack:
             return "route unknown"
         control = self.flow_attributes(flow).split(" cc=", 1)[-1].split("{", 1)[0]
-        if control not in SKIPPABLE_CONGESTION_CONTROL:
+        if kind == "bulk-tcp" and control not in SKIPPABLE_CONGESTION_CONTROL:
             return f"{control} keeps time-based state"
         if not all(tracker.IsLossless(link) for link in (*data, *ack)):
             return "a link on its route drops packets at random"
@@ -112,7 +116,7 @@ class MemoDriver:
 
     def trajectory(self, flow: int) -> list[TrajectoryPoint]:
         return [
-            TrajectoryPoint(int(s.time), int(s.delivered), tuple(float(getattr(s.tcp, f)) for f in TCP_FIELDS))
+            TrajectoryPoint(int(s.time), int(s.delivered), tuple(float(x) for x in s.state))
             for s in self.tracker.GetSnapshots(flow)
         ]
 
@@ -131,6 +135,15 @@ class MemoDriver:
                 self._route_between[route] = frozenset(int(x) for x in links)
             known.append((int(flow.start), self._route_between[route]))
         return known
+
+    def drain_time_ns(self, flows: Iterable[int]) -> int:
+        """A lower bound of when the flows can all have arrived: their busiest link at line rate."""
+        load: dict[int, int] = {}
+        for flow in flows:
+            for link in self.flow_route(flow)[0]:
+                load[link] = load.get(link, 0) + int(self.tracker.GetSize(flow))
+        return max((int(8e9 * size / (float(self.tracker.GetLinkRate(link)) or 1e9))
+                    for link, size in load.items()), default=0)
 
     def _links(self, flow: int) -> tuple[int, ...]:
         data, ack = self.flow_route(flow)
@@ -165,15 +178,12 @@ class MemoDriver:
     def hold_flow(self, flow: int) -> None:
         self.tracker.StartHeld(flow)
 
-    def resume_flow(self, flow: int, delivered: int, tcp: tuple[float, ...] | None) -> None:
+    def resume_flow(self, flow: int, delivered: int, state: tuple[float, ...] | None) -> None:
         self.controller.before_flow_start(flow)
         self.tracker.SetSnapshotting(flow, True)
         if delivered > 0:
             self.tracker.Credit(flow, delivered)
-        state = self.ns3.TcpFlowState()
-        for name, value in zip(TCP_FIELDS, tcp or ()):
-            setattr(state, name, type(getattr(state, name))(value))
-        self.tracker.ResumeHeld(flow, state)
+        self.tracker.ResumeHeld(flow, self._state_vector(state or ()))
 
     def call_at(self, time_ns: int, action: Callable[[], None]) -> None:
         delay = max(0, time_ns - self._now_ns())
@@ -215,6 +225,13 @@ class MemoDriver:
         else:
             impl.ScheduleCallbackWithTag(delay, context, int(self.ns3.WormholeSimulatorImpl.WORKLOAD), callback)
         return order
+
+    def _state_vector(self, state: tuple[float, ...]):
+        """A recorded congestion state as the tracker takes it (a std::vector<double>)."""
+        vector = self.ns3.cppyy.gbl.std.vector["double"]()
+        for value in state:
+            vector.push_back(value)
+        return vector
 
     def _now_ns(self) -> int:
         return int(self.ns3.Simulator.Now().GetTimeStep())

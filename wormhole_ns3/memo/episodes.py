@@ -11,7 +11,7 @@ key and its arrival signatures contain.
 The key is the canonical fingerprint of the flows that open the episode
 (``fingerprint.py``). On a miss the episode is simulated (steady skips and
 all) and *recorded*: each flow's arrival offset and signature, its finish
-offset and a thinned trajectory of its progress and TCP state. A key keeps
+offset and a thinned trajectory of its progress and congestion state. A key keeps
 several such *continuations* (``record.py``): what joins an episode later
 comes from the rest of the run.
 
@@ -25,9 +25,13 @@ and a continuation whose next joiner does not come is dropped. When none is
 left (an unexpected flow on its links, an expected one that does not come, a
 flow that also touches another episode) the replay *diverges*: every
 unfinished flow resumes for real, already connected, credited the bytes the
-record had it deliver by then and given its recorded TCP state; and the next
+record had it deliver by then and given its recorded congestion state; and the next
 episodes with that key are recorded again, so the continuation that
-happened is learned.
+happened is learned. How a key's replays went is kept with it in the store
+(``record.TrackRecord``): a key whose replays diverge more than rarely (its
+episodes keep merging with others, as overlapping all-to-alls do) is
+simulated instead, because every resumed flow is close to, not exactly, what
+a plain run does.
 
 Training also runs the same episode many times *at once* (every
 data-parallel ring of a step, on its own rail). An episode whose key is being
@@ -46,8 +50,8 @@ from typing import Protocol
 
 from .fingerprint import Episode, FlowDescriptor, LinkDescriptor, fingerprint
 from .record import (
-    Arrival, EpisodeRecord, FlowOutcome, RecordError, TrajectoryPoint, add_continuation,
-    decode_continuations,
+    Arrival, EpisodeRecord, FlowOutcome, RecordError, TrackRecord, TrajectoryPoint,
+    MIN_COMPLETED_PER_DIVERGENCE, add_continuation, add_replays, decode_value,
 )
 from .store import MemoStore
 
@@ -74,13 +78,14 @@ class MemoHost(Protocol):
     def memo_blocker(self, flow: int) -> str | None: ...
     def trajectory(self, flow: int) -> list[TrajectoryPoint]: ...
     def upcoming(self, now_ns: int, horizon_ns: int) -> list[tuple[int, frozenset[int]]]: ...
+    def drain_time_ns(self, flows: Iterable[int]) -> int: ...
     def episode_events(self, flows: Iterable[int]) -> tuple[int, int]: ...
     def start_flow(self, flow: int) -> None: ...
     def hold_flow(self, flow: int) -> None: ...
     def complete_flow_at(self, flow: int, time_ns: int) -> None: ...
     def complete_flow_now(self, flow: int) -> None: ...
     def cancel_completion(self, flow: int) -> None: ...
-    def resume_flow(self, flow: int, delivered: int, tcp: tuple[float, ...] | None) -> None: ...
+    def resume_flow(self, flow: int, delivered: int, state: tuple[float, ...] | None) -> None: ...
     def call_at(self, time_ns: int, action: Callable[[], None]) -> None: ...
 
 
@@ -103,6 +108,7 @@ class OpenEpisode:
     followers: list[Candidate] = field(default_factory=list)  #: mirrors following this recording
     # replaying
     candidates: list[Candidate] = field(default_factory=list)
+    mirror: bool = False  #: replaying a leader's recording rather than a stored one
     completing: dict[int, int] = field(default_factory=dict)  #: held flow -> its scheduled completion
     checked: set[int] = field(default_factory=set)  #: offsets whose arrivals a check verifies
 
@@ -176,6 +182,7 @@ class MemoStats:
     recorded: int = 0
     diverged: int = 0
     foreseen: int = 0  #: lookups that knew of flows about to join
+    distrusted: int = 0  #: episodes simulated because their key's replays kept diverging
     unmemoizable: int = 0
     flows_replayed: int = 0
     flows_resumed: int = 0
@@ -197,8 +204,18 @@ class Memoizer:
         self._leaders: dict[bytes, OpenEpisode] = {}  #: key -> the open episode recording it
         self._relearn: set[bytes] = set()  #: keys whose replay diverged: record them again
         self._records: dict[bytes, list[EpisodeRecord]] = {}  #: continuations read this run
+        self._tracks: dict[bytes, TrackRecord] = {}  #: track records read this run
+        self._replays: dict[bytes, list[int]] = {}  #: key -> [completed, diverged] not yet stored
+        self._distrust_told: set[bytes] = set()  #: keys whose distrust the trace explained
+        #: how this run's mirrors went: mirroring follows a recording no store has vetted,
+        #: so once mirrors diverge more than rarely, episodes are recorded rather than mirrored
+        self._mirrors = TrackRecord()
+        self._mirroring_stopped = False
         self._released: dict[int, int] = {}  #: link -> when an episode last released it
         self._now_ns = 0  #: the time of the arrivals being handled
+        #: flows decided on in this batch of arrivals, not yet started or held: they are,
+        #: at the batch's end, in the batch's order (the order of a plain run's starts)
+        self._launching: dict[int, Callable[[int], None]] = {}
         self._next_id = 0
 
     # ------------------------------------------------------------ arrivals
@@ -222,6 +239,14 @@ class Memoizer:
                 joiners[target].extend(joiners.pop(merged))
         for episode_id, joining in joiners.items():
             self._join(now_ns, self._episodes[episode_id], joining)
+        for flow in flows:
+            self._launch(flow)
+
+    def _launch(self, flow: int) -> None:
+        """Start or hold a flow decided on in this batch, unless that happened already."""
+        launch = self._launching.pop(flow, None)
+        if launch is not None:
+            launch(flow)
 
     def _touching(self, flow: int) -> set[int]:
         """The open episodes a flow's links belong to (all of them if its route is unknown)."""
@@ -242,6 +267,10 @@ class Memoizer:
         self._name_links(episode, order, first_index=0)
         signatures = [self._signature(episode, f) for f in order]
         opening = lambda arrivals: [a.signature for a in arrivals[: len(order)]] == signatures  # noqa: E731
+        if episode.key not in self._relearn and not self._trusted(now_ns, episode, order):
+            self.stats.distrusted += 1
+            self._admit(episode, order)
+            return
         if episode.key not in self._relearn:
             records = [r for r in self._continuations(episode.key) if r.initial == len(order) and opening(r.arrivals)]
             if records:
@@ -250,7 +279,8 @@ class Memoizer:
                 self._replay(now_ns, episode, [Candidate(episode, record=r) for r in records], order)
                 return
             leader = self._leaders.get(episode.key)
-            if leader is not None and opening(leader.arrivals):
+            if (leader is not None and opening(leader.arrivals) and self._mirroring_trusted(now_ns, episode)
+                    and not self._joiners_foreseen(now_ns, episode, flows)):
                 candidate = Candidate(episode, leader=leader)
                 leader.followers.append(candidate)
                 self._replay(now_ns, episode, [candidate], order)
@@ -305,7 +335,7 @@ class Memoizer:
         """Flows simulated for real in the episode (recorded if it is recording)."""
         for flow in flows:
             self._hold(episode, flow)
-            self.host.start_flow(flow)
+            self._launching[flow] = self.host.start_flow
 
     def _hold(self, episode: OpenEpisode, flow: int) -> None:
         """The flow belongs to the episode, and so do its links."""
@@ -324,12 +354,12 @@ class Memoizer:
             self.stats.mirrored += 1
         else:
             self.stats.hits += 1
-        episode.mode, episode.candidates = REPLAYING, candidates
+        episode.mode, episode.candidates, episode.mirror = REPLAYING, candidates, mirrored
         for index, flow in enumerate(order):
             for candidate in candidates:
                 candidate.match(flow, index)
             self._hold(episode, flow)
-            self.host.hold_flow(flow)
+            self._launching[flow] = self.host.hold_flow
             self.stats.flows_replayed += 1
         for flow in order:
             self._schedule_completion(episode, flow)
@@ -373,6 +403,29 @@ class Memoizer:
                    for offset in foreseen if offset < r.close_ns)
         ]
 
+    def _joiners_foreseen(self, now_ns: int, episode: OpenEpisode, flows: list[int]) -> bool:
+        """Whether flows the run knows are coming will reach beyond the episode's links before it can end.
+
+        Such a flow joins the episode and brings in links of its own, which another
+        episode may hold by then: a merge, which ends a mirror (its leader's record has
+        no such flow). The episode is recorded instead. A joiner that stays on the
+        episode's links is left to the mirror's usual check against its leader.
+        "Before it can end": before its busiest link could carry all its flows' bytes
+        at line rate.
+        """
+        links = frozenset().union(*map(self._links, flows))
+        horizon = self.host.drain_time_ns(flows)
+        foreseen = [start for start, route in self.host.upcoming(now_ns, horizon)
+                    if route & links and not route <= links and now_ns < start <= now_ns + horizon]
+        if foreseen:
+            self.stats.foreseen += 1
+            self.trace.append(MemoEvent(
+                now_ns * 1e-9, episode.id, "distrusted", tuple(flows), 0.0, 0,
+                f"memo key {episode.key.hex()[:12]} not mirrored: {len(foreseen)} flow(s) will start on its "
+                f"links and beyond within +{horizon} ns, before it can end; recorded instead",
+            ))
+        return bool(foreseen)
+
     def _schedule_completion(self, episode: OpenEpisode, flow: int) -> None:
         """Complete a held flow when the continuations say, once all of them know it."""
         if flow not in episode.unfinished or flow in episode.completing:
@@ -409,6 +462,9 @@ class Memoizer:
         done = [c for c in episode.candidates if c.complete()]
         if done:
             record = done[0].record
+            self._replays.setdefault(episode.key, [0, 0])[0] += 1
+            if episode.mirror:
+                self._mirrors = self._mirrors.plus(1, 0)
             self.stats.events_avoided += record.events + record.events_avoided
             self._forget(episode, now_ns)
 
@@ -497,14 +553,21 @@ class Memoizer:
             if flow in episode.completing:
                 self.host.cancel_completion(flow)
                 del episode.completing[flow]
-            delivered, point = self._progress(candidate, candidate.index_of[flow], offset)
-            self.host.resume_flow(flow, delivered, point.tcp if point else None)
+            if flow in self._launching:
+                # decided on in this very batch, not held yet: it just starts, in the batch's order
+                self._launching[flow] = self.host.start_flow
+            else:
+                delivered, point = self._progress(candidate, candidate.index_of[flow], offset)
+                self.host.resume_flow(flow, delivered, point.state if point else None)
             resumed.append(flow)
         for other in episode.candidates:
             if other.leader is not None:
                 other.leader.followers.remove(other)
         episode.mode, episode.candidates = UNMEMOIZED, []
         self._relearn.add(episode.key)
+        self._replays.setdefault(episode.key, [0, 0])[1] += 1
+        if episode.mirror:
+            self._mirrors = self._mirrors.plus(0, 1)
         self.stats.diverged += 1
         self.stats.flows_resumed += len(resumed)
         self.trace.append(MemoEvent(
@@ -514,12 +577,12 @@ class Memoizer:
         ))
 
     def _progress(self, candidate: Candidate, index: int, offset: int) -> tuple[int, TrajectoryPoint | None]:
-        """Delivered bytes and TCP state of the continuation's flow ``index`` at ``offset``."""
+        """Delivered bytes and congestion state of the continuation's flow ``index`` at ``offset``."""
         outcome = candidate.outcome(index)
         if outcome is None:  # a leader's flow still running: its trajectory so far
             leader = candidate.leader
             points = tuple(
-                TrajectoryPoint(p.offset_ns - leader.t0_ns, p.delivered, p.tcp)
+                TrajectoryPoint(p.offset_ns - leader.t0_ns, p.delivered, p.state)
                 for p in self.host.trajectory(leader.flows[index]) if p.offset_ns >= leader.t0_ns
             )
             outcome = FlowOutcome(finish_ns=offset, trajectory=points)
@@ -557,7 +620,7 @@ class Memoizer:
         episode.unfinished.discard(flow)
         if episode.mode == RECORDING:
             points = [
-                TrajectoryPoint(p.offset_ns - episode.t0_ns, p.delivered, p.tcp)
+                TrajectoryPoint(p.offset_ns - episode.t0_ns, p.delivered, p.state)
                 for p in self.host.trajectory(flow)
                 if p.offset_ns >= episode.t0_ns
             ]
@@ -682,10 +745,54 @@ class Memoizer:
         if key not in self._records:
             value = self.store.get(key)
             try:
-                self._records[key] = decode_continuations(value) if value is not None else []
+                records, track = decode_value(value) if value is not None else ([], TrackRecord())
             except RecordError:
-                self._records[key] = []  # another layout: simulate (and record) instead
+                records, track = [], TrackRecord()  # another layout: simulate (and record) instead
+            self._records[key], self._tracks[key] = records, track
         return self._records[key]
+
+    def _track(self, key: bytes) -> TrackRecord:
+        """The key's track record: the store's, plus this run's replays not stored yet."""
+        self._continuations(key)
+        return self._tracks[key].plus(*self._replays.get(key, (0, 0)))
+
+    def _trusted(self, now_ns: int, episode: OpenEpisode, order: list[int]) -> bool:
+        """Whether the key's replays went well enough to replay (or mirror) it; says why not."""
+        track = self._track(episode.key)
+        if track.trusted():
+            return True
+        if episode.key not in self._distrust_told:
+            self._distrust_told.add(episode.key)
+            self.trace.append(MemoEvent(
+                now_ns * 1e-9, episode.id, "distrusted", tuple(order), 0.0, 0,
+                f"memo key {episode.key.hex()[:12]} simulated, not replayed: its replays diverged "
+                f"{track.diverged} time(s) and completed {track.completed} (a replay needs "
+                f"{MIN_COMPLETED_PER_DIVERGENCE} completed per divergence); its later episodes too",
+            ))
+        return False
+
+    def _mirroring_trusted(self, now_ns: int, episode: OpenEpisode) -> bool:
+        """Whether this run's mirrors went well enough to mirror another episode; says when not."""
+        if self._mirrors.trusted():
+            self._mirroring_stopped = False
+            return True
+        if not self._mirroring_stopped:
+            self._mirroring_stopped = True
+            self.trace.append(MemoEvent(
+                now_ns * 1e-9, episode.id, "distrusted", (), 0.0, 0,
+                f"mirroring paused: this run's mirrors diverged {self._mirrors.diverged} time(s) and "
+                f"completed {self._mirrors.completed} (a mirror needs {MIN_COMPLETED_PER_DIVERGENCE} "
+                f"completed per divergence); episodes are recorded instead until replays catch up",
+            ))
+        return False
+
+    def save_track_records(self) -> None:
+        """Add this run's completed and diverged replays to their keys' track records in the store."""
+        replays, self._replays = self._replays, {}
+        for key, (completed, diverged) in sorted(replays.items()):
+            self.store.update(key, lambda value, c=completed, d=diverged: add_replays(value, c, d))
+            if key in self._tracks:
+                self._tracks[key] = self._tracks[key].plus(completed, diverged)
 
 
 def _components(flows: list[int], links_of: Callable[[int], frozenset[int]]) -> list[list[int]]:

@@ -6,8 +6,9 @@ its packets have drained. The record holds the episode as a trace: every
 flow that took part, in the order it arrived, with its arrival offset and a
 signature saying what it was and which of the episode's links it crossed;
 and for each, when it finished and a thinned trajectory of its progress and
-TCP sender state, from which a replay that must stop half-way (divergence)
-puts the flow back where the recording had it.
+congestion state (TCP's window and RTT estimates, DCQCN's rates and alpha),
+from which a replay that must stop half-way (divergence) puts the flow back
+where the recording had it.
 
 Offsets are nanoseconds from the episode's start, so a record replays at any
 absolute time.
@@ -32,6 +33,15 @@ RECORD_FORMAT = 1
 #: TCP sender state fields, in the order a trajectory point stores them.
 TCP_FIELDS = ("cwnd", "ssthresh", "alpha", "srtt", "rttvar", "rto")
 
+#: The congestion state a trajectory point stores, per kind of flow, in the
+#: tracker's order (FlowTracker::GetCongestionState): what a resumed flow
+#: continues from. Kinds without an entry are not memoized.
+STATE_FIELDS = {
+    "bulk-tcp": TCP_FIELDS,
+    "rdma-dcqcn": ("rate", "target_rate", "alpha"),  # bit/s, bit/s, DCQCN's alpha
+    "rdma-hpcc": ("window", "reference_window", "utilization"),  # bytes, bytes, U
+}
+
 
 #: Continuations kept per key; a key with more is not worth replaying.
 MAX_CONTINUATIONS = 16
@@ -51,11 +61,11 @@ class Arrival:
 
 @dataclass(frozen=True)
 class TrajectoryPoint:
-    """A flow's delivered bytes and TCP sender state at one sampling instant."""
+    """A flow's delivered bytes and congestion state at one sampling instant."""
 
     offset_ns: int
     delivered: int
-    tcp: tuple[float, ...]  #: TCP_FIELDS, in order
+    state: tuple[float, ...]  #: STATE_FIELDS of the flow's kind, in order
 
 
 @dataclass(frozen=True)
@@ -109,7 +119,7 @@ class EpisodeRecord:
             "events_avoided": self.events_avoided,
             "flows": [
                 [a.offset_ns, a.signature, o.finish_ns,
-                 [[p.offset_ns, p.delivered, *p.tcp] for p in o.trajectory]]
+                 [[p.offset_ns, p.delivered, *p.state] for p in o.trajectory]]
                 for a, o in zip(self.arrivals, self.outcomes)
             ],
         }
@@ -141,29 +151,71 @@ class EpisodeRecord:
         return record
 
 
-def encode_continuations(records: list[EpisodeRecord]) -> bytes:
-    """The stored value of a key: its continuations, oldest first."""
-    document = {"format": RECORD_FORMAT, "continuations": [r.to_document() for r in records]}
+@dataclass(frozen=True)
+class TrackRecord:
+    """How a key's replays went, over every run that used the store.
+
+    A replay that diverges resumes its flows from a recorded trajectory, which
+    is close but not exact; a key whose replays keep diverging (its episodes
+    keep merging with others, as overlapping all-to-alls do) costs accuracy and
+    saves little, so it is simulated instead.
+    """
+
+    completed: int = 0
+    diverged: int = 0
+
+    def trusted(self) -> bool:
+        """At most one divergence per MIN_COMPLETED_PER_DIVERGENCE completed replays."""
+        return self.diverged * MIN_COMPLETED_PER_DIVERGENCE <= self.completed
+
+    def plus(self, completed: int, diverged: int) -> TrackRecord:
+        return TrackRecord(self.completed + completed, self.diverged + diverged)
+
+
+#: Completed replays a key needs per divergence to be replayed again.
+MIN_COMPLETED_PER_DIVERGENCE = 4
+
+
+def encode_continuations(records: list[EpisodeRecord], track: TrackRecord = TrackRecord()) -> bytes:
+    """The stored value of a key: its continuations, oldest first, and its track record."""
+    document = {
+        "format": RECORD_FORMAT,
+        "continuations": [r.to_document() for r in records],
+        "replays": [track.completed, track.diverged],
+    }
     return json.dumps(document, separators=(",", ":")).encode()
 
 
-def decode_continuations(value: bytes) -> list[EpisodeRecord]:
-    """Read a key's continuations; anything this version cannot replay raises RecordError."""
+def decode_value(value: bytes) -> tuple[list[EpisodeRecord], TrackRecord]:
+    """Read a key's continuations and track record; anything this version cannot replay raises RecordError."""
     try:
         document = json.loads(value)
         if document["format"] != RECORD_FORMAT:
             raise RecordError(f"record format {document['format']}, expected {RECORD_FORMAT}")
         continuations = document["continuations"]
+        completed, diverged = (int(n) for n in document.get("replays", (0, 0)))
     except RecordError:
         raise
     except (ValueError, KeyError, TypeError) as problem:
         raise RecordError(f"not an episode record ({type(problem).__name__}: {problem})") from None
-    return [EpisodeRecord.from_document(c) for c in continuations]
+    return [EpisodeRecord.from_document(c) for c in continuations], TrackRecord(completed, diverged)
+
+
+def decode_continuations(value: bytes) -> list[EpisodeRecord]:
+    """Read a key's continuations (see decode_value)."""
+    return decode_value(value)[0]
 
 
 def add_continuation(value: bytes | None, record: EpisodeRecord) -> bytes | None:
     """A key's value with ``record`` added, or None if it is already there or the key is full."""
-    records = decode_continuations(value) if value is not None else []
+    records, track = decode_value(value) if value is not None else ([], TrackRecord())
     if any(record.same_course(r) for r in records) or len(records) >= MAX_CONTINUATIONS:
         return None
-    return encode_continuations(records + [record])
+    return encode_continuations(records + [record], track)
+
+
+def add_replays(value: bytes | None, completed: int, diverged: int) -> bytes | None:
+    """A key's value with its track record advanced (a key never recorded gets one too:
+    mirrors of a recording that never closed diverge under it)."""
+    records, track = decode_value(value) if value is not None else ([], TrackRecord())
+    return encode_continuations(records, track.plus(completed, diverged))

@@ -226,22 +226,25 @@ class MemoStore:
         self._forget_counts()
         return stored
 
-    def update(self, key: bytes, change: Callable[[bytes | None], bytes | None], meta: dict) -> bool:
+    def update(
+        self, key: bytes, change: Callable[[bytes | None], bytes | None], meta: dict | None = None
+    ) -> bool:
         """Replace the value under ``key`` by ``change(current value or None)``, in one transaction.
 
         Another process's update in between is seen, not lost: LMDB runs one
         write transaction at a time. ``change`` returning None leaves the entry
-        as it is. Returns whether a value was written.
+        as it is. ``meta`` None keeps the entry's meta. Returns whether a value was written.
         """
         _check_key(key)
 
         def write(txn: lmdb.Transaction) -> bool:
             sealed = txn.get(key, db=self._db[b"values"])
-            current = self._open_record(key, sealed)[1] if sealed is not None else None
+            current_meta, current = self._open_record(key, sealed) if sealed is not None else ({}, None)
             value = change(current)
             if value is None:
                 return False
-            txn.put(key, _seal(key, _record(meta, bytes(value))), db=self._db[b"values"])
+            record = _record(current_meta if meta is None else meta, bytes(value))
+            txn.put(key, _seal(key, record), db=self._db[b"values"])
             total = _get_u64(txn, self._db[b"info"], b"bytes") + len(value) - len(current or b"")
             txn.put(b"bytes", _U64.pack(max(total, 0)), db=self._db[b"info"])
             self._write_counts(txn)

@@ -1,9 +1,10 @@
 """Run a Workload in ns-3: its tasks become an ns3::FlowDag on a fabric's hosts.
 
-The FlowDag (a C++ model of the shim) starts each flow's BulkSend when its
-prerequisites are done and times compute tasks, so the whole graph runs
-inside ns-3 with one Python call per task *completion* (for the results),
-none per packet. Task ids are kept: FlowDag task i is workload task i.
+The FlowDag (a C++ model of the shim) starts each flow when its
+prerequisites are done (a BulkSend, or an RDMA queue pair with a fabric's RDMA
+transport) and times compute tasks, so the whole graph runs inside ns-3 with
+one Python call per task *completion* (for the results), none per packet.
+Task ids are kept: FlowDag task i is workload task i.
 """
 
 from __future__ import annotations
@@ -20,7 +21,8 @@ class WorkloadRun:
     """A workload installed on ns-3 nodes; keep it alive until the simulation is over."""
 
     def __init__(self, ns, workload: Workload, hosts: Sequence, on_finish: TaskFinished | None = None,
-                 send_size: int | None = None) -> None:
+                 send_size: int | None = None, transport=None) -> None:
+        """``transport`` (a fabric ``Transport``) chooses how flows carry bytes; TCP sockets if None."""
         if len(hosts) < workload.ranks:
             raise ValueError(
                 f"workload {workload.name!r} needs {workload.ranks} hosts, the fabric has {len(hosts)}"
@@ -28,6 +30,8 @@ class WorkloadRun:
         self.ns = ns
         self.workload = workload
         self.dag = ns.CreateObject[ns.FlowDag]()
+        if transport is not None:
+            transport.configure_flows(ns, self.dag)
         if send_size is not None:
             self.dag.SetAttribute("SendSize", ns.UintegerValue(send_size))
         seconds = ns.Seconds

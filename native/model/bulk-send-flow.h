@@ -1,0 +1,66 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ *
+ * A BulkSendApplication's flow (over TCP, or UDP) and its PacketSink.
+ */
+#ifndef WORMHOLE_BULK_SEND_FLOW_H
+#define WORMHOLE_BULK_SEND_FLOW_H
+
+#include "application-flow.h"
+#include "tcp-flow-state.h"
+
+namespace ns3
+{
+
+class BulkSendApplication;
+class TcpSocketBase;
+
+/**
+ * @brief A BulkSend flow: kinds "bulk-tcp" and "bulk-udp".
+ *
+ * A credit comes first out of the tail of the TCP socket's never-sent
+ * buffer, then out of the bytes the application has yet to write, always
+ * leaving it at least one (and the write it holds back), so that it closes
+ * its socket only after a real write: a skip-back can then hand the bytes
+ * back, and the flow ends with real packets. Over TCP the flow can be held
+ * (connected, its socket taking no data) and its sender state is TCP's
+ * (TcpFlowState, as a vector in TcpStateVector's order).
+ */
+class BulkSendFlow : public ApplicationFlow
+{
+  public:
+    static TypeId GetTypeId();
+    BulkSendFlow();
+
+    std::string GetKind() const override;
+    std::string GetCongestionOps() const override;
+    uint64_t GetSendable() const override;
+    bool IsQuiet() const override;
+    bool CanBeHeld() const override;
+    void StartHeld() override;
+    bool IsHeld() const override;
+    void ResumeHeld(const std::vector<double>& state) override;
+    std::vector<double> GetCongestionState() const override;
+    bool SetCongestionState(const std::vector<double>& state) override;
+
+    /** @return the TCP sender's state (cwnd 0 over UDP or before it connects). */
+    TcpFlowState GetTcpState() const;
+    /** @return the sender's TCP socket, nullptr over UDP or before the application started. */
+    Ptr<TcpSocketBase> GetTcpSocket() const;
+
+  protected:
+    Ptr<Socket> GetSocket() const override;
+    uint64_t& SentCounter() const override;
+    uint64_t TakeFromSender(uint64_t bytes) override;
+    uint64_t GiveBackToSender(uint64_t bytes) override;
+    uint64_t AppCreditable() const override;
+
+  private:
+    Ptr<BulkSendApplication> Bulk() const;
+
+    uint32_t m_heldBufferSize{0}; //!< send buffer size of a held flow's socket, 0 if not held
+};
+
+} // namespace ns3
+
+#endif /* WORMHOLE_BULK_SEND_FLOW_H */

@@ -1,0 +1,191 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ *
+ * One flow of a script as the accelerator sees it, whatever model makes it:
+ * the interface every kind of flow (BulkSendFlow, OnOffFlow, RdmaFlow)
+ * implements for the FlowTracker.
+ */
+#ifndef WORMHOLE_TRACKED_FLOW_H
+#define WORMHOLE_TRACKED_FLOW_H
+
+#include "ns3/event-id.h"
+#include "ns3/ipv4-address.h"
+#include "ns3/nstime.h"
+#include "ns3/object.h"
+#include "ns3/ptr.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace ns3
+{
+
+class Node;
+
+/**
+ * @brief What the FlowTracker needs to know of, and do to, one flow.
+ *
+ * An adapter wraps the ns-3 objects that make a flow (a sending application
+ * and the PacketSink that receives it, or an RDMA queue pair) and answers in
+ * their terms: what the flow is and where it goes, how far it is, how it is
+ * credited the bytes of a skip and takes them back, how its start is held
+ * or completed by a memo replay, and what state its congestion control is
+ * in. Everything that is the same for every kind (lifecycle, rate samples,
+ * routes, attribution tags) is the tracker's.
+ *
+ * Endpoints: a flow's data packets go from (source address, source port) to
+ * (destination address, destination port) with protocol GetProtocol(); the
+ * packets its receiver sends back, if any (ACKs), use GetReversePorts().
+ */
+class TrackedFlow : public Object
+{
+  public:
+    static TypeId GetTypeId();
+    TrackedFlow();
+    ~TrackedFlow() override;
+
+    // What the flow is
+    /** @return "bulk-tcp", "onoff-udp", "rdma-dcqcn", ... */
+    virtual std::string GetKind() const = 0;
+    Ptr<Node> GetSrcNode() const;
+    /** @return the node that owns the destination address, nullptr if none. */
+    Ptr<Node> GetDstNode() const;
+    /** @return the source address, any (0.0.0.0) until known. */
+    Ipv4Address GetSrcAddress() const;
+    Ipv4Address GetDstAddress() const;
+    /** @return the source port, 0 until known (a socket gets one when it starts). */
+    uint16_t GetSrcPort() const;
+    uint16_t GetDstPort() const;
+    /** @return the flow's size in bytes, 0 if unlimited. */
+    uint64_t GetSize() const;
+    /** @return when the flow starts (or started). */
+    Time GetStartTime() const;
+    /** @return the IP protocol number of the flow's packets. */
+    virtual uint8_t GetProtocol() const = 0;
+    /**
+     * @param[out] source UDP/TCP source port of the packets the receiver sends back
+     * @param[out] destination their destination port
+     * @return false if the receiver sends nothing back
+     */
+    virtual bool GetReversePorts(uint16_t& source, uint16_t& destination) const;
+    /** @return the configured sending rate in bit/s of a rate-limited application, 0 otherwise. */
+    virtual double GetAppRate() const;
+    /** @return the TypeId name of the flow's congestion control, "" if it has none. */
+    virtual std::string GetCongestionOps() const;
+    /** @return true if the flow sends whenever its congestion control lets it (no off periods). */
+    virtual bool IsConstantRate() const;
+
+    // Starting it
+    /** @return the pending event that starts the flow; an expired EventId if there is none. */
+    virtual EventId GetStartEvent() const = 0;
+    /** Start the flow now, as its start event would. */
+    virtual void Start() = 0;
+    /** @return true if the flow can be started held (StartHeld). */
+    virtual bool CanBeHeld() const;
+    /**
+     * Start the flow held: connected, but sending no data until ResumeHeld.
+     * What a memo replay does with a flow whose completion it will inject.
+     */
+    virtual void StartHeld();
+    /** @return true while the flow is held. */
+    virtual bool IsHeld() const;
+    /**
+     * Let a held flow send, its congestion control in the given state
+     * (GetCongestionState's layout; empty: as it is).
+     */
+    virtual void ResumeHeld(const std::vector<double>& state);
+    /** The flow sent its first data: learn what only the start reveals (a socket's port). */
+    virtual void NotifyStarted();
+    /**
+     * Complete a sized flow that never sent anything as if its last byte had
+     * just arrived: its receiver's counters reach the size and whatever
+     * watches its completion (a trace, a callback) sees it end.
+     */
+    virtual void CompleteVirtually() = 0;
+
+    // How far it is
+    /** @return bytes the receiver has, received or credited. */
+    virtual uint64_t GetDelivered() const = 0;
+    /** @return what the receiver's own counter says (PacketSink::GetTotalRx(), ...). */
+    virtual uint64_t GetReceiverTotal() const = 0;
+    /** @return bytes credited by skips (and virtual completion), net of those taken back. */
+    virtual uint64_t GetCredited() const = 0;
+    /** @return bytes the sender could still give up to a credit. */
+    virtual uint64_t GetSendable() const = 0;
+    /**
+     * @return bytes the sender has put on the network so far, each once,
+     * credit included: with GetDelivered(), what is in flight. 0 if the flow
+     * cannot tell (only paced flows do).
+     */
+    virtual uint64_t GetSent() const;
+    /**
+     * @return the bytes per second on the wire (headers included) the flow's
+     * congestion control paces it at now; 0 for a flow that is not paced
+     * (TCP's window, UDP).
+     */
+    virtual double GetSendingRate() const;
+    /**
+     * @return the congestion notifications its sender has received so far
+     * (DCQCN's CNPs): what keeps a paced flow's rate down; 0 if it gets none.
+     */
+    virtual uint64_t GetCongestionNotifications() const;
+    /**
+     * @return true if none of the flow's packets is in the network, so it
+     * waits on its own hosts' timers only (false if that cannot be told).
+     */
+    virtual bool IsQuiet() const;
+
+    // Skipping it
+    /**
+     * Credit bytes the flow would have delivered while its events were moved:
+     * the receiver has them, the sender gives them up. Every flow keeps some
+     * bytes to send for real, so that it ends with real packets.
+     * @return the bytes credited (less than asked if the sender has too few).
+     */
+    virtual uint64_t Credit(uint64_t bytes) = 0;
+    /**
+     * Take back bytes of the last credit (a skip cut short): the receiver
+     * loses them and the sender has them to send again.
+     * @return the bytes taken back.
+     */
+    virtual uint64_t Uncredit(uint64_t bytes) = 0;
+    /**
+     * The flow's pending events were moved by @p delta: move the absolute
+     * times its objects keep too (pacing clocks, timestamps of past events).
+     */
+    virtual void ShiftTimes(Time delta);
+
+    // What a memo needs
+    /**
+     * @return every attribute that shapes how the flow behaves, as one
+     * canonical string, the same before the flow starts as after.
+     */
+    virtual std::string GetFingerprint() const = 0;
+    /** @return the state of the flow's congestion control as numbers; empty if it has none (yet). */
+    virtual std::vector<double> GetCongestionState() const;
+    /** Put the congestion control in a state GetCongestionState gave. @return false if it cannot. */
+    virtual bool SetCongestionState(const std::vector<double>& state);
+
+  protected:
+    void DoDispose() override;
+
+    Ptr<Node> m_srcNode;
+    Ptr<Node> m_dstNode;
+    Ipv4Address m_srcAddress;
+    Ipv4Address m_dstAddress;
+    uint16_t m_srcPort{0};
+    uint16_t m_dstPort{0};
+    uint64_t m_size{0};
+    Time m_start;
+};
+
+namespace wormhole
+{
+/** @return the node one of whose interfaces has the address, nullptr if none. */
+Ptr<Node> NodeOwning(Ipv4Address address);
+} // namespace wormhole
+
+} // namespace ns3
+
+#endif /* WORMHOLE_TRACKED_FLOW_H */

@@ -1,0 +1,92 @@
+"""Memoized RDMA episodes on real ns-3 runs: a repeated ring all-reduce of queue pairs.
+
+tests/scripts/rdma_dag_ring.py runs three iterations of compute then a ring
+all-reduce over four RoCEv2 (DCQCN) hosts; the ring steps repeat as contention
+episodes. Replayed queue pairs never start: their completions are injected (both
+ends' counters, the NIC's FlowFinish trace, the FlowDag's completion); a replay that
+must stop resumes them from the recorded bytes and DCQCN state.
+"""
+
+import csv
+
+import pytest
+
+from conftest import REPO, load_json
+
+pytestmark = pytest.mark.slow
+
+RING = REPO / "tests" / "scripts" / "rdma_dag_ring.py"
+
+
+def _run(wormhole, tmp_path, name, *args, memo=None, baseline=False):
+    results, trace = tmp_path / f"{name}.json", tmp_path / f"{name}.csv"
+    options = ["--baseline"] if baseline else ["--trace", trace] + (["--memo", memo] if memo else [])
+    done = wormhole("run", "--results", results, *options, RING, *args)
+    assert done.returncode == 0, done.stderr_lines[-5:]
+    rows = list(csv.DictReader(trace.open())) if trace.exists() else []
+    return load_json(results), rows, done.stdout
+
+
+def _by_tuple(run):
+    return {(f["src"], f["dst"], f["sport"], f["dport"]): f for f in run["flows"]}
+
+
+def _iteration_times(stdout):
+    return [float(line.split()[3]) for line in stdout.splitlines() if line.startswith("iteration")]
+
+
+def _flow_lines(stdout):
+    """The script's own FCT of every flow task, in ns (from the FlowDag's start and finish)."""
+    return {int(p[1]): int(p[2]) for p in (line.split() for line in stdout.splitlines()) if p[0] == "flow"}
+
+
+@pytest.fixture(scope="module")
+def memo_store(tmp_path_factory):
+    return tmp_path_factory.mktemp("rdma-memo") / "memo"
+
+
+def test_repeated_rdma_ring_steps_are_recorded_once_then_replayed_exactly(
+    wormhole, tmp_path, memo_store
+):
+    baseline, _, base_out = _run(wormhole, tmp_path, "base", baseline=True)
+    run, trace, out = _run(wormhole, tmp_path, "cold", memo=memo_store)
+    # an episode's key holds how long ago its links were last busy, so the steps that
+    # follow a compute phase or the run's start differ from the back-to-back ones:
+    # 5 of the 18 steps are recorded, the other 13 replayed
+    assert run["memo_misses"] == run["memo_recorded"] == 5
+    assert run["memo_hits"] == 13 and run["memo_diverged"] == 0
+    assert run["flows_replayed"] == 52
+    assert [row["kind"] for row in trace].count("memo-replay") == 13
+    assert all(f["kind"] == "rdma-dcqcn" for f in run["flows"])
+    base = _by_tuple(baseline)
+    for key, flow in _by_tuple(run).items():
+        assert flow["rx_bytes"] == base[key]["rx_bytes"] == 4_000_000
+        # the recordings skipped their steady part (each flow has its links to itself)
+        assert flow["fct"] == pytest.approx(base[key]["fct"], rel=1e-3)
+    # what the script itself saw: the FlowDag's finish times and iteration times
+    assert _iteration_times(out) == pytest.approx(_iteration_times(base_out), rel=1e-3)
+    assert _flow_lines(out).keys() == _flow_lines(base_out).keys()
+    assert run["events"] * 3 < baseline["events"]
+    assert run["events_avoided_by_memo"] > baseline["events"] * 0.6
+
+
+def test_an_intruder_makes_an_rdma_replay_diverge_and_its_queue_pairs_resume(
+    wormhole, tmp_path, memo_store
+):
+    """The store holds every step; iteration 1 gets a flow 0 -> 2 in the middle of its first step."""
+    args = ("--intruder-iteration", "1", "--intruder-mb", "8")
+    baseline, _, base_out = _run(wormhole, tmp_path, "base", *args, baseline=True)
+    run, trace, out = _run(wormhole, tmp_path, "intruded", *args, memo=memo_store)
+    diverged = [row for row in trace if row["kind"] == "memo-diverged"]
+    assert run["memo_diverged"] == len(diverged) == 1
+    assert "was not expected" in diverged[0]["reason"]
+    assert run["flows_resumed"] == 4 and run["memo_hits"] >= 12
+    base = _by_tuple(baseline)
+    resumed = {int(f) for f in diverged[0]["partition"].split()}
+    for key, flow in _by_tuple(run).items():
+        assert flow["rx_bytes"] == base[key]["rx_bytes"]
+        if flow["id"] in resumed:
+            # credited what the record had delivered when the replay stopped, then sent the rest
+            assert 0 < flow["credited_bytes"] < flow["bytes"]
+            assert flow["fct"] == pytest.approx(base[key]["fct"], rel=0.02)
+    assert len(_flow_lines(out)) == len(_flow_lines(base_out))

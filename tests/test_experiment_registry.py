@@ -14,10 +14,14 @@ from wormhole_ns3.experiment.registry import (
 from wormhole_ns3.workloads import list_presets
 
 
-def test_llm_training_has_one_preset_per_workload_preset():
+def test_llm_training_has_a_preset_per_workload_preset_and_transport():
     llm = get_experiment("llm-training")
     assert llm.script == REPO / "experiments" / "llm_training.py"
-    assert llm.presets == {name: ["--preset", name] for name in list_presets()}
+    for name in list_presets():
+        assert llm.presets[name] == ["--preset", name]
+        assert llm.presets[f"{name}-dcqcn"] == ["--preset", name, "--transport", "dcqcn"]
+        assert llm.presets[f"{name}-hpcc"] == ["--preset", name, "--transport", "hpcc"]
+    assert len(llm.presets) == 3 * len(list_presets())
     assert llm.default_preset == "gpt-small"
     assert llm.results_dir_option == "--results-dir"
 

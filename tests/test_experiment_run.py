@@ -188,8 +188,10 @@ def test_experiment_list_shows_every_experiment_and_its_presets(experiment_cli):
     assert done.returncode == 0
     lines = done.stdout.splitlines()
     assert lines[0].startswith("llm-training ")
-    assert lines[1].split() == ["presets:", "gpt-small", "(default),", "moe-small,", "gpt-medium,", "moe-medium,",
-                                "gpt-7b-64g,", "gpt-13b-128g,", "moe-8x7b-64g"]
+    workloads = ["gpt-small", "moe-small", "gpt-medium", "moe-medium", "gpt-7b-64g", "gpt-13b-128g", "moe-8x7b-64g"]
+    listed = [name.rstrip(",") for name in lines[1].split()[1:] if name != "(default),"]
+    assert listed == workloads + [f"{w}-dcqcn" for w in workloads] + [f"{w}-hpcc" for w in workloads]
+    assert lines[1].split()[1:3] == ["gpt-small", "(default),"]
     assert any(line.split()[:2] == ["presets:", "tiny"] for line in lines)
 
 

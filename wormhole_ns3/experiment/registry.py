@@ -79,8 +79,14 @@ def experiments() -> dict[str, Experiment]:
         Experiment(
             name="llm-training",
             script=experiment_script("llm_training.py"),
-            description="LLM training iterations (GPT, MoE) on a datacenter fabric, one preset per workload preset",
-            presets={name: ["--preset", name] for name in list_presets()},
+            description="LLM training iterations (GPT, MoE) on a datacenter fabric, one preset per workload "
+                        "preset (DCTCP), and NAME-dcqcn / NAME-hpcc over RoCEv2",
+            presets={
+                f"{name}{suffix}": ["--preset", name, *transport]
+                for suffix, transport in (("", []), ("-dcqcn", ["--transport", "dcqcn"]),
+                                          ("-hpcc", ["--transport", "hpcc"]))
+                for name in list_presets()
+            },
             default_preset="gpt-small",
         ),
         Experiment(

@@ -78,6 +78,7 @@ def test_the_first_ring_steps_are_recorded_and_every_later_one_replays_them(ring
     assert cold["flows_replayed"] == cold["memo_hits"] * 4
     kinds = [row["kind"] for row in trace]
     assert kinds.count("memo-recorded") == cold["memo_recorded"]
+    assert kinds.count("memo-miss") == cold["memo_misses"]
     assert kinds.count("memo-replay") == cold["memo_hits"]
     assert _max_fct_error(cold, baseline) < 1e-4
     assert _iteration_times(cold_out) == pytest.approx(_iteration_times(base_out), rel=1e-4)
@@ -105,7 +106,8 @@ def test_a_changed_link_rate_congestion_control_or_size_never_hits_an_old_entry(
     """The store knows every step of the 10 Gbps DCTCP 16 MB ring; none of them may match."""
     *_, memo = ring_runs
     run, trace, _ = _run(wormhole, tmp_path, "changed", "--iterations", "1", *change, memo=memo)
-    assert trace[0]["kind"] == "memo-recorded"  # the first step was simulated, not replayed
+    # the first step was simulated, not replayed, and the trace says why
+    assert trace[0]["kind"] == "memo-miss" and "no stored continuation opens like it" in trace[0]["reason"]
     assert run["memo_recorded"] >= 1
 
 

@@ -167,7 +167,7 @@ class MemoEvent:
 
     time: float
     episode: int
-    kind: str  #: "replay", "mirror", "recorded", "diverged"
+    kind: str  #: "replay", "mirror", "miss", "recorded", "diverged", "distrusted"
     flows: tuple[int, ...]
     span: float  #: s of simulated time the record covers
     events_avoided: int
@@ -290,6 +290,12 @@ class Memoizer:
         episode.arrivals = [Arrival(0, s) for s in signatures]
         self._leaders.setdefault(episode.key, episode)
         self._admit(episode, order)
+        why = ("recorded again after a divergence" if episode.key in self._relearn
+               else "no stored continuation opens like it")
+        self.trace.append(MemoEvent(
+            now_ns * 1e-9, episode.id, "miss", tuple(order), 0.0, 0,
+            f"memo miss {episode.key.hex()[:12]}: {len(order)} flows simulated and recorded ({why})",
+        ))
 
     def _join(self, now_ns: int, episode: OpenEpisode, flows: list[int]) -> None:
         offset = now_ns - episode.t0_ns

@@ -20,7 +20,7 @@ from pathlib import Path
 
 from ..report import comparison, error_stats
 from . import plots
-from .child import RUN_RESULTS_FILE, STDOUT_FILE, ChildOptions
+from .child import RUN_RESULTS_FILE, SKIPS_FILE, STDOUT_FILE, ChildOptions
 from .outdir import StagedDir
 from .registry import Experiment, ExperimentError
 from .results import FLOWS_FILE, ITERATION_COLUMNS, ITERATIONS_FILE, read_flows, read_iterations, write_atomically
@@ -83,6 +83,7 @@ def write_comparison(folder: Path, experiment: Experiment, preset: str, baseline
     finished = {side: read_flows(folder / side / FLOWS_FILE) for side in SIDES}
     flows = join_flows(finished["baseline"], finished["accelerated"])
     iterations = join_iterations(*(_iterations_of(folder / side) for side in SIDES))
+    count_memo_episodes(iterations, folder / "accelerated" / SKIPS_FILE)
     harness = comparison(runs["baseline"], runs["accelerated"])
     fct = error_stats(flows["rel_err"])
     iteration = error_stats(iterations["rel_err"])
@@ -105,6 +106,7 @@ def write_comparison(folder: Path, experiment: Experiment, preset: str, baseline
         "iteration_time_mean_accelerated_s": _mean(iterations["time_accelerated"]),
         "stdout_identical": len({(folder / side / STDOUT_FILE).read_bytes() for side in SIDES}) == 1,
         **{name: accelerated_summary.get(name) for name in MEMO_FIELDS},
+        "memo_hit_rate_after_first_iteration": _hit_rate(iterations[iterations["iteration"] > 0]),
     }
     for table, name in ((flows, FLOWS_FILE), (iterations, ITERATIONS_FILE)):
         _write_csv(table, folder / name)
@@ -151,6 +153,34 @@ def join_iterations(baseline, accelerated):
             table[f"{column}_{side}"] = both[f"{column}_{side}"]
     table["rel_err"] = (table["time_accelerated"] - table["time_baseline"]).abs() / table["time_baseline"]
     return table.sort_values("iteration", kind="stable").reset_index(drop=True)
+
+
+def count_memo_episodes(iterations, trace: Path) -> None:
+    """Add to each iteration the memoizable episodes the accelerated run opened in it.
+
+    ``memo_replayed``: replayed from the store or mirrored; ``memo_simulated``:
+    missed, so simulated and recorded (from the trace's memo rows, by start time).
+    Without memo rows the columns are left out.
+    """
+    import pandas as pd
+
+    rows = pd.read_csv(trace, usecols=["time", "kind"]) if trace.exists() else None
+    if rows is None or not rows["kind"].str.startswith("memo-").any():
+        return
+    for column, kinds in (("memo_replayed", ("memo-replay", "memo-mirror")), ("memo_simulated", ("memo-miss",))):
+        times = rows.loc[rows["kind"].isin(kinds), "time"]
+        iterations[column] = [
+            int(((times >= start) & (times < finish)).sum())
+            for start, finish in zip(iterations["start_accelerated"], iterations["finish_accelerated"])
+        ]
+
+
+def _hit_rate(iterations) -> float | None:
+    """Replayed over memoizable episodes opened in these iterations (None without memo columns)."""
+    if "memo_replayed" not in iterations or not len(iterations):
+        return None
+    opened = int(iterations["memo_replayed"].sum() + iterations["memo_simulated"].sum())
+    return int(iterations["memo_replayed"].sum()) / opened if opened else None
 
 
 def _mean(column) -> float | None:
@@ -212,6 +242,9 @@ def markdown_summary(summary: dict) -> str:
         f"- PacketSink totals {'exact' if summary['rx_bytes_exact'] else 'DIFFER'}; "
         f"script output {'identical' if summary['stdout_identical'] else 'DIFFERS'}",
     ]
+    if summary["memo_hit_rate_after_first_iteration"] is not None:
+        lines.append(f"- memo episodes replayed after the first iteration: "
+                     f"{summary['memo_hit_rate_after_first_iteration']:.1%}")
     if summary["memo_hits"] is not None:
         lines.append(f"- memo: {summary['memo_hits']} hits, {summary['memo_mirrored']} mirrored, "
                      f"{summary['memo_misses']} misses, {summary['memo_diverged']} diverged "

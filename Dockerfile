@@ -5,7 +5,7 @@
 #       # -> results/llm-training-gpt-small/: summary.md, summary.json, plots, per-flow tables
 #       #    results/memo/: the memo store (run again with --force to see it replay)
 #   docker run --rm -v "$PWD:/work" -w /work wormhole-ns3 \
-#       wormhole-ns3 compare my_script.py --json out.json      # your own script
+#       wormhole-ns3 compare --json out.json my_script.py      # your own script
 #
 # Every step is a plain shell command, so the same install runs without docker:
 # the RUN lines below are the README's install command.

@@ -159,7 +159,8 @@ def count_memo_episodes(iterations, trace: Path) -> None:
     """Add to each iteration the memoizable episodes the accelerated run opened in it.
 
     ``memo_replayed``: replayed from the store or mirrored; ``memo_simulated``:
-    missed, so simulated and recorded (from the trace's memo rows, by start time).
+    missed (simulated and recorded) or distrusted (simulated because the key's
+    replays kept diverging); from the trace's memo rows, by start time.
     Without memo rows the columns are left out.
     """
     import pandas as pd
@@ -167,7 +168,7 @@ def count_memo_episodes(iterations, trace: Path) -> None:
     rows = pd.read_csv(trace, usecols=["time", "kind"]) if trace.exists() else None
     if rows is None or not rows["kind"].str.startswith("memo-").any():
         return
-    for column, kinds in (("memo_replayed", ("memo-replay", "memo-mirror")), ("memo_simulated", ("memo-miss",))):
+    for column, kinds in (("memo_replayed", ("memo-replay", "memo-mirror")), ("memo_simulated", ("memo-miss", "memo-distrusted"))):
         times = rows.loc[rows["kind"].isin(kinds), "time"]
         iterations[column] = [
             int(((times >= start) & (times < finish)).sum())

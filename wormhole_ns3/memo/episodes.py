@@ -28,10 +28,10 @@ unfinished flow resumes for real, already connected, credited the bytes the
 record had it deliver by then and given its recorded congestion state; and the next
 episodes with that key are recorded again, so the continuation that
 happened is learned. How a key's replays went is kept with it in the store
-(``record.TrackRecord``): a key whose replays diverge more than rarely (its
-episodes keep merging with others, as overlapping all-to-alls do) is
+(``record.TrackRecord``): a key whose replays end in merges more than rarely
+(its episodes keep meeting others, as overlapping all-to-alls do) is
 simulated instead, because every resumed flow is close to, not exactly, what
-a plain run does.
+a plain run does, and no record can hold a merge.
 
 Training also runs the same episode many times *at once* (every
 data-parallel ring of a step, on its own rail). An episode whose key is being
@@ -167,7 +167,7 @@ class MemoEvent:
 
     time: float
     episode: int
-    kind: str  #: "replay", "mirror", "miss", "recorded", "diverged", "distrusted"
+    kind: str  #: "replay", "mirror", "miss", "distrusted", "no-mirror", "recorded", "diverged"
     flows: tuple[int, ...]
     span: float  #: s of simulated time the record covers
     events_avoided: int
@@ -206,7 +206,6 @@ class Memoizer:
         self._records: dict[bytes, list[EpisodeRecord]] = {}  #: continuations read this run
         self._tracks: dict[bytes, TrackRecord] = {}  #: track records read this run
         self._replays: dict[bytes, list[int]] = {}  #: key -> [completed, diverged] not yet stored
-        self._distrust_told: set[bytes] = set()  #: keys whose distrust the trace explained
         #: how this run's mirrors went: mirroring follows a recording no store has vetted,
         #: so once mirrors diverge more than rarely, episodes are recorded rather than mirrored
         self._mirrors = TrackRecord()
@@ -426,7 +425,7 @@ class Memoizer:
         if foreseen:
             self.stats.foreseen += 1
             self.trace.append(MemoEvent(
-                now_ns * 1e-9, episode.id, "distrusted", tuple(flows), 0.0, 0,
+                now_ns * 1e-9, episode.id, "no-mirror", tuple(flows), 0.0, 0,
                 f"memo key {episode.key.hex()[:12]} not mirrored: {len(foreseen)} flow(s) will start on its "
                 f"links and beyond within +{horizon} ns, before it can end; recorded instead",
             ))
@@ -547,11 +546,17 @@ class Memoizer:
             del self._leaders[leader.key]
         for candidate in list(leader.followers):
             if candidate.episode.mode == REPLAYING:
-                self._diverge(now_ns, candidate.episode, f"the episode it mirrored diverged ({why})")
+                self._diverge(now_ns, candidate.episode, f"the episode it mirrored diverged ({why})",
+                              merged=True)
         leader.followers = []
 
-    def _diverge(self, now_ns: int, episode: OpenEpisode, why: str) -> None:
-        """Stop replaying: every unfinished held flow resumes for real where the record had it."""
+    def _diverge(self, now_ns: int, episode: OpenEpisode, why: str, merged: bool = False) -> None:
+        """Stop replaying: every unfinished held flow resumes for real where the record had it.
+
+        ``merged``: the episode met another one (or its leader did), which no record of
+        the key can hold; such divergences count against the key's track record. A
+        joiner the continuations lack only teaches the key one more continuation.
+        """
         offset = now_ns - episode.t0_ns
         candidate = episode.candidates[0]
         resumed = []
@@ -571,7 +576,8 @@ class Memoizer:
                 other.leader.followers.remove(other)
         episode.mode, episode.candidates = UNMEMOIZED, []
         self._relearn.add(episode.key)
-        self._replays.setdefault(episode.key, [0, 0])[1] += 1
+        if merged:
+            self._replays.setdefault(episode.key, [0, 0])[1] += 1
         if episode.mirror:
             self._mirrors = self._mirrors.plus(0, 1)
         self.stats.diverged += 1
@@ -601,7 +607,7 @@ class Memoizer:
         for episode_id in ids:
             episode = self._episodes[episode_id]
             if episode.mode == REPLAYING:
-                self._diverge(now_ns, episode, why)
+                self._diverge(now_ns, episode, why, merged=True)
             elif episode.mode == RECORDING:
                 self._lose_leadership(now_ns, episode, why)
             episode.mode = UNMEMOIZED
@@ -767,14 +773,12 @@ class Memoizer:
         track = self._track(episode.key)
         if track.trusted():
             return True
-        if episode.key not in self._distrust_told:
-            self._distrust_told.add(episode.key)
-            self.trace.append(MemoEvent(
-                now_ns * 1e-9, episode.id, "distrusted", tuple(order), 0.0, 0,
-                f"memo key {episode.key.hex()[:12]} simulated, not replayed: its replays diverged "
-                f"{track.diverged} time(s) and completed {track.completed} (a replay needs "
-                f"{MIN_COMPLETED_PER_DIVERGENCE} completed per divergence); its later episodes too",
-            ))
+        self.trace.append(MemoEvent(
+            now_ns * 1e-9, episode.id, "distrusted", tuple(order), 0.0, 0,
+            f"memo key {episode.key.hex()[:12]} simulated, not replayed: its replays merged with other "
+            f"episodes {track.diverged} time(s) and completed {track.completed} (a replay needs "
+            f"{MIN_COMPLETED_PER_DIVERGENCE} completed per divergence)",
+        ))
         return False
 
     def _mirroring_trusted(self, now_ns: int, episode: OpenEpisode) -> bool:
@@ -785,7 +789,7 @@ class Memoizer:
         if not self._mirroring_stopped:
             self._mirroring_stopped = True
             self.trace.append(MemoEvent(
-                now_ns * 1e-9, episode.id, "distrusted", (), 0.0, 0,
+                now_ns * 1e-9, episode.id, "no-mirror", (), 0.0, 0,
                 f"mirroring paused: this run's mirrors diverged {self._mirrors.diverged} time(s) and "
                 f"completed {self._mirrors.completed} (a mirror needs {MIN_COMPLETED_PER_DIVERGENCE} "
                 f"completed per divergence); episodes are recorded instead until replays catch up",

@@ -156,16 +156,18 @@ class TrackRecord:
     """How a key's replays went, over every run that used the store.
 
     A replay that diverges resumes its flows from a recorded trajectory, which
-    is close but not exact; a key whose replays keep diverging (its episodes
-    keep merging with others, as overlapping all-to-alls do) costs accuracy and
-    saves little, so it is simulated instead.
+    is close but not exact. A divergence for a joiner the continuations lack
+    teaches the key that continuation; one for a merge with another episode
+    teaches nothing (no record holds a merge), so a key whose replays keep
+    merging (as overlapping all-to-alls do) costs accuracy and saves little,
+    and is simulated instead.
     """
 
     completed: int = 0
-    diverged: int = 0
+    diverged: int = 0  #: replays ended by a merge
 
     def trusted(self) -> bool:
-        """At most one divergence per MIN_COMPLETED_PER_DIVERGENCE completed replays."""
+        """At most one merge per MIN_COMPLETED_PER_DIVERGENCE completed replays."""
         return self.diverged * MIN_COMPLETED_PER_DIVERGENCE <= self.completed
 
     def plus(self, completed: int, diverged: int) -> TrackRecord:

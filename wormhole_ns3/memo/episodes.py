@@ -205,7 +205,7 @@ class Memoizer:
         self._relearn: set[bytes] = set()  #: keys whose replay diverged: record them again
         self._records: dict[bytes, list[EpisodeRecord]] = {}  #: continuations read this run
         self._tracks: dict[bytes, TrackRecord] = {}  #: track records read this run
-        self._replays: dict[bytes, list[int]] = {}  #: key -> [completed, diverged] not yet stored
+        self._replays: dict[bytes, TrackRecord] = {}  #: this run's replays of each key, not yet stored
         #: how this run's mirrors went: mirroring follows a recording no store has vetted,
         #: so once mirrors diverge more than rarely, episodes are recorded rather than mirrored
         self._mirrors = TrackRecord()
@@ -467,7 +467,7 @@ class Memoizer:
         done = [c for c in episode.candidates if c.complete()]
         if done:
             record = done[0].record
-            self._replays.setdefault(episode.key, [0, 0])[0] += 1
+            self._replays[episode.key] = self._replays.get(episode.key, TrackRecord()).plus(1, 0)
             if episode.mirror:
                 self._mirrors = self._mirrors.plus(1, 0)
             self.stats.events_avoided += record.events + record.events_avoided
@@ -577,7 +577,7 @@ class Memoizer:
         episode.mode, episode.candidates = UNMEMOIZED, []
         self._relearn.add(episode.key)
         if merged:
-            self._replays.setdefault(episode.key, [0, 0])[1] += 1
+            self._replays[episode.key] = self._replays.get(episode.key, TrackRecord()).plus(0, 1)
         if episode.mirror:
             self._mirrors = self._mirrors.plus(0, 1)
         self.stats.diverged += 1
@@ -766,7 +766,8 @@ class Memoizer:
     def _track(self, key: bytes) -> TrackRecord:
         """The key's track record: the store's, plus this run's replays not stored yet."""
         self._continuations(key)
-        return self._tracks[key].plus(*self._replays.get(key, (0, 0)))
+        run = self._replays.get(key, TrackRecord())
+        return self._tracks[key].plus(run.completed, run.diverged)
 
     def _trusted(self, now_ns: int, episode: OpenEpisode, order: list[int]) -> bool:
         """Whether the key's replays went well enough to replay (or mirror) it; says why not."""
@@ -799,10 +800,10 @@ class Memoizer:
     def save_track_records(self) -> None:
         """Add this run's completed and diverged replays to their keys' track records in the store."""
         replays, self._replays = self._replays, {}
-        for key, (completed, diverged) in sorted(replays.items()):
-            self.store.update(key, lambda value, c=completed, d=diverged: add_replays(value, c, d))
+        for key, run in sorted(replays.items()):
+            self.store.update(key, lambda value, c=run.completed, d=run.diverged: add_replays(value, c, d))
             if key in self._tracks:
-                self._tracks[key] = self._tracks[key].plus(completed, diverged)
+                self._tracks[key] = self._tracks[key].plus(run.completed, run.diverged)
 
 
 def _components(flows: list[int], links_of: Callable[[int], frozenset[int]]) -> list[list[int]]:

@@ -22,7 +22,7 @@ ENV PATH=/opt/wormhole-ns3/.venv/bin:$PATH \
     WORMHOLE_NS3_CACHE=/opt/wormhole-ns3/.cache
 
 # build the C++ shim once, at image build time, instead of at the first run
-RUN python -c "from wormhole_ns3 import native; print(native.build())"
+RUN python -c "from wormhole_ns3.runtime import native; print(native.build())"
 
 # runs start in the results folder, away from the install (ns-3 searches its libraries below the working directory)
 WORKDIR /results

@@ -23,16 +23,31 @@ from pathlib import Path
 
 from ns import ns
 
-from wormhole_ns3 import native
-from wormhole_ns3.fabric import (
-    CONGESTION_CONTROLS, RDMA_CONGESTION_CONTROLS, FabricSpecError, FatTree, HpccTopologyFile,
-    LeafSpine, QueueConfig, RailOptimized, RdmaTransportConfig, TransportConfig, build_fabric,
+from wormhole_ns3.models.fabric import (
+    CONGESTION_CONTROLS,
+    RDMA_CONGESTION_CONTROLS,
+    FabricSpecError,
+    FatTree,
+    HpccTopologyFile,
+    LeafSpine,
+    QueueConfig,
+    RailOptimized,
+    RdmaTransportConfig,
+    TransportConfig,
+    build_fabric,
 )
-from wormhole_ns3.workloads import (
-    WorkloadFileError, hpcc_flows_to_workload, list_presets, preset_workload, read_flows,
-    read_simai_workload, read_topology, simai_to_workload,
+from wormhole_ns3.models.workloads import (
+    WorkloadFileError,
+    hpcc_flows_to_workload,
+    list_presets,
+    preset_workload,
+    read_flows,
+    read_simai_workload,
+    read_topology,
+    simai_to_workload,
 )
-from wormhole_ns3.workloads.flowdag import WorkloadRun
+from wormhole_ns3.models.workloads.flowdag import WorkloadRun
+from wormhole_ns3.runtime import native
 
 #: GPUs per server when the workload does not say (SimAI and HPCC inputs).
 GPUS_PER_SERVER = 8
@@ -147,7 +162,7 @@ def main(argv=None):
 
     writer = None
     if args.results_dir:
-        from wormhole_ns3.experiment.results import ResultWriter
+        from wormhole_ns3.tools.experiment.results import ResultWriter
 
         writer = ResultWriter(args.results_dir, workload)
     ends = {task: k for k, task in enumerate(workload.iteration_ends)}

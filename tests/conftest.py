@@ -81,3 +81,15 @@ def plain_python(tmp_path):
 
 def load_json(path: Path) -> dict:
     return json.loads(Path(path).read_text())
+
+
+@pytest.fixture
+def ns():
+    """ns-3 with the shim loaded, and a fresh simulation for each test."""
+    from wormhole_ns3.runtime import loader, native
+
+    namespace = loader.install_ns_module()
+    native.load()
+    namespace.Simulator.Destroy()
+    yield namespace
+    namespace.Simulator.Destroy()

@@ -1,4 +1,4 @@
-"""What the fabric tests share: ns-3 with the shim loaded, flows with known 5-tuples, counters.
+"""What the fabric tests share: flows with known 5-tuples, counters (the ``ns`` fixture is in conftest).
 
 Flows bind their source port explicitly, so a test knows each flow's 5-tuple
 and can ask the routing for its path before any packet is sent.
@@ -8,22 +8,8 @@ from __future__ import annotations
 
 from collections import Counter
 
-import pytest
-
-from wormhole_ns3.fabric import flow_path
-from wormhole_ns3.fabric.routing import TCP, UDP
-
-
-@pytest.fixture
-def ns():
-    """ns-3 with the shim loaded, and a fresh simulation for each test."""
-    from wormhole_ns3 import loader, native
-
-    namespace = loader.install_ns_module()
-    native.load()
-    namespace.Simulator.Destroy()
-    yield namespace
-    namespace.Simulator.Destroy()
+from wormhole_ns3.models.fabric import flow_path
+from wormhole_ns3.models.fabric.routing import TCP, UDP
 
 
 def _address(ns, fabric, rank, port):
@@ -77,5 +63,5 @@ def predicted_packets(ns, fabric, flows) -> Counter:
     return expected
 
 
-__all__ = ["TCP", "UDP", "hops", "ns", "predicted_packets", "sent_packets", "tcp_flow",
+__all__ = ["TCP", "UDP", "hops", "predicted_packets", "sent_packets", "tcp_flow",
            "udp_flow"]

@@ -1,7 +1,10 @@
+from dataclasses import fields
+
 import pytest
 
 from wormhole_ns3 import AcceleratorConfig
-from wormhole_ns3.cli import config_argv, build_parser, config_from
+from wormhole_ns3.tools.cli import build_parser
+from wormhole_ns3.tools.options import config_argv, config_from
 
 
 @pytest.mark.parametrize(
@@ -24,3 +27,26 @@ def test_config_survives_the_trip_through_child_process_arguments():
     config = AcceleratorConfig(theta=0.03, window=12, sample_period=2e-4, max_skip=0.5)
     args = build_parser().parse_args(["run", *config_argv(config), "script.py"])
     assert config_from(args) == config
+
+
+def test_every_setting_is_an_option_and_reaches_a_child_process():
+    """No setting is left behind: each field, set away from its default, survives config_argv -> parser."""
+    changed = AcceleratorConfig(theta=0.07, window=7, sample_period=1e-4, fairness=0.2, idle_share=0.01,
+                                settle_rtts=12.0, tail_rtts=9.0, min_skip_samples=2.5, max_skip=0.25, enabled=False)
+    defaults = AcceleratorConfig()
+    assert all(getattr(changed, f.name) != getattr(defaults, f.name) for f in fields(AcceleratorConfig))
+    argv = config_argv(changed)
+    assert len(argv) == len(fields(AcceleratorConfig))
+    for command in ("run", "compare"):
+        assert config_from(build_parser().parse_args([command, *argv, "script.py"])) == changed
+
+
+def test_the_defaults_need_no_options():
+    assert config_argv(AcceleratorConfig()) == []
+    assert config_from(build_parser().parse_args(["run", "script.py"])) == AcceleratorConfig()
+
+
+def test_experiment_runs_take_the_same_options():
+    argv = ["experiment", "run", "llm-training", "--min-skip-samples", "3", "--no-fast-forward"]
+    config = config_from(build_parser().parse_args(argv))
+    assert (config.min_skip_samples, config.enabled) == (3.0, False)

@@ -23,7 +23,7 @@ def test_a_cpp_program_is_accelerated_with_the_same_accuracy(wormhole, tmp_path)
 
 
 def test_the_baseline_of_a_cpp_program_is_plain_ns3(wormhole, tmp_path):
-    from wormhole_ns3 import cxx, native
+    from wormhole_ns3.runtime import cxx, native
 
     binary = tmp_path / "dumbbell"
     command = [native.compiler(), *native.compile_flags(), str(PROGRAM), "-o", str(binary),

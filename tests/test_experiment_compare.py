@@ -12,6 +12,8 @@ import matplotlib.image
 import pandas as pd
 import pytest
 
+from wormhole_ns3.accel.trace import TraceKind
+
 from conftest import EXPERIMENT_CLI, child_environment, load_json
 
 pytestmark = pytest.mark.slow
@@ -72,7 +74,8 @@ def test_the_joined_tables_hold_both_runs_and_the_errors(compared):
     assert load_json(out / "summary.json")["iteration_time_rel_err"] == iterations["rel_err"].max()
     labels = {"collective": str, "group": str, "phase": str}
     pd.testing.assert_frame_equal(pd.read_parquet(out / "flows.parquet"),
-                                  pd.read_csv(out / "flows.csv", dtype=labels, keep_default_na=False), check_dtype=False)
+                                  pd.read_csv(out / "flows.csv", dtype=labels, keep_default_na=False),
+                                  check_dtype=False)
 
 
 def test_the_plots_are_pngs_a_person_can_open(compared):
@@ -95,7 +98,8 @@ def test_a_reused_baseline_is_copied_and_not_run_again(compared, tmp_path):
     assert again["baseline_from"] == str(first / "baseline")
     for field in ("events_baseline", "run_wall_baseline_s", "sim_time_baseline_s", "flows_finished_baseline"):
         assert again[field] == before[field]
-    assert (tmp_path / "again" / "baseline" / "flows.csv").read_bytes() == (first / "baseline" / "flows.csv").read_bytes()
+    copied = tmp_path / "again" / "baseline" / "flows.csv"
+    assert copied.read_bytes() == (first / "baseline" / "flows.csv").read_bytes()
     # the accelerated run is deterministic too: the same events and flow times as the first comparison's
     assert again["events_accelerated"] == before["events_accelerated"]
     assert again["fct_max_rel_err"] == before["fct_max_rel_err"]
@@ -115,7 +119,7 @@ def test_only_a_finished_baseline_of_the_same_preset_is_reused(compared, tmp_pat
 
 def test_the_llm_training_experiment_compares_end_to_end(tmp_path):
     """The product's own experiment, smallest GPT preset: both runs complete, every flow and iteration compared."""
-    from wormhole_ns3.workloads import preset_workload
+    from wormhole_ns3.models.workloads import preset_workload
 
     done = experiment(tmp_path, "compare", "llm-training", "--preset", "gpt-small", "--out", "gpt")
     assert done.returncode == 0, done.stderr
@@ -151,7 +155,7 @@ def test_memoized_moe_all_to_alls_stay_as_accurate_as_plain_ns3(tmp_path):
         assert summary["iteration_time_rel_err"] <= 0.001
         assert summary["memo_diverged"] <= 1
     reasons = [row["reason"] for row in csv.DictReader((tmp_path / "cold" / "accelerated" / "skips.csv").open())
-               if row["kind"] == "memo-no-mirror"]
+               if row["kind"] == TraceKind.MEMO_NO_MIRROR]
     assert any("not mirrored" in reason and "before it can end" in reason for reason in reasons)
     assert summaries[1]["memo_distrusted"] >= 1 and summaries[1]["memo_hits"] >= 1
     for name, summary in zip(("cold", "warm"), summaries):

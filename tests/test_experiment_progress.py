@@ -1,8 +1,8 @@
 """The progress bar follows the rows a running script appends, complete lines only."""
 
-from wormhole_ns3.experiment.progress import FlowsTail, RunProgress
-from wormhole_ns3.experiment.results import ResultWriter
-from wormhole_ns3.workloads import WorkloadBuilder
+from wormhole_ns3.models.workloads import WorkloadBuilder
+from wormhole_ns3.tools.experiment.progress import FlowsTail, RunProgress
+from wormhole_ns3.tools.experiment.results import ResultWriter
 
 
 def test_the_tail_counts_complete_rows_and_the_latest_finish(tmp_path):

@@ -6,12 +6,17 @@ import zipfile
 
 import pytest
 
-from conftest import REPO
 from wormhole_ns3.examples import DUMBBELL_PRESETS, dumbbell_path
-from wormhole_ns3.experiment.registry import (
-    Experiment, ExperimentError, experiment_script, experiments, get_experiment,
+from wormhole_ns3.models.workloads import list_presets
+from wormhole_ns3.tools.experiment.registry import (
+    Experiment,
+    ExperimentError,
+    experiment_script,
+    experiments,
+    get_experiment,
 )
-from wormhole_ns3.workloads import list_presets
+
+from conftest import REPO
 
 
 def test_llm_training_has_a_preset_per_workload_preset_and_transport():

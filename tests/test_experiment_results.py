@@ -4,13 +4,18 @@ import csv
 
 import pytest
 
-from wormhole_ns3.experiment.results import (
-    FLOW_COLUMNS, ITERATION_COLUMNS, ResultWriter, read_flows, read_iterations, write_hpcc_fct,
+from wormhole_ns3.models.workloads import Workload, WorkloadBuilder, ring_allreduce
+from wormhole_ns3.tools.experiment.comparison import join_flows
+from wormhole_ns3.tools.experiment.registry import ExperimentError
+from wormhole_ns3.tools.experiment.results import (
+    FLOW_COLUMNS,
+    ITERATION_COLUMNS,
+    ResultWriter,
+    read_flows,
+    read_iterations,
+    write_hpcc_fct,
 )
-from wormhole_ns3.experiment.comparison import join_flows
-from wormhole_ns3.experiment.registry import ExperimentError
-from wormhole_ns3.experiment.run import harness_flow_rows
-from wormhole_ns3.workloads import Workload, WorkloadBuilder, ring_allreduce
+from wormhole_ns3.tools.experiment.run import harness_flow_rows
 
 
 def two_iterations() -> Workload:

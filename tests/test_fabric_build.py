@@ -1,13 +1,21 @@
 """Fabrics built in ns-3: node and link counts, rank placement, routes, queues, transport."""
 
-import time
 from collections import Counter
 
 import pytest
-from fabric_support import TCP, ns  # noqa: F401 - ns is a fixture
 
-from wormhole_ns3.fabric import (FatTree, HpccTopologyFile, LeafSpine, QueueConfig,
-                                 RailOptimized, TransportConfig, build_fabric, flow_path)
+from wormhole_ns3.models.fabric import (
+    FatTree,
+    HpccTopologyFile,
+    LeafSpine,
+    QueueConfig,
+    RailOptimized,
+    TransportConfig,
+    build_fabric,
+    flow_path,
+)
+
+from fabric_support import TCP
 
 
 def device_counts(ns, fabric):
@@ -134,11 +142,7 @@ def test_transport_options_land_on_the_sockets_applications_get(ns):
 
 
 def test_128_gpu_rail_fabric_builds_with_routes_between_all_pairs(ns):
-    started = time.perf_counter()
     fabric = build_fabric(ns, RailOptimized(servers=16))
-    built = time.perf_counter() - started
-    print(f"\n128-host rail-optimized fabric: build + routes {built:.2f} s")
     assert (len(fabric.hosts), len(fabric.switches)) == (128, 24)
-    assert built < 10
     for (s, d), path in all_paths(ns, fabric).items():
         assert path[-1] == f"host{d}" and len(path) == (3 if s % 8 == d % 8 else 5)

@@ -2,10 +2,9 @@
 
 from collections import Counter
 
-from fabric_support import (TCP, UDP, hops, ns, predicted_packets,  # noqa: F401 - ns fixture
-                            sent_packets, tcp_flow, udp_flow)
+from wormhole_ns3.models.fabric import HpccTopologyFile, LeafSpine, RoutingConfig, build_fabric, flow_path
 
-from wormhole_ns3.fabric import HpccTopologyFile, LeafSpine, RoutingConfig, build_fabric, flow_path
+from fabric_support import TCP, UDP, hops, predicted_packets, sent_packets, tcp_flow, udp_flow
 
 SPINES = 4
 TWO_LEAVES = LeafSpine(leaves=2, hosts_per_leaf=4, spines=SPINES)

@@ -1,8 +1,8 @@
 """Switch queues on real packets: DCTCP's step marker in an incast, and the options that change it."""
 
-from fabric_support import ns, tcp_flow  # noqa: F401 - ns is a fixture
+from wormhole_ns3.models.fabric import LeafSpine, QueueConfig, TransportConfig, build_fabric
 
-from wormhole_ns3.fabric import LeafSpine, QueueConfig, TransportConfig, build_fabric
+from fabric_support import tcp_flow
 
 # hosts 0 and 1 on leaf 0, host 2 on leaf 1; one 200 Gbps spine: leaf1 -> host2 is the bottleneck
 INCAST = LeafSpine(leaves=2, hosts_per_leaf=2, spines=1)

@@ -4,9 +4,18 @@ from collections import Counter
 
 import pytest
 
-from wormhole_ns3.fabric import (FabricSpecError, FatTree, HpccTopologyFile, LeafSpine,
-                                 QueueConfig, RailOptimized, RoutingConfig, TransportConfig,
-                                 dctcp_threshold_packets, layout)
+from wormhole_ns3.models.fabric import (
+    FabricSpecError,
+    FatTree,
+    HpccTopologyFile,
+    LeafSpine,
+    QueueConfig,
+    RailOptimized,
+    RoutingConfig,
+    TransportConfig,
+    dctcp_threshold_packets,
+    layout,
+)
 
 
 def degree(plan):

@@ -1,6 +1,6 @@
 import pytest
 
-from wormhole_ns3.workloads import WorkloadFileError, read_flows, read_topology, write_fct
+from wormhole_ns3.models.workloads import WorkloadFileError, read_flows, read_topology, write_fct
 
 TOPOLOGY = """\
 4 1 3

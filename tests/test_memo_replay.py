@@ -6,9 +6,10 @@ time, as in training.
 """
 
 import csv
-import json
 
 import pytest
+
+from wormhole_ns3.accel.trace import TraceKind
 
 from conftest import REPO, load_json
 
@@ -77,9 +78,9 @@ def test_the_first_ring_steps_are_recorded_and_every_later_one_replays_them(ring
     assert cold["memo_hits"] + cold["memo_misses"] == 18 and cold["memo_diverged"] == 0
     assert cold["flows_replayed"] == cold["memo_hits"] * 4
     kinds = [row["kind"] for row in trace]
-    assert kinds.count("memo-recorded") == cold["memo_recorded"]
-    assert kinds.count("memo-miss") == cold["memo_misses"]
-    assert kinds.count("memo-replay") == cold["memo_hits"]
+    assert kinds.count(TraceKind.MEMO_RECORDED) == cold["memo_recorded"]
+    assert kinds.count(TraceKind.MEMO_MISS) == cold["memo_misses"]
+    assert kinds.count(TraceKind.MEMO_REPLAY) == cold["memo_hits"]
     assert _max_fct_error(cold, baseline) < 1e-4
     assert _iteration_times(cold_out) == pytest.approx(_iteration_times(base_out), rel=1e-4)
     assert cold["events"] * 3 < baseline["events"]
@@ -92,9 +93,9 @@ def test_a_warm_store_replays_every_step_with_the_same_results(ring_runs):
     assert _max_fct_error(warm, baseline) < 1e-4
     assert _iteration_times(warm_out) == pytest.approx(_iteration_times(cold_out), rel=1e-4)
     assert warm["events"] * 100 < baseline["events"]
-    assert warm["run_wall_s"] * 5 < cold["run_wall_s"]
+    assert warm["events"] * 5 < cold["events"]
     for row in trace:
-        assert row["kind"] == "memo-replay"
+        assert row["kind"] == TraceKind.MEMO_REPLAY
         assert "memo hit" in row["reason"] and "idle links" in row["reason"]
         assert int(row["events_avoided"]) > 0
 
@@ -107,7 +108,7 @@ def test_a_changed_link_rate_congestion_control_or_size_never_hits_an_old_entry(
     *_, memo = ring_runs
     run, trace, _ = _run(wormhole, tmp_path, "changed", "--iterations", "1", *change, memo=memo)
     # the first step was simulated, not replayed, and the trace says why
-    assert trace[0]["kind"] == "memo-miss" and "no stored continuation opens like it" in trace[0]["reason"]
+    assert trace[0]["kind"] == TraceKind.MEMO_MISS and "no stored continuation opens like it" in trace[0]["reason"]
     assert run["memo_recorded"] >= 1
 
 
@@ -118,7 +119,7 @@ def test_an_unexpected_flow_during_a_replay_makes_it_diverge_and_resume_for_real
     args = ["--intruder-iteration", "1", "--intruder-mb", "6"]
     baseline, _, _ = _run(wormhole, tmp_path, "base", *args, baseline=True)
     run, trace, _ = _run(wormhole, tmp_path, "intruded", *args, memo=memo)
-    diverged = [row for row in trace if row["kind"] == "memo-diverged"]
+    diverged = [row for row in trace if row["kind"] == TraceKind.MEMO_DIVERGED]
     assert run["memo_diverged"] == len(diverged) == 1
     assert "was not expected" in diverged[0]["reason"]
     assert run["flows_resumed"] == 4  # the ring step in flight when the intruder came
@@ -130,10 +131,10 @@ def test_an_unexpected_flow_during_a_replay_makes_it_diverge_and_resume_for_real
 
 
 def test_memo_context_names_the_ns3_version_so_another_version_never_matches():
-    from wormhole_ns3 import loader
     from wormhole_ns3.config import AcceleratorConfig
-    from wormhole_ns3.harness import memo_context
     from wormhole_ns3.memo.fingerprint import Episode, FlowDescriptor, LinkDescriptor, fingerprint
+    from wormhole_ns3.runtime import loader
+    from wormhole_ns3.runtime.harness import memo_context
 
     context = memo_context(AcceleratorConfig())
     assert f"ns-3 {loader.ns3_version()}" in context
@@ -150,7 +151,7 @@ def test_identical_episodes_running_at_once_mirror_the_one_being_recorded(wormho
     run, trace, out = _run(wormhole, tmp_path, "mirrored", *args, memo=tmp_path / "memo")
     # ring 0 records what rings 1 and 2 mirror
     assert run["memo_mirrored"] >= 4 and run["memo_misses"] <= 8 and run["memo_diverged"] == 0
-    assert [row["kind"] for row in trace].count("memo-mirror") == run["memo_mirrored"]
+    assert [row["kind"] for row in trace].count(TraceKind.MEMO_MIRROR) == run["memo_mirrored"]
     assert run["memo_hits"] + run["memo_mirrored"] + run["memo_misses"] == 3 * 6
     assert _max_fct_error(run, baseline) < 1e-4
     assert _iteration_times(out) == pytest.approx(_iteration_times(base_out), rel=1e-4)

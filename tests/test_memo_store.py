@@ -11,15 +11,16 @@ from pathlib import Path
 
 import lmdb
 import pytest
-
-from conftest import REPO
 from scripts.memo_writer import value_of
+
 from wormhole_ns3.memo import store as store_module
 from wormhole_ns3.memo.store import (
     MemoStore,
     MemoStoreError,
     default_memo_path,
 )
+
+from conftest import REPO
 
 WRITER = REPO / "tests" / "scripts" / "memo_writer.py"
 
@@ -329,7 +330,12 @@ def test_the_default_path_comes_from_the_environment(monkeypatch, tmp_path):
 def test_a_track_record_survives_new_continuations_and_keeps_the_entry_meta(tmp_path):
     """How a key's replays went is kept with its continuations, across runs, and judged."""
     from wormhole_ns3.memo.record import (
-        Arrival, EpisodeRecord, FlowOutcome, add_continuation, add_replays, decode_value,
+        Arrival,
+        EpisodeRecord,
+        FlowOutcome,
+        add_continuation,
+        add_replays,
+        decode_value,
     )
 
     def record(finish_ns: int) -> EpisodeRecord:

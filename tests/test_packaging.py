@@ -4,8 +4,9 @@ import json
 import re
 import subprocess
 
+from wormhole_ns3.tools.experiment.registry import get_experiment
+
 from conftest import REPO
-from wormhole_ns3.experiment.registry import get_experiment
 
 
 def readme_commands() -> list[str]:
@@ -26,6 +27,13 @@ def test_the_readme_and_the_image_run_the_same_main_job():
     main_job = readme_commands()[0].rsplit(" && ", 1)[1].split()
     (cmd,) = [json.loads(args) for instruction, args in dockerfile_instructions() if instruction == "CMD"]
     assert main_job == [arg.replace("/results/", "results/") for arg in cmd]
+
+
+def test_the_test_command_runs_the_fast_tier_then_the_slow_one():
+    """``pytest`` alone is the fast tier (pyproject deselects slow tests); the README's command runs both."""
+    pyproject = (REPO / "pyproject.toml").read_text()
+    assert re.search(r"""^addopts = "-m 'not slow'"$""", pyproject, re.MULTILINE)
+    assert readme_commands()[1].endswith("python -m pytest -q && python -m pytest -q -m slow")
 
 
 def test_ci_runs_the_readmes_test_command():
@@ -84,7 +92,26 @@ def test_readme_and_dockerfile_give_the_same_docker_commands():
 def test_the_package_ships_the_shim_sources():
     pyproject = (REPO / "pyproject.toml").read_text()
     assert '"wormhole_ns3._native" = "native"' in pyproject
-    assert (REPO / "native" / "wormhole-module.h").exists()
+    assert (REPO / "native" / "wormhole" / "wormhole-module.h").exists()
+    from wormhole_ns3.runtime import native
+
+    assert (REPO / "native" / native.MARKER).exists()
+
+
+def test_package_data_ships_every_file_a_module_build_needs():
+    from fnmatch import fnmatch
+
+    pyproject = (REPO / "pyproject.toml").read_text()
+    line = re.search(r'^"wormhole_ns3\._native" = \[(.*)\]', pyproject, re.M).group(1)
+    patterns = re.findall(r'"([^"]+)"', line)
+    native = REPO / "native"
+    for cmake in native.glob("*/CMakeLists.txt"):
+        module = cmake.parent
+        for path in module.rglob("*"):
+            if path.is_file():
+                relative = str(path.relative_to(native))
+                assert any(fnmatch(relative, p) and relative.count("/") == p.count("/")
+                           for p in patterns), f"{relative} would be missing from a wheel"
 
 
 def test_every_python_package_is_listed_for_installation():

@@ -1,4 +1,4 @@
-from wormhole_ns3.partition import UNKNOWN_PATH, partition_flows
+from wormhole_ns3.accel.partition import UNKNOWN_PATH, partition_flows
 
 
 def test_flows_sharing_a_link_are_one_partition_and_disjoint_ones_are_not():

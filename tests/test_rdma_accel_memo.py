@@ -11,6 +11,9 @@ import csv
 
 import pytest
 
+from wormhole_ns3.accel.flows import FlowKind
+from wormhole_ns3.accel.trace import TraceKind
+
 from conftest import REPO, load_json
 
 pytestmark = pytest.mark.slow
@@ -56,8 +59,8 @@ def test_repeated_rdma_ring_steps_are_recorded_once_then_replayed_exactly(
     assert run["memo_misses"] == run["memo_recorded"] == 5
     assert run["memo_hits"] == 13 and run["memo_diverged"] == 0
     assert run["flows_replayed"] == 52
-    assert [row["kind"] for row in trace].count("memo-replay") == 13
-    assert all(f["kind"] == "rdma-dcqcn" for f in run["flows"])
+    assert [row["kind"] for row in trace].count(TraceKind.MEMO_REPLAY) == 13
+    assert all(f["kind"] == FlowKind.RDMA_DCQCN for f in run["flows"])
     base = _by_tuple(baseline)
     for key, flow in _by_tuple(run).items():
         assert flow["rx_bytes"] == base[key]["rx_bytes"] == 4_000_000
@@ -77,7 +80,7 @@ def test_an_intruder_makes_an_rdma_replay_diverge_and_its_queue_pairs_resume(
     args = ("--intruder-iteration", "1", "--intruder-mb", "8")
     baseline, _, base_out = _run(wormhole, tmp_path, "base", *args, baseline=True)
     run, trace, out = _run(wormhole, tmp_path, "intruded", *args, memo=memo_store)
-    diverged = [row for row in trace if row["kind"] == "memo-diverged"]
+    diverged = [row for row in trace if row["kind"] == TraceKind.MEMO_DIVERGED]
     assert run["memo_diverged"] == len(diverged) == 1
     assert "was not expected" in diverged[0]["reason"]
     assert run["flows_resumed"] == 4 and run["memo_hits"] >= 12

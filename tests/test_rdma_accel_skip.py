@@ -10,6 +10,9 @@ import json
 
 import pytest
 
+from wormhole_ns3.accel.flows import FlowKind
+from wormhole_ns3.accel.trace import TraceKind
+
 from conftest import REPO, load_json
 
 pytestmark = pytest.mark.slow
@@ -43,10 +46,10 @@ def test_steady_dcqcn_flows_are_skipped_with_exact_totals_and_fcts_within_one_pe
     args = ("--iterations", "1", "--mb", "64")
     baseline, _ = _run(wormhole, tmp_path, "base", *args, baseline=True)
     run, trace = _run(wormhole, tmp_path, "accel", *args)
-    steady = [row for row in trace if row["kind"] == "steady"]
+    steady = [row for row in trace if row["kind"] == TraceKind.STEADY]
     assert len(steady) == 6  # one per ring step
     assert all(row["flows"] == "4" and "no flow contending" in row["reason"] for row in steady)
-    assert all(f["kind"] == "rdma-dcqcn" and f["dport"] == 4791 for f in run["flows"])
+    assert all(f["kind"] == FlowKind.RDMA_DCQCN and f["dport"] == 4791 for f in run["flows"])
     assert run["unskippable_flows"] == {}
     # each step's flows were credited most of their 16 MB, and still end with real packets
     assert all(8_000_000 < f["credited_bytes"] < 16_000_000 for f in run["flows"])

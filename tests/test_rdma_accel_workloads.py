@@ -2,8 +2,9 @@
 
 import pytest
 
+from wormhole_ns3.accel.flows import FlowKind
+
 from conftest import REPO, load_json
-from fabric_support import ns  # noqa: F401 - fixture
 
 RING = REPO / "tests" / "scripts" / "rdma_dag_ring.py"
 LLM = REPO / "experiments" / "llm_training.py"
@@ -29,7 +30,7 @@ def test_flowdag_rdma_flows_complete_with_their_ports_and_ring_timing(plain_pyth
 
 
 def test_rdma_transport_installs_nics_and_dcqcn_switch_queues(ns):  # noqa: F811
-    from wormhole_ns3.fabric import LeafSpine, RdmaTransportConfig, build_fabric
+    from wormhole_ns3.models.fabric import LeafSpine, RdmaTransportConfig, build_fabric
 
     transport = RdmaTransportConfig(kmin_bytes=100_000, kmax_bytes=400_000, pmax=0.1, pfc=True)
     fabric = build_fabric(ns, LeafSpine(leaves=2, hosts_per_leaf=2), transport=transport)
@@ -59,7 +60,7 @@ def test_rdma_transport_installs_nics_and_dcqcn_switch_queues(ns):  # noqa: F811
     ({"pfc": True, "pfc_xon_bytes": 300_000}, "PFC needs 0 < pfc_xon_bytes < pfc_xoff_bytes"),
 ])
 def test_rdma_transport_options_are_checked_with_one_clear_line(options, problem):
-    from wormhole_ns3.fabric import FabricSpecError, RdmaTransportConfig
+    from wormhole_ns3.models.fabric import FabricSpecError, RdmaTransportConfig
 
     with pytest.raises(FabricSpecError, match=problem):
         RdmaTransportConfig(**options)
@@ -76,7 +77,7 @@ def test_the_llm_script_runs_gpt_small_over_dcqcn_plain_and_accelerated(wormhole
         assert "tasks finished 610 of 610" in done.stdout
     assert _iteration_times(accelerated.stdout) == pytest.approx(_iteration_times(baseline.stdout), rel=1e-3)
     run = load_json(tmp_path / "accel.json")
-    assert len(run["flows"]) == 320 and all(f["kind"] == "rdma-dcqcn" for f in run["flows"])
+    assert len(run["flows"]) == 320 and all(f["kind"] == FlowKind.RDMA_DCQCN for f in run["flows"])
     assert all(f["rx_bytes"] == f["bytes"] for f in run["flows"])
 
 

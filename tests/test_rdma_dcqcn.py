@@ -3,7 +3,7 @@ g = 1/256, K = T = 55 us, F = 5, R_AI = 40 Mb/s)."""
 
 import pytest
 
-from wormhole_ns3 import native
+from wormhole_ns3.runtime import native
 
 GBPS = 1e9
 

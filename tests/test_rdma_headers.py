@@ -2,7 +2,7 @@
 
 import pytest
 
-from wormhole_ns3 import native
+from wormhole_ns3.runtime import native
 
 
 @pytest.fixture(scope="module")

@@ -4,6 +4,7 @@ rate limiting at the notification point, and PFC keeping a small buffer lossless
 import json
 
 import pytest
+
 from conftest import REPO
 
 INCAST = REPO / "experiments" / "rdma" / "incast.py"

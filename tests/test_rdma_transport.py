@@ -7,6 +7,7 @@ a user runs a script, and checks what the real ns-3 run printed.
 import json
 
 import pytest
+
 from conftest import REPO
 
 INCAST = REPO / "experiments" / "rdma" / "incast.py"

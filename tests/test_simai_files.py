@@ -1,6 +1,6 @@
 import pytest
 
-from wormhole_ns3.workloads import WorkloadFileError, read_simai_workload
+from wormhole_ns3.models.workloads import WorkloadFileError, read_simai_workload
 
 # a two-layer workload in SimAI's format (tab or space separated)
 WORKLOAD = (

@@ -1,7 +1,7 @@
 import numpy as np
 import pytest
 
-from wormhole_ns3.steady import judge, max_min_fair
+from wormhole_ns3.accel.steady import Limit, judge, max_min_fair
 
 GBPS = 1.25e8  # bytes/s
 
@@ -40,7 +40,7 @@ def test_a_steady_fair_partition_is_steady_and_credited_equal_shares_of_the_aggr
     paths, capacity = _two_flows_on_one_link()
     samples = {0: _counters([6e8] * 10), 1: _counters([5.9e8] * 10)}
     verdict = judge(samples, 1e-3, 10, 0.05, 0.10, paths, capacity)
-    assert verdict.steady, verdict.reason
+    assert verdict.steady and verdict.limit is None, verdict.reason
     assert verdict.rates[0] == pytest.approx(5.95e8, rel=1e-6)
     assert verdict.rates[1] == pytest.approx(5.95e8, rel=1e-6)
 
@@ -50,7 +50,8 @@ def test_a_fluctuating_aggregate_is_not_steady():
     samples = {0: _counters([6e8, 3e8] * 5), 1: _counters([6e8] * 10)}
     verdict = judge(samples, 1e-3, 10, 0.05, 0.10, paths, capacity)
     assert not verdict.steady
-    assert "aggregate spread" in verdict.reason
+    assert verdict.limit is Limit.SPREAD
+    assert verdict.spread >= 0.05
 
 
 def test_an_unfair_partition_is_not_steady_even_with_a_stable_aggregate():
@@ -58,11 +59,27 @@ def test_an_unfair_partition_is_not_steady_even_with_a_stable_aggregate():
     samples = {0: _counters([9e8] * 10), 1: _counters([3e8] * 10)}
     verdict = judge(samples, 1e-3, 10, 0.05, 0.10, paths, capacity)
     assert not verdict.steady
-    assert "fair share" in verdict.reason
+    assert verdict.limit is Limit.UNFAIR
     assert verdict.unfairness == pytest.approx(0.5)
 
 
 def test_a_window_that_is_not_full_is_not_judged_steady():
     paths, capacity = _two_flows_on_one_link()
     samples = {0: _counters([6e8] * 10)[:5], 1: _counters([6e8] * 10)}
-    assert judge(samples, 1e-3, 10, 0.05, 0.10, paths, capacity).reason == "window not full"
+    assert judge(samples, 1e-3, 10, 0.05, 0.10, paths, capacity).limit is Limit.WINDOW_NOT_FULL
+
+
+def test_a_partition_that_delivers_nothing_makes_no_progress():
+    paths, capacity = _two_flows_on_one_link()
+    samples = {0: _counters([0] * 10), 1: _counters([0] * 10)}
+    verdict = judge(samples, 1e-3, 10, 0.05, 0.10, paths, capacity)
+    assert verdict.limit is Limit.NO_PROGRESS and not verdict.steady
+
+
+def test_a_verdict_reads_as_the_trace_printed_it():
+    """The skip trace's reason column: the detail if there is one, else the limit's own words."""
+    paths, capacity = _two_flows_on_one_link()
+    unfair = judge({0: _counters([9e8] * 10), 1: _counters([3e8] * 10)}, 1e-3, 10, 0.05, 0.10, paths, capacity)
+    assert unfair.flow == 0 and unfair.reason == "flow 0 at 50.0% from its fair share (> 10%)"
+    short = judge({0: _counters([6e8] * 10)[:5], 1: _counters([6e8] * 10)}, 1e-3, 10, 0.05, 0.10, paths, capacity)
+    assert short.reason == "window not full"

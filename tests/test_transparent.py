@@ -5,6 +5,7 @@ import pytest
 from conftest import SCRIPTS
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("script", ["udp_echo.py", "csma_bus.py", "routing_global.py"])
 def test_output_is_byte_identical_to_plain_ns3(wormhole, plain_python, script):
     plain = plain_python(SCRIPTS / script)

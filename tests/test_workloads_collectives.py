@@ -4,7 +4,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from wormhole_ns3.workloads import (
+from wormhole_ns3.models.workloads import (
     WorkloadBuilder,
     all_to_all,
     ideal_schedule,

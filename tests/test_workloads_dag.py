@@ -4,7 +4,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from wormhole_ns3.workloads import Task, Workload, WorkloadBuilder, ideal_schedule
+from wormhole_ns3.models.workloads import Task, Workload, WorkloadBuilder, ideal_schedule
 
 
 @st.composite

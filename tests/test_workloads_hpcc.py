@@ -1,6 +1,6 @@
 import pytest
 
-from wormhole_ns3.workloads import HpccFlow, Workload, hpcc_flows_to_workload, ideal_schedule, read_flows
+from wormhole_ns3.models.workloads import HpccFlow, Workload, hpcc_flows_to_workload, ideal_schedule, read_flows
 
 
 def test_hpcc_flows_become_independent_flows_that_start_at_their_start_times(tmp_path):

@@ -4,7 +4,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from wormhole_ns3.workloads import (
+from wormhole_ns3.models.workloads import (
     ComputeModel,
     DenseModel,
     MoeModel,
@@ -165,7 +165,8 @@ def test_compute_gaps_follow_the_flop_model():
     "build, problem",
     [
         (lambda: Parallelism(tp=16, dp=1), "parallelism: TP=16 must divide the 8 GPUs of a server"),
-        (lambda: Parallelism(tp=8, dp=4, ep=8), r"parallelism: EP=8 must divide DP=4 \(EP groups are formed inside DP\)"),
+        (lambda: Parallelism(tp=8, dp=4, ep=8),
+         r"parallelism: EP=8 must divide DP=4 \(EP groups are formed inside DP\)"),
         (lambda: Parallelism(tp=0), "parallelism: tp must be a positive integer, got 0"),
         (lambda: DenseModel(name="m", layers=2, hidden=100, heads=3, seq_len=8, vocab=8),
          "model m: hidden=100 is not a multiple of heads=3"),

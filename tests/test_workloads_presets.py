@@ -4,7 +4,7 @@ from collections import Counter
 
 import pytest
 
-from wormhole_ns3.workloads import WorkloadBuilder, estimate_plain_ns3, list_presets, preset_workload, presets
+from wormhole_ns3.models.workloads import WorkloadBuilder, estimate_plain_ns3, list_presets, preset_workload, presets
 
 PAPER = ["gpt-7b-64g", "gpt-13b-128g", "moe-8x7b-64g"]
 

@@ -3,7 +3,7 @@ from pathlib import Path
 
 import pytest
 
-from wormhole_ns3.workloads import (
+from wormhole_ns3.models.workloads import (
     Parallelism,
     Workload,
     ideal_schedule,
@@ -116,10 +116,12 @@ def test_a_header_key_may_lack_its_colon(tmp_path):
     "edit, problem",
     [
         (lambda t: t.replace("HYBRID_TRANSFORMER_FWD_IN_BCKWD", "HYBRID_DLRM"),
-         "SimAI policy 'HYBRID_DLRM' is not supported \\(supported: HYBRID_TRANSFORMER_FWD_IN_BCKWD, HYBRID_TRANSFORMER\\)"),
+         "SimAI policy 'HYBRID_DLRM' is not supported "
+         "\\(supported: HYBRID_TRANSFORMER_FWD_IN_BCKWD, HYBRID_TRANSFORMER\\)"),
         (lambda t: t.replace("checkpoints: 0", "checkpoints: 1"),
          "SimAI workloads with activation checkpoints \\(recomputation\\) are not supported"),
-        (lambda t: t.replace("all_gpus: 8", "all_gpus: 12"), "SimAI workload: all_gpus=12 is not a multiple of TP\\*PP=8\\*1"),
+        (lambda t: t.replace("all_gpus: 8", "all_gpus: 12"),
+         "SimAI workload: all_gpus=12 is not a multiple of TP\\*PP=8\\*1"),
         (lambda t: t.replace("ALLREDUCE   16777216", "BROADCAST 16777216"),
          "layer 0 \\(embedding_layer\\): collective BROADCAST is not supported"),
     ],

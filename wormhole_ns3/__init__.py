@@ -10,7 +10,7 @@ or from inside a script::
 
 __version__ = "0.1.0"
 
-from .config import AcceleratorConfig  # noqa: E402
-from .api import enable, last_controller  # noqa: E402
+from wormhole_ns3.api import enable, last_controller  # noqa: E402
+from wormhole_ns3.config import AcceleratorConfig  # noqa: E402
 
 __all__ = ["AcceleratorConfig", "enable", "last_controller", "__version__"]

@@ -1,3 +1,3 @@
-from .cli import main
+from wormhole_ns3.tools.cli import main
 
 raise SystemExit(main())

@@ -5,8 +5,8 @@ from __future__ import annotations
 import atexit
 from pathlib import Path
 
-from .config import AcceleratorConfig
-from .controller import Controller
+from wormhole_ns3.accel.controller import Controller
+from wormhole_ns3.config import AcceleratorConfig
 
 _enabled: list[Controller] = []
 
@@ -22,7 +22,7 @@ def enable(config: AcceleratorConfig | None = None, *, memo: str | Path | None =
     process exits. Returns the controller, whose ``skips`` and
     ``flow_results()`` report what was fast-forwarded and replayed.
     """
-    from .harness import ACCELERATED, RunOptions, prepare
+    from wormhole_ns3.runtime.harness import ACCELERATED, RunOptions, prepare
 
     if config is None:
         config = AcceleratorConfig(**settings)
@@ -33,7 +33,7 @@ def enable(config: AcceleratorConfig | None = None, *, memo: str | Path | None =
     controller = prepare(RunOptions(mode=ACCELERATED, config=config,
                                     memo=Path(memo) if memo is not None else None))
     if controller.memo is not None:
-        atexit.register(controller.memo.memo.store.close)
+        atexit.register(controller.close)
     _enabled.append(controller)
     return controller
 

@@ -1,8 +1,21 @@
-"""Settings of one accelerated run."""
+"""Settings of one accelerated run.
+
+``AcceleratorConfig`` is the one place a setting is declared: its name, its
+default, why the default is what it is, and its command-line help. The
+command line (``tools/options.py``), the argv handed to child processes and
+the memo's settings context are all derived from these fields, so a new
+setting reaches every one of them by being declared here.
+"""
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, fields
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+
+def _setting(default: Any, help: str, metavar: str | None = None, flag: str | None = None) -> Any:
+    """A config field with its command-line help (``%(default)s`` allowed), metavar and flag name."""
+    return field(default=default, metadata={"help": help, "metavar": metavar, "flag": flag})
 
 
 @dataclass(frozen=True)
@@ -16,33 +29,34 @@ class AcceleratorConfig:
 
     #: A partition is steady when (max - min) / mean of its aggregate rate over
     #: the window is below theta (the Wormhole paper's 5%).
-    theta: float = 0.05
+    theta: float = _setting(0.05, "steady when the aggregate rate spread is below this (default %(default)s)")
     #: Rate samples per window.
-    window: int = 10
+    window: int = _setting(10, "rate samples per steadiness window (default %(default)s)")
     #: Time between rate samples; None: 4 round-trip times of the partition.
-    sample_period: float | None = None
+    sample_period: float | None = _setting(
+        None, "time between rate samples (default: 4 round-trip times)", metavar="SECONDS")
     #: Every flow's rate over the window must be within this fraction of its
     #: max-min fair share: TCP is unfair for tens of ms after a flow arrives,
     #: and crediting fair shares while it is would bias the FCTs.
-    fairness: float = 0.15
+    fairness: float = _setting(0.15, "max distance of a flow's rate from its fair share (default %(default)s)")
     #: A flow delivering less than this fraction of its fair share is idle
     #: (stalled on its own timer): credited nothing, its hosts' events not moved.
     #: Off (0) by default: on the demo it skips 2.5x more but a stall's end depends
     #: on the marking of single packets, and FCT errors reach 9% (README).
-    idle_share: float = 0.0
+    idle_share: float = _setting(0.0, "skip around flows below this share of their fair rate (default off)")
     #: After a flow starts or finishes in a partition, wait this many round-trip
     #: times before judging it (DCTCP's alpha needs ~1/g = 16 RTTs to settle).
     #: Defaults of this group were chosen on the demo dumbbell (README: tuning).
-    settle_rtts: float = 30.0
+    settle_rtts: float = _setting(30.0, "RTTs to wait after a flow event before judging (default %(default)s)")
     #: A skip stops this many round-trip times of bytes before a flow's end, so
     #: every flow finishes with real packets (real Rx traces, real last ACKs).
-    tail_rtts: float = 20.0
+    tail_rtts: float = _setting(20.0, "RTTs of bytes left to real packets at a flow's end (default %(default)s)")
     #: Skips shorter than this many sample periods are not worth the move.
-    min_skip_samples: float = 4.0
+    min_skip_samples: float = _setting(4.0, "shortest skip worth making, in sample periods (default %(default)s)")
     #: Longest single skip; None: unbounded.
-    max_skip: float | None = None
+    max_skip: float | None = _setting(None, "longest single skip (default: unbounded)", metavar="SECONDS")
     #: Turn fast-forwarding off entirely (the run is then plain ns-3 plus counters).
-    enabled: bool = True
+    enabled: bool = _setting(True, "fast-forward steady partitions (default on)", flag="fast-forward")
 
     def __post_init__(self) -> None:
         if not 0 < self.theta < 1:
@@ -59,9 +73,5 @@ class AcceleratorConfig:
         if self.max_skip is not None and self.max_skip <= 0:
             raise ValueError(f"max_skip must be positive, got {self.max_skip}")
 
-    def as_dict(self) -> dict:
+    def as_dict(self) -> dict[str, Any]:
         return asdict(self)
-
-    @classmethod
-    def field_names(cls) -> tuple[str, ...]:
-        return tuple(f.name for f in fields(cls))

@@ -17,7 +17,7 @@
  *   wormhole-ns3 run --baseline experiments/cpp/rdma_incast.cc -- --flows=4
  */
 
-#include "wormhole-module.h"
+#include "ns3/rdma-module.h"
 
 #include "ns3/core-module.h"
 #include "ns3/internet-module.h"

@@ -19,9 +19,9 @@ Simulator::Run() that ends when every flow is done.
 
 import argparse
 
-from wormhole_ns3 import native
-from wormhole_ns3.fabric import LeafSpine, RdmaTransportConfig, build_fabric
-from wormhole_ns3.loader import install_ns_module
+from wormhole_ns3.models.fabric import LeafSpine, RdmaTransportConfig, build_fabric
+from wormhole_ns3.runtime import native
+from wormhole_ns3.runtime.loader import install_ns_module
 
 MB = 10**6
 

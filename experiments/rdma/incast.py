@@ -32,8 +32,8 @@ import sys
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from wormhole_ns3 import native
-from wormhole_ns3.loader import install_ns_module
+from wormhole_ns3.runtime import native
+from wormhole_ns3.runtime.loader import install_ns_module
 
 #: IPv4 + UDP + BTH + ICRC + PPP bytes around each data payload on the wire.
 WIRE_OVERHEAD = 20 + 8 + 12 + 4 + 2

@@ -16,9 +16,9 @@ import time
 
 from ns import ns
 
-from wormhole_ns3 import native
-from wormhole_ns3.fabric import LeafSpine, RoutingConfig, build_fabric
-from wormhole_ns3.fabric.routing import ROUTING_KINDS
+from wormhole_ns3.models.fabric import LeafSpine, RoutingConfig, build_fabric
+from wormhole_ns3.models.fabric.routing import ROUTING_KINDS
+from wormhole_ns3.runtime import native
 
 PORT = 5000
 

@@ -31,8 +31,8 @@ import argparse
 
 from ns import ns
 
-from wormhole_ns3.fabric import queues
-from wormhole_ns3.fabric.transport import MIB, TransportConfig
+from wormhole_ns3.models.fabric import queues
+from wormhole_ns3.models.fabric.transport import MIB, TransportConfig
 
 N_LEAVES = 4
 N_SPINES = 2

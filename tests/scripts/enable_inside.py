@@ -7,7 +7,6 @@ from pathlib import Path
 import wormhole_ns3
 
 controller = wormhole_ns3.enable(theta=0.05)
-from ns import ns  # noqa: E402 - after enable(), as the docs say
 
 example = Path(__file__).resolve().parents[2] / "wormhole_ns3" / "examples" / "dctcp_dumbbell.py"
 sys.argv = [str(example), "--flows", "2", "--min-mb", "40", "--max-mb", "80", "--stagger-ms", "0"]

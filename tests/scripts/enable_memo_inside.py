@@ -17,5 +17,5 @@ ring = Path(__file__).resolve().parent / "flow_dag_ring.py"
 sys.path.insert(0, str(ring.parent))
 sys.argv = [str(ring), *sys.argv[2:]]
 runpy.run_path(str(ring), run_name="__main__")
-stats = controller.memo.memo.stats
+stats = controller.memo.stats
 print(f"memo hits {stats.hits} misses {stats.misses} recorded {stats.recorded} diverged {stats.diverged}")

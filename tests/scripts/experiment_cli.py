@@ -8,7 +8,7 @@ is registered here, in the process that runs the command, and never in
 import sys
 from pathlib import Path
 
-from wormhole_ns3.experiment.registry import Experiment
+from wormhole_ns3.tools.experiment.registry import Experiment
 
 RING = Experiment(
     name="ring",
@@ -25,8 +25,8 @@ RING = Experiment(
 
 
 def main() -> int:
-    from wormhole_ns3 import cli
-    from wormhole_ns3.experiment import registry
+    from wormhole_ns3.tools import cli
+    from wormhole_ns3.tools.experiment import registry
 
     product = registry.experiments
     registry.experiments = lambda: {**product(), RING.name: RING}

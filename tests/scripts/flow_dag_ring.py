@@ -22,13 +22,13 @@ import argparse
 from pathlib import Path
 
 from ns import ns
-
 from star import star
-from wormhole_ns3 import native
-from wormhole_ns3.experiment.results import ResultWriter
-from wormhole_ns3.workloads import WorkloadBuilder
-from wormhole_ns3.workloads.collectives import ring_allreduce
-from wormhole_ns3.workloads.flowdag import WorkloadRun
+
+from wormhole_ns3.models.workloads import WorkloadBuilder
+from wormhole_ns3.models.workloads.collectives import ring_allreduce
+from wormhole_ns3.models.workloads.flowdag import WorkloadRun
+from wormhole_ns3.runtime import native
+from wormhole_ns3.tools.experiment.results import ResultWriter
 
 native.load()  # the FlowDag model
 

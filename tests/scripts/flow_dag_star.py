@@ -13,9 +13,9 @@ Prints each task's completion order and every flow's received bytes.
 import argparse
 
 from ns import ns
-
 from star import star
-from wormhole_ns3 import native
+
+from wormhole_ns3.runtime import native
 
 native.load()  # the FlowDag model
 

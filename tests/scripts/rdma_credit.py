@@ -13,8 +13,8 @@ import json
 import sys
 from pathlib import Path
 
-from wormhole_ns3 import native
-from wormhole_ns3.loader import install_ns_module
+from wormhole_ns3.runtime import native
+from wormhole_ns3.runtime.loader import install_ns_module
 
 INCAST = Path(__file__).resolve().parents[2] / "experiments" / "rdma" / "incast.py"
 

@@ -9,13 +9,13 @@ Prints every iteration's time, then how many tasks finished and every flow task'
 
 import argparse
 
-from ns import ns
-
 from flow_dag_ring import ring_workload
+from ns import ns
 from star import star
-from wormhole_ns3 import native
-from wormhole_ns3.fabric import RdmaTransportConfig
-from wormhole_ns3.workloads.flowdag import WorkloadRun
+
+from wormhole_ns3.models.fabric import RdmaTransportConfig
+from wormhole_ns3.models.workloads.flowdag import WorkloadRun
+from wormhole_ns3.runtime import native
 
 native.load()  # the FlowDag and RDMA models
 

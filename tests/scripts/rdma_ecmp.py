@@ -6,8 +6,8 @@ import argparse
 import json
 import sys
 
-from wormhole_ns3 import native
-from wormhole_ns3.loader import install_ns_module
+from wormhole_ns3.runtime import native
+from wormhole_ns3.runtime.loader import install_ns_module
 
 
 def main() -> int:

@@ -25,8 +25,8 @@ import argparse
 
 from ns import ns
 
-from wormhole_ns3.fabric import queues
-from wormhole_ns3.fabric.transport import MIB, TransportConfig
+from wormhole_ns3.models.fabric import queues
+from wormhole_ns3.models.fabric.transport import MIB, TransportConfig
 
 BASE_PORT = 5000
 FIRST_START_S = 0.1

@@ -14,22 +14,51 @@ from __future__ import annotations
 import heapq
 import itertools
 from collections.abc import Callable, Iterable
+from typing import Any, Protocol
 
-from ..flows import SKIPPABLE_CONGESTION_CONTROL
-from .episodes import Memoizer
-from .record import STATE_FIELDS, TrajectoryPoint
-from .store import MemoStore
+from wormhole_ns3.accel.flows import SKIPPABLE_CONGESTION_CONTROL, FlowKind
+from wormhole_ns3.memo.episodes import MemoEvent, Memoizer, MemoStats
+from wormhole_ns3.memo.record import STATE_FIELDS, TrajectoryPoint
+from wormhole_ns3.memo.store import MemoStore
+from wormhole_ns3.runtime.boundary import planned_congestion_control
 
 PENDING = 0
 
 
-class MemoDriver:
-    """The controller's side of memoization (implements ``episodes.MemoHost``)."""
+class MemoRun(Protocol):
+    """What the driver needs from the run it memoizes (the controller is one)."""
 
-    def __init__(self, controller, store: MemoStore, context: str) -> None:
-        self.controller = controller
-        self.tracker = controller.tracker
-        self.ns3 = controller.ns3
+    ns3: Any
+    tracker: Any
+    #: The run's WormholeSimulatorImpl, once Run() started.
+    impl: Any
+    #: The run's runtime.boundary.Boundary (the vectors C++ takes).
+    boundary: Any
+
+    def callback(self, function: Callable[..., None], *signature: str) -> Any:
+        """An ns3::Callback calling ``function``, kept alive for the run."""
+        ...
+
+    def before_flow_start(self, flow: int) -> None:
+        """A flow is about to start (or resume) for real: cut short the skips on its links."""
+        ...
+
+    def completed_virtually(self, flow: int) -> None:
+        """A held flow's completion was injected: it is finished."""
+        ...
+
+    def steady_events_avoided(self, flows: set[int]) -> int:
+        """Events the skips of partitions made only of these flows avoided."""
+        ...
+
+
+class MemoDriver:
+    """The run's side of memoization (implements ``episodes.MemoHost``)."""
+
+    def __init__(self, run: MemoRun, store: MemoStore, context: str) -> None:
+        self.run = run
+        self.tracker = run.tracker
+        self.ns3 = run.ns3
         self.memo = Memoizer(store, context, self)
         self._routes: dict[int, tuple[tuple[int, ...], tuple[int, ...]]] = {}
         self._route_between: dict[tuple[int, int, int, int], frozenset[int]] = {}
@@ -42,9 +71,31 @@ class MemoDriver:
         self._cancelled: set[int] = set()  #: order numbers of cancelled completions
         self._completion_of: dict[int, int] = {}  #: flow -> order number of its completion
         self._calls: list[tuple[int, int, Callable[[], None]]] = []
-        self._on_starts = controller._callback(self._run_starts)
-        self._on_completion = controller._callback(self._run_completion)
-        self._on_call = controller._callback(self._run_call)
+        self._on_starts = run.callback(self._run_starts)
+        self._on_completion = run.callback(self._run_completion)
+        self._on_call = run.callback(self._run_call)
+
+    # ------------------------------------------------------- the run's view
+    @property
+    def store(self) -> MemoStore:
+        return self.memo.store
+
+    @property
+    def stats(self) -> MemoStats:
+        return self.memo.stats
+
+    @property
+    def events(self) -> list[MemoEvent]:
+        """The memo's trace so far: replays, mirrors, misses, recordings, divergences."""
+        return self.memo.trace
+
+    def run_ended(self) -> None:
+        """Simulator::Run() returned: store this run's replays in their keys' track records."""
+        self.memo.save_track_records()
+
+    def close(self) -> None:
+        """Close the memo store (after the run's last Run())."""
+        self.memo.store.close()
 
     # ------------------------------------------------ flows the run creates
     def take_over(self, flows: Iterable[int]) -> None:
@@ -107,9 +158,11 @@ class MemoDriver:
         data, ack = self.flow_route(flow)
         if not data or not ack:
             return "route unknown"
-        control = self.flow_attributes(flow).split(" cc=", 1)[-1].split("{", 1)[0]
-        if kind == "bulk-tcp" and control not in SKIPPABLE_CONGESTION_CONTROL:
-            return f"{control} keeps time-based state"
+        if kind == FlowKind.BULK_TCP:
+            # the flow has not started: its socket, and so its congestion control, is still to come
+            control = planned_congestion_control(self.flow_attributes(flow))
+            if control not in SKIPPABLE_CONGESTION_CONTROL:
+                return f"{control or 'unknown'} keeps time-based state"
         if not all(tracker.IsLossless(link) for link in (*data, *ack)):
             return "a link on its route drops packets at random"
         return None
@@ -150,18 +203,14 @@ class MemoDriver:
         return data + ack
 
     def episode_events(self, flows: Iterable[int]) -> tuple[int, int]:
-        flows = set(flows)
-        impl = self.controller.impl
-        events = sum(int(impl.GetTagEventCount(int(self.tracker.GetTag(f)))) for f in flows)
-        avoided = sum(
-            r.events_avoided for r in self.controller.skips
-            if r.kind == "steady" and set(map(int, r.partition.split())) <= flows
-        )
-        return events, avoided
+        members = set(flows)
+        impl = self.run.impl
+        events = sum(int(impl.GetTagEventCount(int(self.tracker.GetTag(f)))) for f in members)
+        return events, self.run.steady_events_avoided(members)
 
     # ---------------------------------------------------- MemoHost: actions
     def start_flow(self, flow: int) -> None:
-        self.controller.before_flow_start(flow)
+        self.run.before_flow_start(flow)
         self.tracker.SetSnapshotting(flow, True)
         self.tracker.StartNow(flow)
 
@@ -179,17 +228,18 @@ class MemoDriver:
         self.tracker.StartHeld(flow)
 
     def resume_flow(self, flow: int, delivered: int, state: tuple[float, ...] | None) -> None:
-        self.controller.before_flow_start(flow)
+        self.run.before_flow_start(flow)
         self.tracker.SetSnapshotting(flow, True)
         if delivered > 0:
             self.tracker.Credit(flow, delivered)
-        self.tracker.ResumeHeld(flow, self._state_vector(state or ()))
+        # the recorded congestion state, as the tracker takes it (a std::vector<double>)
+        self.tracker.ResumeHeld(flow, self.run.boundary.double_vector(state or ()))
 
     def call_at(self, time_ns: int, action: Callable[[], None]) -> None:
         delay = max(0, time_ns - self._now_ns())
         order = next(self._order)
         heapq.heappush(self._calls, (time_ns, order, action))
-        self.controller.impl.ScheduleSystemCallback(self.ns3.NanoSeconds(delay), self._on_call)
+        self.run.impl.ScheduleSystemCallback(self.ns3.NanoSeconds(delay), self._on_call)
 
     def _run_call(self) -> None:
         heapq.heappop(self._calls)[2]()
@@ -205,7 +255,7 @@ class MemoDriver:
 
     def complete_flow_now(self, flow: int) -> None:
         self.tracker.CompleteVirtually(flow)
-        self.controller.finished.add(flow)
+        self.run.completed_virtually(flow)
 
     # ----------------------------------------------- controller notifications
     def flow_finished(self, flow: int) -> None:
@@ -219,19 +269,12 @@ class MemoDriver:
         order = next(self._order)
         heapq.heappush(heap, (time_ns, order, flow))
         delay = self.ns3.NanoSeconds(max(0, time_ns - self._now_ns()))
-        impl = self.controller.impl
+        impl = self.run.impl
         if system:
             impl.ScheduleSystemCallback(delay, callback)
         else:
             impl.ScheduleCallbackWithTag(delay, context, int(self.ns3.WormholeSimulatorImpl.WORKLOAD), callback)
         return order
-
-    def _state_vector(self, state: tuple[float, ...]):
-        """A recorded congestion state as the tracker takes it (a std::vector<double>)."""
-        vector = self.ns3.cppyy.gbl.std.vector["double"]()
-        for value in state:
-            vector.push_back(value)
-        return vector
 
     def _now_ns(self) -> int:
         return int(self.ns3.Simulator.Now().GetTimeStep())

@@ -46,14 +46,25 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Protocol
 
-from .fingerprint import Episode, FlowDescriptor, LinkDescriptor, fingerprint
-from .record import (
-    Arrival, EpisodeRecord, FlowOutcome, RecordError, TrackRecord, TrajectoryPoint,
-    MIN_COMPLETED_PER_DIVERGENCE, add_continuation, add_replays, decode_value,
+from wormhole_ns3.accel.trace import TraceKind
+from wormhole_ns3.accel.vocabulary import Label
+from wormhole_ns3.memo.fingerprint import Episode, FlowDescriptor, LinkDescriptor, fingerprint
+from wormhole_ns3.memo.record import (
+    MIN_COMPLETED_PER_DIVERGENCE,
+    Arrival,
+    EpisodeRecord,
+    FlowOutcome,
+    RecordError,
+    TrackRecord,
+    TrajectoryPoint,
+    add_continuation,
+    add_replays,
+    decode_value,
 )
-from .store import MemoStore
+from wormhole_ns3.memo.store import MemoStore
 
 RECORDING, REPLAYING, UNMEMOIZED = "recording", "replaying", "unmemoized"
 
@@ -96,7 +107,7 @@ class OpenEpisode:
     id: int
     t0_ns: int
     mode: str
-    key: bytes | None = None
+    key: bytes = b""  #: empty until the episode is keyed (it never is if unmemoizable)
     initial: int = 0  #: how many flows opened it
     flows: list[int] = field(default_factory=list)  #: in arrival order
     links: set[int] = field(default_factory=set)
@@ -127,22 +138,34 @@ class Candidate:
     index_of: dict[int, int] = field(default_factory=dict)  #: flow -> index in the record
 
     @property
+    def stored(self) -> EpisodeRecord:
+        """The record followed (a candidate without a leader has one)."""
+        assert self.record is not None, "a candidate follows a record or a leader"
+        return self.record
+
+    @property
     def arrivals(self) -> Sequence[Arrival]:
-        return self.leader.arrivals if self.leader is not None else self.record.arrivals
+        return self.leader.arrivals if self.leader is not None else self.stored.arrivals
 
     @property
     def initial(self) -> int:
-        return self.leader.initial if self.leader is not None else self.record.initial
+        return self.leader.initial if self.leader is not None else self.stored.initial
 
     def outcome(self, index: int) -> FlowOutcome | None:
         """How the continuation's flow ``index`` ended, if it has ended yet."""
         if self.leader is not None:
             return self.leader.outcomes.get(self.leader.flows[index])
-        return self.record.outcomes[index]
+        return self.stored.outcomes[index]
+
+    def finish_of(self, flow: int) -> int:
+        """The offset (ns) at which the continuation has ``flow`` end (one whose end it knows)."""
+        outcome = self.outcome(self.index_of[flow])
+        assert outcome is not None, "a completion is scheduled once every continuation knows it"
+        return outcome.finish_ns
 
     def complete(self) -> bool:
         """True if every flow of the continuation has arrived (a leader's may still grow)."""
-        return self.leader is None and len(self.flow_of) == len(self.record.arrivals)
+        return self.leader is None and len(self.flow_of) == len(self.stored.arrivals)
 
     def match(self, flow: int, index: int) -> None:
         self.flow_of[index] = flow
@@ -161,13 +184,48 @@ class Candidate:
         return any(a.offset_ns == offset and i not in self.flow_of for i, a in enumerate(self.arrivals))
 
 
+class MemoDecision(Label):
+    """What the memo decided about an episode: a line of its trace."""
+
+    #: No stored continuation opens like it (or it is learned again): simulated and recorded.
+    MISS = "miss"
+    #: Stored continuations open like it: its completions are replayed.
+    REPLAY = "replay"
+    #: Another open episode records its key right now: it follows that recording.
+    MIRROR = "mirror"
+    #: A recording was stored as a continuation of its key.
+    RECORDED = "recorded"
+    #: A replay (or mirror) stopped: its flows resumed for real.
+    DIVERGED = "diverged"
+    #: Its key's replays kept merging with other episodes: simulated, not replayed.
+    DISTRUSTED = "distrusted"
+    #: Not mirrored (this run's mirrors diverge, or flows will join from beyond its links).
+    NO_MIRROR = "no-mirror"
+
+    @property
+    def trace_kind(self) -> TraceKind:
+        """The kind of the skip-trace row that reports it."""
+        return _TRACE_KINDS[self]
+
+
+_TRACE_KINDS = {
+    MemoDecision.MISS: TraceKind.MEMO_MISS,
+    MemoDecision.REPLAY: TraceKind.MEMO_REPLAY,
+    MemoDecision.MIRROR: TraceKind.MEMO_MIRROR,
+    MemoDecision.RECORDED: TraceKind.MEMO_RECORDED,
+    MemoDecision.DIVERGED: TraceKind.MEMO_DIVERGED,
+    MemoDecision.DISTRUSTED: TraceKind.MEMO_DISTRUSTED,
+    MemoDecision.NO_MIRROR: TraceKind.MEMO_NO_MIRROR,
+}
+
+
 @dataclass(frozen=True)
 class MemoEvent:
     """One line of the memo's trace: a replay, a mirror, a recording stored, or a divergence."""
 
     time: float
     episode: int
-    kind: str  #: "replay", "mirror", "miss", "distrusted", "no-mirror", "recorded", "diverged"
+    kind: MemoDecision
     flows: tuple[int, ...]
     span: float  #: s of simulated time the record covers
     events_avoided: int
@@ -252,7 +310,7 @@ class Memoizer:
         links = self._links(flow)
         if not links:
             return set(self._episodes)
-        return {self._episode_of_link[l] for l in links if l in self._episode_of_link}
+        return {self._episode_of_link[link] for link in links if link in self._episode_of_link}
 
     def _open(self, now_ns: int, flows: list[int]) -> None:
         episode = self._new_episode(now_ns, UNMEMOIZED)
@@ -292,7 +350,7 @@ class Memoizer:
         why = ("recorded again after a divergence" if episode.key in self._relearn
                else "no stored continuation opens like it")
         self.trace.append(MemoEvent(
-            now_ns * 1e-9, episode.id, "miss", tuple(order), 0.0, 0,
+            now_ns * 1e-9, episode.id, MemoDecision.MISS, tuple(order), 0.0, 0,
             f"memo miss {episode.key.hex()[:12]}: {len(order)} flows simulated and recorded ({why})",
         ))
 
@@ -371,17 +429,17 @@ class Memoizer:
         for candidate in candidates:
             for arrival in candidate.arrivals[candidate.initial:]:
                 self._check_later(episode, arrival.offset_ns)
-        if mirrored:
-            leader = candidates[0].leader
+        leader = candidates[0].leader
+        if leader is not None:
             detail = (f"memo key {episode.key.hex()[:12]} is being recorded by episode {leader.id} "
                       f"(started {(episode.t0_ns - leader.t0_ns) * 1e-9:.9f} s earlier): {len(order)} "
                       f"flows on idle links follow it, completing when their counterparts do")
-            self.trace.append(MemoEvent(now_ns * 1e-9, episode.id, "mirror", tuple(order), 0.0, 0, detail))
+            self.trace.append(MemoEvent(now_ns * 1e-9, episode.id, MemoDecision.MIRROR, tuple(order), 0.0, 0, detail))
             return
-        longest = max(c.record.close_ns for c in candidates)
+        longest = max(c.stored.close_ns for c in candidates)
         self.trace.append(MemoEvent(
-            now_ns * 1e-9, episode.id, "replay", tuple(order), longest * 1e-9,
-            max(c.record.events + c.record.events_avoided for c in candidates),
+            now_ns * 1e-9, episode.id, MemoDecision.REPLAY, tuple(order), longest * 1e-9,
+            max(c.stored.events + c.stored.events_avoided for c in candidates),
             f"memo hit {episode.key.hex()[:12]}: {len(order)} flows opening on idle links match "
             f"{len(candidates)} recorded continuation(s) (canonical key: same flows, routes, link "
             f"and transport parameters, versions); completions replayed, later arrivals checked",
@@ -425,7 +483,7 @@ class Memoizer:
         if foreseen:
             self.stats.foreseen += 1
             self.trace.append(MemoEvent(
-                now_ns * 1e-9, episode.id, "no-mirror", tuple(flows), 0.0, 0,
+                now_ns * 1e-9, episode.id, MemoDecision.NO_MIRROR, tuple(flows), 0.0, 0,
                 f"memo key {episode.key.hex()[:12]} not mirrored: {len(foreseen)} flow(s) will start on its "
                 f"links and beyond within +{horizon} ns, before it can end; recorded instead",
             ))
@@ -450,7 +508,7 @@ class Memoizer:
         if episode is None or episode.mode != REPLAYING:
             return False
         offset = episode.completing.pop(flow)
-        agreeing = [c for c in episode.candidates if c.outcome(c.index_of[flow]).finish_ns == offset]
+        agreeing = [c for c in episode.candidates if c.finish_of(flow) == offset]
         if len(agreeing) < len(episode.candidates):
             # continuations that nothing observed could tell apart disagree: the run is not
             # deterministic enough to replay
@@ -466,7 +524,7 @@ class Memoizer:
             return
         done = [c for c in episode.candidates if c.complete()]
         if done:
-            record = done[0].record
+            record = done[0].stored
             self._replays[episode.key] = self._replays.get(episode.key, TrackRecord()).plus(1, 0)
             if episode.mirror:
                 self._mirrors = self._mirrors.plus(1, 0)
@@ -490,7 +548,8 @@ class Memoizer:
         Simultaneous events are ordered by the simulator; a flow the recording saw
         start just after an episode's last byte must find it closed in the replay too.
         """
-        touched = {self._episode_of_link[l] for f in flows for l in self._links(f) if l in self._episode_of_link}
+        touched = {self._episode_of_link[link] for f in flows for link in self._links(f)
+                   if link in self._episode_of_link}
         for episode_id in sorted(touched):
             episode = self._episodes.get(episode_id)
             if episode is None or episode.mode != REPLAYING:
@@ -505,7 +564,7 @@ class Memoizer:
         """Verify, just after ``offset``, that the recorded arrivals at that offset came."""
         if offset not in episode.checked:
             episode.checked.add(offset)
-            self.host.call_at(episode.t0_ns + offset + 1, lambda e=episode, o=offset: self._check(e, o))
+            self.host.call_at(episode.t0_ns + offset + 1, partial(self._check, episode, offset))
 
     def _check(self, episode: OpenEpisode, offset: int) -> None:
         if episode.mode != REPLAYING:
@@ -583,7 +642,7 @@ class Memoizer:
         self.stats.diverged += 1
         self.stats.flows_resumed += len(resumed)
         self.trace.append(MemoEvent(
-            now_ns * 1e-9, episode.id, "diverged", tuple(resumed), offset * 1e-9, 0,
+            now_ns * 1e-9, episode.id, MemoDecision.DIVERGED, tuple(resumed), offset * 1e-9, 0,
             f"{why}: replay stopped at +{offset} ns, {len(resumed)} flow(s) resumed from the "
             f"recorded trajectory; the next episodes with this key are recorded again",
         ))
@@ -593,6 +652,7 @@ class Memoizer:
         outcome = candidate.outcome(index)
         if outcome is None:  # a leader's flow still running: its trajectory so far
             leader = candidate.leader
+            assert leader is not None, "a stored record knows how each of its flows ends"
             points = tuple(
                 TrajectoryPoint(p.offset_ns - leader.t0_ns, p.delivered, p.state)
                 for p in self.host.trajectory(leader.flows[index]) if p.offset_ns >= leader.t0_ns
@@ -678,7 +738,7 @@ class Memoizer:
             self._records.pop(episode.key, None)
             self.stats.recorded += 1
             self.trace.append(MemoEvent(
-                now_ns * 1e-9, episode.id, "recorded", tuple(episode.flows), record.close_ns * 1e-9, 0,
+                now_ns * 1e-9, episode.id, MemoDecision.RECORDED, tuple(episode.flows), record.close_ns * 1e-9, 0,
                 f"stored {episode.key.hex()[:12]}: {len(episode.flows)} flows, {total} events to simulate",
             ))
 
@@ -775,7 +835,7 @@ class Memoizer:
         if track.trusted():
             return True
         self.trace.append(MemoEvent(
-            now_ns * 1e-9, episode.id, "distrusted", tuple(order), 0.0, 0,
+            now_ns * 1e-9, episode.id, MemoDecision.DISTRUSTED, tuple(order), 0.0, 0,
             f"memo key {episode.key.hex()[:12]} simulated, not replayed: its replays merged with other "
             f"episodes {track.diverged} time(s) and completed {track.completed} (a replay needs "
             f"{MIN_COMPLETED_PER_DIVERGENCE} completed per divergence)",
@@ -790,7 +850,7 @@ class Memoizer:
         if not self._mirroring_stopped:
             self._mirroring_stopped = True
             self.trace.append(MemoEvent(
-                now_ns * 1e-9, episode.id, "no-mirror", (), 0.0, 0,
+                now_ns * 1e-9, episode.id, MemoDecision.NO_MIRROR, (), 0.0, 0,
                 f"mirroring paused: this run's mirrors diverged {self._mirrors.diverged} time(s) and "
                 f"completed {self._mirrors.completed} (a mirror needs {MIN_COMPLETED_PER_DIVERGENCE} "
                 f"completed per divergence); episodes are recorded instead until replays catch up",
@@ -801,7 +861,7 @@ class Memoizer:
         """Add this run's completed and diverged replays to their keys' track records in the store."""
         replays, self._replays = self._replays, {}
         for key, run in sorted(replays.items()):
-            self.store.update(key, lambda value, c=run.completed, d=run.diverged: add_replays(value, c, d))
+            self.store.update(key, partial(add_replays, completed=run.completed, diverged=run.diverged))
             if key in self._tracks:
                 self._tracks[key] = self._tracks[key].plus(run.completed, run.diverged)
 

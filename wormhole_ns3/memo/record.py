@@ -27,6 +27,8 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 
+from wormhole_ns3.accel.flows import FlowKind
+
 #: Changes whenever the record layout or what a replay assumes changes.
 RECORD_FORMAT = 1
 
@@ -36,10 +38,10 @@ TCP_FIELDS = ("cwnd", "ssthresh", "alpha", "srtt", "rttvar", "rto")
 #: The congestion state a trajectory point stores, per kind of flow, in the
 #: tracker's order (FlowTracker::GetCongestionState): what a resumed flow
 #: continues from. Kinds without an entry are not memoized.
-STATE_FIELDS = {
-    "bulk-tcp": TCP_FIELDS,
-    "rdma-dcqcn": ("rate", "target_rate", "alpha"),  # bit/s, bit/s, DCQCN's alpha
-    "rdma-hpcc": ("window", "reference_window", "utilization"),  # bytes, bytes, U
+STATE_FIELDS: dict[str, tuple[str, ...]] = {
+    FlowKind.BULK_TCP: TCP_FIELDS,
+    FlowKind.RDMA_DCQCN: ("rate", "target_rate", "alpha"),  # bit/s, bit/s, DCQCN's alpha
+    FlowKind.RDMA_HPCC: ("window", "reference_window", "utilization"),  # bytes, bytes, U
 }
 
 

@@ -32,11 +32,11 @@ from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TypeVar
+from typing import Any, TypeVar
 
 import lmdb
 
-from .. import __version__
+from wormhole_ns3 import __version__
 
 #: Version of the layout above; a store of another version is refused.
 SCHEMA_VERSION = 1
@@ -56,6 +56,9 @@ _DIGEST_SIZE = 32
 _U64 = struct.Struct("<Q")
 _U32 = struct.Struct("<I")
 _T = TypeVar("_T")
+
+#: An open LMDB sub-database (the ``lmdb`` module keeps its type private).
+Database = Any
 
 
 class MemoStoreError(Exception):
@@ -96,7 +99,7 @@ class MemoStore:
     """An open memo store. Use :meth:`open`; close it, or use it as a context manager."""
 
     def __init__(
-        self, path: Path, env: lmdb.Environment, databases: dict[bytes, object], flush_every: int
+        self, path: Path, env: lmdb.Environment, databases: dict[bytes, Database], flush_every: int
     ) -> None:
         self.path = path
         self._env = env
@@ -140,13 +143,13 @@ class MemoStore:
             env.close()
             raise
 
-    def _initialise_or_verify(self, txn: lmdb.Transaction, create: bool) -> dict[bytes, object]:
+    def _initialise_or_verify(self, txn: lmdb.Transaction, create: bool) -> dict[bytes, Database]:
         """Write the schema record into an empty environment, or check the one there.
 
         One write transaction, so that two processes creating the same store at
         once agree on one record; verification raises before anything is written.
         """
-        names = [name for name, _ in txn.cursor()]
+        names = [bytes(name) for name, _ in txn.cursor()]
         if not names and not create:
             raise MemoStoreError(f"{self.path}: no memo store here (an empty LMDB environment)")
         if not names:
@@ -168,11 +171,11 @@ class MemoStore:
         self._schema(txn, databases[b"info"])
         return databases
 
-    def _schema(self, txn: lmdb.Transaction, info: object) -> dict:
+    def _schema(self, txn: lmdb.Transaction, info: Database) -> dict:
         sealed = txn.get(_SCHEMA, db=info)
         if sealed is None:
             raise MemoStoreError(f"{self.path}: not a wormhole-ns3 memo store (no schema record)")
-        payload = _unseal(_SCHEMA, sealed)
+        payload = _unseal(_SCHEMA, bytes(sealed))
         if payload is None:
             raise MemoStoreError(
                 f"{self.path}: the schema record is corrupt (checksum mismatch); refusing to use the store"
@@ -368,7 +371,8 @@ class MemoStore:
 
         def read(txn: lmdb.Transaction) -> list[tuple[StoreEntry, bytes]]:
             listed = []
-            for key, sealed in txn.cursor(db=self._db[b"values"]):
+            for stored_key, sealed in txn.cursor(db=self._db[b"values"]):
+                key = bytes(stored_key)
                 meta, value = self._open_record(key, sealed)
                 hits = _get_u64(txn, self._db[b"hits"], key)
                 listed.append((StoreEntry(key.hex(), meta, hits, len(value)), value))
@@ -376,7 +380,9 @@ class MemoStore:
 
         return self._transaction(False, read)
 
-    def _open_record(self, key: bytes, sealed: bytes) -> tuple[dict, bytes]:
+    def _open_record(self, key: bytes | memoryview, sealed: bytes | memoryview) -> tuple[dict, bytes]:
+        """The meta and value of a sealed record (lmdb hands out bytes; its stubs allow memoryviews too)."""
+        key, sealed = bytes(key), bytes(sealed)
         payload = _unseal(key, sealed)
         if payload is None:
             raise MemoStoreError(
@@ -472,12 +478,12 @@ def _digest(name: bytes, payload: bytes) -> bytes:
     return digest.digest()
 
 
-def _get_u64(txn: lmdb.Transaction, db: object, key: bytes) -> int:
+def _get_u64(txn: lmdb.Transaction, db: Database, key: bytes) -> int:
     raw = txn.get(key, db=db)
     return _U64.unpack(raw)[0] if raw is not None else 0
 
 
-def _add(txn: lmdb.Transaction, db: object, key: bytes, amount: int) -> None:
+def _add(txn: lmdb.Transaction, db: Database, key: bytes, amount: int) -> None:
     if amount:
         txn.put(key, _U64.pack(_get_u64(txn, db, key) + amount), db=db)
 

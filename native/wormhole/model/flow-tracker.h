@@ -1,0 +1,494 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ *
+ * Finds the flows of an unmodified ns-3 script (BulkSend/PacketSink over TCP,
+ * OnOff/UDP, and flows of other models through FlowSources), counts what each
+ * one delivers, samples those counters, learns each flow's path, and credits
+ * a fast-forwarded flow its skipped bytes. What depends on the kind of flow is
+ * its adapter's (TrackedFlow). Everything here runs per packet; the Python
+ * controller only polls it.
+ */
+#ifndef WORMHOLE_FLOW_TRACKER_H
+#define WORMHOLE_FLOW_TRACKER_H
+
+#include "ns3/application.h"
+#include "ns3/callback.h"
+#include "ns3/event-id.h"
+#include "ns3/ipv4-address.h"
+#include "ns3/nstime.h"
+#include "ns3/object.h"
+#include "ns3/traced-callback.h"
+
+#include "flow-record.h"
+#include "tcp-flow-state.h"
+#include "tracked-flow.h"
+#include "upcoming-flow.h"
+
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <string>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+namespace ns3
+{
+
+class Packet;
+class PacketSink;
+class Address;
+class Node;
+class FlowMonitor;
+class Ipv4FlowClassifier;
+class Ipv4Header;
+class ApplicationFlow;
+class FlowSource;
+class RouteOracle;
+class WorkloadOracle;
+
+/**
+ * @brief Per-flow counters and crediting for the flows of a script.
+ *
+ * A flow is one sending application (BulkSendApplication over TCP, or
+ * OnOffApplication over UDP) and the PacketSink that receives it, or a flow
+ * a registered FlowSource finds (an RDMA queue pair, with the wormhole-rdma
+ * module). Flows are numbered in discovery order (node, then application
+ * index, then each flow source's own order), which is the same in every run
+ * of a script.
+ *
+ * The tracker depends on ns-3 only. Models plug in through three extension
+ * points, registered by adapter modules and instantiated by every tracker
+ * when it is created: FlowSource (flows of other kinds), RouteOracle (the
+ * own route of a flow through per-flow ECMP routing) and WorkloadOracle
+ * (workloads that create flows while running, and their upcoming flows).
+ */
+class FlowTracker : public Object
+{
+  public:
+    /** Lifecycle of a flow. */
+    enum State
+    {
+        PENDING = 0,  //!< application not started sending yet
+        ACTIVE = 1,   //!< sending; counted in its partition
+        FINISHED = 2, //!< sink received every byte (sized flows only)
+    };
+
+    static TypeId GetTypeId();
+    FlowTracker();
+
+    /**
+     * Scan every node for sending applications and sinks not seen yet, then
+     * ask each flow source about the node (RDMA queue pairs that have started
+     * or have a start event), and hook their traces. Safe to call again when a script adds flows: only those
+     * added since the last call are looked at. When the simulator
+     * accelerates, also hook every point-to-point device not seen yet, so
+     * each packet's transmission is attributed to its own flow.
+     * @return the number of flows found by this call.
+     */
+    uint32_t Discover();
+
+    uint32_t GetNFlows() const;
+
+    /**
+     * Attribute the pending start event of every flow that has not started
+     * (and whose start was not attributed yet) to the flow's own tag. Call
+     * once the applications are initialized. @return the number of start
+     * events attributed.
+     */
+    uint32_t AttributeStartEvents();
+
+    /**
+     * Follow the simulator's unattributed and workload events: after each,
+     * discover the flows it created and attribute their start events, then
+     * call `onChange` if there were new flows, if the event was unattributed
+     * (it may have changed anything), or while some flow's start event is not
+     * scheduled yet. The common case, a workload event that created nothing
+     * (a compute task ending), stays in C++.
+     */
+    void WatchUnattributedEvents(Callback<void> onChange);
+
+    /**
+     * @return the links a flow that has not started will use (data path, then
+     * reverse path for TCP), from the routing tables as they are now; empty if
+     * unknown. For a started flow, its actual links.
+     */
+    std::vector<uint64_t> GetPlannedLinks(uint32_t flow) const;
+    /**
+     * @return the links (data path, then reverse path for TCP) a flow between
+     * two nodes with these ports would use, as GetPlannedLinks finds them.
+     */
+    std::vector<uint64_t> GetRouteBetween(Ptr<Node> src,
+                                          Ptr<Node> dst,
+                                          uint16_t srcPort,
+                                          uint16_t dstPort,
+                                          bool tcp) const;
+    /**
+     * @return the flows the script's workloads will start within `horizon` at
+     * times already known (WorkloadOracle::GetUpcomingFlows; with the
+     * wormhole-datacenter module, every FlowDag's), every oracle's in turn.
+     */
+    std::vector<UpcomingFlow> GetUpcomingFlows(Time horizon) const;
+    /** @return the data path part of GetPlannedLinks, in hop order. */
+    std::vector<uint64_t> GetPlannedPath(uint32_t flow) const;
+    /** @return the reverse (ACK) path part of GetPlannedLinks, in hop order; empty for UDP. */
+    std::vector<uint64_t> GetPlannedReversePath(uint32_t flow) const;
+
+    // What a flow is
+    std::string GetKind(uint32_t flow) const;
+    uint32_t GetSrcNode(uint32_t flow) const;
+    uint32_t GetDstNode(uint32_t flow) const;
+    std::string GetSrcAddress(uint32_t flow) const;
+    std::string GetDstAddress(uint32_t flow) const;
+    uint16_t GetSrcPort(uint32_t flow) const;
+    uint16_t GetDstPort(uint32_t flow) const;
+    /** @return the flow's size in bytes, 0 if unlimited. */
+    uint64_t GetSize(uint32_t flow) const;
+    /** @return the application start time. */
+    Time GetStartTime(uint32_t flow) const;
+    /** @return the configured sending rate in bit/s of an OnOff flow, 0 for others. */
+    double GetAppRate(uint32_t flow) const;
+    /** @return the TypeId name of the flow's congestion control (TCP's, RDMA's; "" for UDP). */
+    std::string GetCongestionOps(uint32_t flow) const;
+    /** @return the flow's attribution tag (see WormholeSimulatorImpl). */
+    uint32_t GetTag(uint32_t flow) const;
+    /**
+     * @return what the flow is and where it goes in one call (GetKind ...
+     * GetTag, the same values), for readers across the Python boundary.
+     */
+    FlowRecord GetFlowRecord(uint32_t flow) const;
+    /** @return what the flow produced so far in one call (GetKind ... GetCredited, the same values). */
+    FlowOutcome GetFlowOutcome(uint32_t flow) const;
+
+    // Where it goes
+    /**
+     * @return the directed links (egress ports, node << 16 | device index) of
+     * the flow's data path; empty if the route cannot be derived without side
+     * effects (random ECMP, on-demand routing protocols).
+     */
+    std::vector<uint64_t> GetPath(uint32_t flow) const;
+    /** @return the links of the reverse (ACK) path of a TCP or RDMA flow; empty for UDP. */
+    std::vector<uint64_t> GetReversePath(uint32_t flow) const;
+    /** @return true if the flow sends at a constant rate (TCP, RDMA, or OnOff that is never off). */
+    bool IsConstantRate(uint32_t flow) const;
+    /** @return the rate in bit/s of a link id. */
+    double GetLinkRate(uint64_t link) const;
+    /**
+     * @return the packets queued at a link's egress port: its root queue disc
+     * (if traffic control is installed) plus the device's own queue.
+     */
+    uint32_t GetQueuedPackets(uint64_t link) const;
+    /** @return the propagation delay of a link id. */
+    Time GetLinkDelay(uint64_t link) const;
+
+    // How far it is
+    int GetState(uint32_t flow) const;
+    /** @return bytes the receiver has, received or credited (what GetTotalRx() says). */
+    uint64_t GetDelivered(uint32_t flow) const;
+    /**
+     * @return PacketSink::GetTotalRx() of the flow's sink (0 if it has none);
+     * for an RDMA flow, the bytes its receive queue pair holds.
+     */
+    uint64_t GetSinkTotalRx(uint32_t flow) const;
+    /** @return bytes credited by fast-forwards. */
+    uint64_t GetCredited(uint32_t flow) const;
+    /**
+     * @return bytes the sender could still give up to a credit: its socket's
+     * never-sent bytes, and all but the last of the bytes its application has
+     * yet to write (a credit never makes an application close its socket);
+     * an RDMA flow's whole packets never sent but its last.
+     */
+    uint64_t GetSendable(uint32_t flow) const;
+    /**
+     * @return true if none of the flow's data or ACKs is in the network: every
+     * byte sent was received, and every byte received was acknowledged or its
+     * ACK is held back by the receiver's delayed-ACK timer. A quiet flow waits
+     * on its own hosts' timers only. (Known for BulkSend TCP flows; false for
+     * the others.)
+     */
+    bool IsQuiet(uint32_t flow) const;
+    /** @return the time the last byte arrived, or -1 s while unfinished. */
+    Time GetFinishTime(uint32_t flow) const;
+
+    // Sampling of delivered bytes
+    /**
+     * Sample every sampled flow's delivered bytes each `period` and call
+     * `onWindow` every `samplesPerWindow` samples. Sampling pauses by itself
+     * while no flow is sampled.
+     */
+    void ConfigureSampling(Time period, uint32_t samplesPerWindow, Callback<void> onWindow);
+    /** Include or exclude a flow from sampling; excluding clears its samples. */
+    void SetSampled(uint32_t flow, bool sampled);
+    void ClearSamples(uint32_t flow);
+    /** @return the delivered-bytes samples of a flow, oldest first. */
+    std::vector<uint64_t> GetSamples(uint32_t flow) const;
+    /**
+     * @return the bytes the flow's sender had put on the network (0 if it
+     * cannot tell: only paced flows do) at the same instants as GetSamples.
+     */
+    std::vector<uint64_t> GetSentSamples(uint32_t flow) const;
+    /**
+     * @return the flow's sending rate (bytes/s on the wire its congestion
+     * control paced it at, 0 if not paced) at the same instants as GetSamples.
+     */
+    std::vector<double> GetSendingRateSamples(uint32_t flow) const;
+    /**
+     * @return the congestion notifications (CNPs) its sender had received, at
+     * the same instants as GetSamples.
+     */
+    std::vector<uint64_t> GetNotificationSamples(uint32_t flow) const;
+
+    /** Called (from a system event, right after the packet that caused it) on start and finish. */
+    void SetFlowEventCallback(Callback<void, uint32_t, int> cb);
+
+    /**
+     * Credit a flow with bytes it would have delivered while fast-forwarded:
+     * the sink's counter grows, and the sender gives up as many not-yet-sent
+     * bytes: first the tail of its socket's never-sent buffer, then bytes its
+     * application has yet to write, always leaving the application at least
+     * one, so that it closes its socket only after a real write (a skip-back
+     * can then hand the bytes back) and the flow ends with real packets. An
+     * RDMA flow is credited whole packets never sent, on both ends, keeping
+     * its last packet (RdmaQueuePair::Credit). A FlowMonitor is credited too.
+     * @return the bytes credited (less than asked if the sender has too few).
+     */
+    uint64_t Credit(uint32_t flow, uint64_t bytes);
+
+    /**
+     * Take back bytes credited by a skip that is being cut short (skip-back):
+     * the sink's counter shrinks and the sender has the bytes to send again
+     * (its application writes them again, or, if it had closed its socket
+     * before the skip, they go back into the socket's buffer; an RDMA queue
+     * pair sends those packets again).
+     * @return the bytes taken back.
+     */
+    uint64_t Uncredit(uint32_t flow, uint64_t bytes);
+
+    /**
+     * The flow's pending events were moved by @p delta (a skip, or a skip cut
+     * short): move the absolute times its objects keep (an RDMA queue pair's
+     * pacing clock and CNP times, HPCC's telemetry timestamps) and the delays
+     * of its packets a FlowMonitor tracks in flight (ShiftMonitoredPackets).
+     */
+    void ShiftTimes(uint32_t flow, Time delta);
+
+    // What a memo needs
+    /**
+     * @return every attribute that shapes how the flow behaves, as one
+     * canonical string: its size, its application, the TCP stacks of both
+     * hosts and the configured defaults of the sockets and congestion control
+     * they create (so the string is the same before the flow starts as after).
+     */
+    std::string GetFlowFingerprint(uint32_t flow) const;
+    /**
+     * @return every attribute that shapes a link (egress port): device, its
+     * transmit queue, channel and root queue disc, as one canonical string.
+     */
+    std::string GetLinkFingerprint(uint64_t link) const;
+    /** @return true if nothing on the link drops packets at random (no receive error model). */
+    bool IsLossless(uint64_t link) const;
+    /** @return the sender state of a TCP flow (cwnd 0 for UDP or before it connects). */
+    TcpFlowState GetTcpState(uint32_t flow) const;
+    /** Put a TCP flow's sender in a recorded state. @return false for a flow that is not TCP. */
+    bool SetTcpState(uint32_t flow, const TcpFlowState& state);
+    /**
+     * @return the state of the flow's congestion control as numbers, in its
+     * kind's order (TCP: TcpStateVector's; RDMA: RdmaCongestionControl::GetState's);
+     * empty if it has none yet.
+     */
+    std::vector<double> GetCongestionState(uint32_t flow) const;
+    /**
+     * Keep (or stop keeping) a snapshot of the flow's progress and sender
+     * state at each sampling instant; stopping drops the kept snapshots.
+     * Snapshots survive skips (sampling just pauses), unlike rate samples.
+     */
+    void SetSnapshotting(uint32_t flow, bool on);
+    /** @return the kept snapshots of a flow, oldest first. */
+    std::vector<FlowSnapshot> GetSnapshots(uint32_t flow) const;
+
+    // Taking over a flow's start (memo replay)
+    /**
+     * Take a flow's pending start event away from its application, so the
+     * controller decides when (and whether) it starts. @return the start
+     * time, or -1 s if no start was pending.
+     */
+    Time DeferStart(uint32_t flow);
+    /**
+     * @return the uid of a pending flow's start event (0 if none): flows starting at
+     * the same time start in this order in a plain run, and so they must here.
+     */
+    uint32_t GetStartEventUid(uint32_t flow) const;
+    /** Start a deferred flow's application now, in an event attributed to the flow. */
+    void StartNow(uint32_t flow);
+    /**
+     * Start a deferred flow held: a TCP flow connects (a real handshake) but
+     * its socket takes no data, so it sends none, until ResumeHeld; an RDMA
+     * queue pair, connected since its creation, does not start. What a
+     * replayed flow does, so that a replay that must stop half-way resumes a
+     * connected flow rather than one that has to connect first.
+     */
+    void StartHeld(uint32_t flow);
+    /**
+     * Let a held TCP flow send: its socket takes data again, its sender gets
+     * the given state, and its application writes (in an event attributed to the flow).
+     */
+    void ResumeHeld(uint32_t flow, const TcpFlowState& state);
+    /**
+     * Let a held flow of any kind send, its congestion control in the given
+     * state (GetCongestionState's layout; empty: as it is), in an event
+     * attributed to the flow: a TCP socket takes data again, an RDMA queue
+     * pair starts.
+     */
+    void ResumeHeld(uint32_t flow, const std::vector<double>& state);
+    /**
+     * Complete a flow that never started, as a replay of a recorded episode
+     * says it completes now: its sink's count reaches the flow's size, its
+     * application has written everything, and the sink's Rx trace fires once
+     * with a packet of the bytes it lacked, from the flow's source, so that
+     * whatever waits for the flow (a FlowDag, a user's trace sink) sees it
+     * end. An RDMA flow's queue pairs hold every byte, and the NIC's
+     * FlowFinish trace and the flow's completion callback fire.
+     */
+    void CompleteVirtually(uint32_t flow);
+
+    /**
+     * Keep a script's FlowMonitor consistent with skips: credited bytes are
+     * counted as packets of the flow (and its ACK flow), and the packets it
+     * tracks in flight have the skipped time removed from their delays.
+     */
+    void AddFlowMonitor(Ptr<FlowMonitor> monitor, Ptr<Ipv4FlowClassifier> classifier);
+    /** Shift the in-flight packets FlowMonitors track for a flow (both directions) by delta. */
+    void ShiftMonitoredPackets(uint32_t flow, Time delta);
+
+    // For flow sources (FlowSource): how the flows they find join the tracker
+    /**
+     * Number a newly found flow, give it a tag, and tag its packets if their
+     * ports are known. @return its number.
+     */
+    uint32_t AddFlow(Ptr<TrackedFlow> flow);
+    /**
+     * A flow sent its first data (from the event that sent it): its events
+     * carry its tag from now on and, the first time, it becomes active.
+     */
+    void NotifyFlowStarted(uint32_t flow);
+    /** An active flow's receiver holds every byte: it is finished. */
+    void NotifyFlowFinished(uint32_t flow);
+
+  private:
+    /** What the tracker keeps of every flow, whatever its kind. */
+    struct Flow
+    {
+        Ptr<TrackedFlow> flow; //!< what depends on the kind
+        bool startAttributed{false};
+        uint32_t tag{0};
+        int state{PENDING};
+        Time finish{Seconds(-1)};
+        bool sampled{false};
+        std::deque<uint64_t> samples;
+        std::deque<uint64_t> sentSamples;
+        std::deque<double> rateSamples;
+        std::deque<uint64_t> notificationSamples;
+        bool snapshotting{false};
+        std::deque<FlowSnapshot> snapshots;
+        std::vector<uint64_t> path;
+        std::vector<uint64_t> reversePath;
+        //! per FlowMonitor: (delay sum, packets) of the data flow when its window began
+        std::vector<std::pair<Time, uint64_t>> monitorMark;
+    };
+
+    /** Find the sending applications and sinks a node got since the last scan. */
+    void DiscoverApplications(Ptr<Node> node);
+    void OnAppTx(uint32_t flow, Ptr<const Packet> packet);
+    /** The flow sent its first data: learn its source, route and tags; it is active. */
+    void OnFlowStarted(uint32_t flow);
+    /** The flow's receiver holds every byte. */
+    void OnFlowFinished(uint32_t flow);
+    /** Remember which flow a packet between these endpoints belongs to (both directions). */
+    void RegisterEndpoints(uint32_t flow);
+    /** Put the flow tag on a tracked flow's packet leaving its host. */
+    void OnSendOutgoing(const Ipv4Header& header, Ptr<const Packet> packet, uint32_t interface);
+    /** Attribute the transmission that starts to the packet's flow. */
+    void OnPhyTxBegin(Ptr<const Packet> packet);
+    /** Hook the devices and IPv4 stacks of nodes not seen yet (accelerated runs only). */
+    void HookNewNodes();
+    /** Follow the releases of workloads not seen yet: each creates a flow's applications. */
+    void HookNewWorkloads();
+    void OnWorkloadRelease();
+    void AfterUnattributedEvent();
+    /** @return the FlowMonitor flow ids of a flow's data (first) and ACK (second) packets. */
+    std::pair<int64_t, int64_t> MonitorFlowIds(std::size_t monitor, const Flow& f) const;
+    /** Credit the flow's FlowMonitor flows @p bytes, as its history of @p delivered bytes says. */
+    void CreditMonitors(const Flow& f, uint64_t bytes, uint64_t delivered);
+    void MarkMonitors(Flow& f);
+    void OnSinkRx(Ptr<const Packet> packet, const Address& from, const Address& local);
+    void NotifyFlowEvent(uint32_t flow, int state);
+    void Sample();
+    void ScheduleSample();
+    /**
+     * @return the egress ports a packet of the given 5-tuple crosses from
+     * `from` to `dst`, as the routing protocols would choose them, or empty if
+     * that cannot be known without side effects. Transit nodes whose routing
+     * a RouteOracle knows (per-flow ECMP) are asked for the flow's own route
+     * (by its ports).
+     */
+    std::vector<uint64_t> WalkRoute(Ptr<Node> from,
+                                    Ipv4Address src,
+                                    Ipv4Address dst,
+                                    uint8_t protocol,
+                                    uint16_t srcPort,
+                                    uint16_t dstPort) const;
+    /** @return the planned (before it starts) or actual route of a flow. */
+    std::pair<std::vector<uint64_t>, std::vector<uint64_t>> PlannedRoute(const Flow& f) const;
+    /**
+     * @return the data path (first) and reverse path (second, if it has one)
+     * of a flow whose packets leave from @p src.
+     */
+    std::pair<std::vector<uint64_t>, std::vector<uint64_t>> Route(const TrackedFlow& f,
+                                                                  Ipv4Address src) const;
+    Ptr<PacketSink> FindSink(Ipv4Address dst, uint16_t port) const;
+    /** Run @p action now, in an event on the flow's source node attributed to the flow. */
+    void ScheduleForFlow(uint32_t flow, std::function<void()> action);
+
+    std::vector<Flow> m_flows;
+    std::unordered_map<uint32_t, uint32_t> m_appsSeen; //!< node id -> applications scanned
+    uint32_t m_nodesHooked{0};                          //!< nodes whose devices are hooked
+    std::vector<Ptr<FlowSource>> m_flowSources;         //!< one of each registered type
+    std::vector<Ptr<RouteOracle>> m_routeOracles;       //!< one of each registered type
+    std::vector<Ptr<WorkloadOracle>> m_workloadOracles; //!< one of each registered type
+    std::vector<uint32_t> m_sinkless;        //!< flows whose sink is not found yet
+    std::vector<uint32_t> m_startsToAttribute; //!< pending flows whose start is not attributed yet
+    std::vector<uint32_t> m_sampledFlows;    //!< flows SetSampled(true) was last called for
+    Callback<void> m_onUnattributedChange;
+    std::size_t m_flowsReported{0}; //!< flows m_onUnattributedChange has been told about
+    std::unordered_map<uint16_t, std::vector<Ptr<PacketSink>>> m_sinksByPort;
+    //! (ip << 16 | port) of an application flow's source -> the flow and its number
+    std::unordered_map<uint64_t, std::pair<uint32_t, Ptr<ApplicationFlow>>> m_flowBySource;
+    /** Hash of a packet's (source ip << 16 | port, destination ip << 16 | port). */
+    struct EndpointsHash
+    {
+        std::size_t operator()(const std::pair<uint64_t, uint64_t>& key) const
+        {
+            return std::hash<uint64_t>()(key.first * 0x9E3779B97F4A7C15ULL ^ key.second);
+        }
+    };
+
+    //! endpoints of a tracked flow's data or ACK packets -> the flow's tag
+    std::unordered_map<std::pair<uint64_t, uint64_t>, uint32_t, EndpointsHash> m_tagByEndpoints;
+
+    std::vector<std::pair<Ptr<FlowMonitor>, Ptr<Ipv4FlowClassifier>>> m_monitors;
+
+    Time m_samplePeriod;
+    uint32_t m_samplesPerWindow{0};
+    uint32_t m_sampleDepth{0};
+    uint64_t m_sampleCount{0};
+    EventId m_sampleEvent;
+    Callback<void> m_onWindow;
+    Callback<void, uint32_t, int> m_onFlowEvent;
+
+    TracedCallback<uint32_t> m_flowStartTrace;
+    TracedCallback<uint32_t> m_flowFinishTrace;
+};
+
+} // namespace ns3
+
+#endif /* WORMHOLE_FLOW_TRACKER_H */

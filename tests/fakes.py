@@ -1,0 +1,406 @@
+"""Fakes of the C++ side, for unit tests of the controller's and the memo's decisions without ns-3.
+
+``FakeNs3`` stands for the ``ns3`` namespace (times, the simulator's clock,
+the run observer), ``FakeImpl`` for WormholeSimulatorImpl, ``FakeTracker`` for
+the FlowTracker (the flow records ``runtime.boundary`` reads and the few
+actions a skip takes), ``FakeBoundary`` for the cppyy boundary, and
+``FakeMemoHost`` for what the Memoizer asks of a run (``episodes.MemoHost``).
+They record what they are told, so a test asserts the decisions.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from types import SimpleNamespace
+
+from wormhole_ns3.accel.links import link_id
+from wormhole_ns3.memo.record import TrajectoryPoint
+
+NEVER_NS = 10**15
+
+
+class FakeTime:
+    def __init__(self, ns: int) -> None:
+        self.ns = int(ns)
+
+    def GetSeconds(self) -> float:
+        return self.ns * 1e-9
+
+    def GetTimeStep(self) -> int:
+        return self.ns
+
+    def IsNegative(self) -> bool:
+        return self.ns < 0
+
+
+class FakeSimulator:
+    def __init__(self, ns3: FakeNs3) -> None:
+        self._ns3 = ns3
+        self.cancelled: list[object] = []
+
+    def Now(self) -> FakeTime:
+        return FakeTime(self._ns3.now_ns)
+
+    def Cancel(self, event: object) -> None:
+        self.cancelled.append(event)
+
+    def GetImplementation(self) -> object:
+        return self._ns3.impl
+
+    def GetEventCount(self) -> int:
+        return 0
+
+
+class FakeRunObserver:
+    def __init__(self) -> None:
+        self.on_start = self.on_end = None
+
+    def SetRunStartCallback(self, callback) -> None:
+        self.on_start = callback
+
+    def SetRunEndCallback(self, callback) -> None:
+        self.on_end = callback
+
+
+class _Identity:
+    """``DynamicCast[T](x)``: the fake impl is a WormholeSimulatorImpl."""
+
+    def __getitem__(self, _type):
+        return lambda x: x
+
+
+class FakeImpl:
+    WORKLOAD = 2**32 - 1
+
+    def __init__(self) -> None:
+        self.next_unattributed_ns = NEVER_NS
+        self.moved: list[tuple[int, int, list[int]]] = []  #: (tag class, dt ns, exempt nodes)
+        self.scheduled: list[tuple[int, object]] = []  #: (delay ns, callback)
+        self.classes: dict[int, int] = {}
+        self.events_per_tag: dict[int, int] = {}
+
+    def NextUnattributedEventTime(self) -> FakeTime:
+        return FakeTime(self.next_unattributed_ns)
+
+    def NextEventTimeOn(self, nodes) -> FakeTime:
+        return FakeTime(NEVER_NS)
+
+    def MoveClassExcept(self, tag_class: int, dt: FakeTime, exempt) -> int:
+        self.moved.append((tag_class, dt.ns, list(exempt)))
+        return 7
+
+    def MoveClass(self, tag_class: int, dt: FakeTime) -> int:
+        self.moved.append((tag_class, dt.ns, []))
+        return 7
+
+    def ScheduleSystemCallback(self, delay: FakeTime, callback) -> tuple[int, object]:
+        event = (delay.ns, callback)
+        self.scheduled.append(event)
+        return event
+
+    def SetTagClass(self, tag: int, tag_class: int) -> None:
+        self.classes[tag] = tag_class
+
+    def GetTagEventCount(self, tag: int) -> int:
+        return self.events_per_tag.get(tag, 0)
+
+    def GetCurrentTag(self) -> int:
+        return 0
+
+    def GetSystemEventCount(self) -> int:
+        return 0
+
+
+class FakeNs3:
+    """The ``ns3`` namespace, as far as the controller uses it; ``now_ns`` is the simulator's clock."""
+
+    WormholeSimulatorImpl = FakeImpl
+
+    def __init__(self) -> None:
+        self.now_ns = 0
+        self.impl = FakeImpl()
+        self.Simulator = FakeSimulator(self)
+        self.RunObserver = FakeRunObserver()
+        self.DynamicCast = _Identity()
+
+    @staticmethod
+    def NanoSeconds(ns: int) -> FakeTime:
+        return FakeTime(ns)
+
+
+class FakeBoundary:
+    """The cppyy boundary: a callback is the Python callable itself; vectors are tuples."""
+
+    def __init__(self) -> None:
+        self.error: BaseException | None = None
+        self.warmed_up = False
+
+    def callback(self, function, *signature: str):
+        return function
+
+    def double_vector(self, values) -> tuple[float, ...]:
+        return tuple(values)
+
+    def warm_up(self, tracker, memo: bool) -> list[str]:
+        self.warmed_up = True
+        return []
+
+
+@dataclass
+class FakeFlow:
+    src_node: int
+    dst_node: int
+    size: int
+    path: tuple[int, ...]
+    reverse_path: tuple[int, ...]
+    kind: str = "bulk-tcp"
+    congestion_control: str = "ns3::TcpDctcp"
+    start_ns: int = 0
+    tag: int = 0
+    state: int = 1  #: controller.PENDING, ACTIVE, FINISHED
+    samples: list[int] = field(default_factory=list)  #: delivered bytes at each sampling instant
+    credited: int = 0
+    sampled: bool = True
+    shifted_ns: int = 0
+
+
+class FakeTracker:
+    """The FlowTracker: flows with routes and delivered-bytes samples, links with rates and delays."""
+
+    def __init__(self, link_rates_bps: dict[int, float], link_delay_ns: int = 10_000) -> None:
+        self.flows: list[FakeFlow] = []
+        self.link_rates_bps = link_rates_bps
+        self.link_delay_ns = link_delay_ns
+        self.sampling: tuple[int, int, object] | None = None
+
+    def add_flow(self, flow: FakeFlow) -> int:
+        flow.tag = 100 + len(self.flows)
+        self.flows.append(flow)
+        return len(self.flows) - 1
+
+    # -- what runtime.boundary.read_flow reads
+    def GetKind(self, f: int) -> str:
+        return self.flows[f].kind
+
+    def GetSrcNode(self, f: int) -> int:
+        return self.flows[f].src_node
+
+    def GetDstNode(self, f: int) -> int:
+        return self.flows[f].dst_node
+
+    def GetSrcAddress(self, f: int) -> str:
+        return f"10.0.0.{self.flows[f].src_node}"
+
+    def GetDstAddress(self, f: int) -> str:
+        return f"10.0.0.{self.flows[f].dst_node}"
+
+    def GetSrcPort(self, f: int) -> int:
+        return 49152 + f
+
+    def GetDstPort(self, f: int) -> int:
+        return 5000
+
+    def GetSize(self, f: int) -> int:
+        return self.flows[f].size
+
+    def GetStartTime(self, f: int) -> FakeTime:
+        return FakeTime(self.flows[f].start_ns)
+
+    def GetPath(self, f: int) -> tuple[int, ...]:
+        return self.flows[f].path
+
+    def GetReversePath(self, f: int) -> tuple[int, ...]:
+        return self.flows[f].reverse_path
+
+    def GetCongestionOps(self, f: int) -> str:
+        return self.flows[f].congestion_control
+
+    def IsConstantRate(self, f: int) -> bool:
+        return False
+
+    def GetAppRate(self, f: int) -> float:
+        return 0.0
+
+    def GetTag(self, f: int) -> int:
+        return self.flows[f].tag
+
+    def GetSinkTotalRx(self, f: int) -> int:
+        return 0
+
+    def GetCredited(self, f: int) -> int:
+        return self.flows[f].credited
+
+    def GetFinishTime(self, f: int) -> FakeTime:
+        return FakeTime(-1_000_000_000)
+
+    # -- the batched reads, filled from the getters above as FlowTracker fills them
+    def GetFlowRecord(self, f: int) -> SimpleNamespace:
+        return SimpleNamespace(
+            id=f, kind=self.GetKind(f), srcNode=self.GetSrcNode(f), dstNode=self.GetDstNode(f),
+            src=self.GetSrcAddress(f), dst=self.GetDstAddress(f), sport=self.GetSrcPort(f),
+            dport=self.GetDstPort(f), size=self.GetSize(f), start=self.GetStartTime(f).GetSeconds(),
+            path=self.GetPath(f), reversePath=self.GetReversePath(f), congestionOps=self.GetCongestionOps(f),
+            constantRate=self.IsConstantRate(f), appRateBps=self.GetAppRate(f), tag=self.GetTag(f))
+
+    def GetFlowOutcome(self, f: int) -> SimpleNamespace:
+        finish = self.GetFinishTime(f).GetSeconds()
+        return SimpleNamespace(
+            id=f, kind=self.GetKind(f), src=self.GetSrcAddress(f), dst=self.GetDstAddress(f),
+            sport=self.GetSrcPort(f), dport=self.GetDstPort(f), size=self.GetSize(f),
+            start=self.GetStartTime(f).GetSeconds(), finish=finish if finish >= 0 else -1.0,
+            rxBytes=self.GetSinkTotalRx(f), credited=self.GetCredited(f))
+
+    # -- run bookkeeping
+    def GetNFlows(self) -> int:
+        return len(self.flows)
+
+    def GetState(self, f: int) -> int:
+        return self.flows[f].state
+
+    def Discover(self) -> None:
+        pass
+
+    def SetFlowEventCallback(self, callback) -> None:
+        self.on_flow_event = callback
+
+    def WatchUnattributedEvents(self, callback) -> None:
+        self.after_unattributed = callback
+
+    def ConfigureSampling(self, period: FakeTime, window: int, callback) -> None:
+        self.sampling = (period.ns, window, callback)
+
+    def GetLinkRate(self, link: int) -> float:
+        return self.link_rates_bps[link]
+
+    def GetLinkDelay(self, link: int) -> FakeTime:
+        return FakeTime(self.link_delay_ns)
+
+    def GetQueuedPackets(self, link: int) -> int:
+        return 3
+
+    # -- samples and progress
+    def GetSamples(self, f: int) -> list[int]:
+        return list(self.flows[f].samples)
+
+    def ClearSamples(self, f: int) -> None:
+        self.flows[f].samples = []
+
+    def SetSampled(self, f: int, sampled: bool) -> None:
+        self.flows[f].sampled = sampled
+
+    def IsQuiet(self, f: int) -> bool:
+        return True
+
+    def GetDelivered(self, f: int) -> int:
+        samples = self.flows[f].samples
+        return (samples[-1] if samples else 0) + self.flows[f].credited
+
+    def GetSendable(self, f: int) -> int:
+        return 10**12
+
+    # -- a skip's actions
+    def Credit(self, f: int, nbytes: int) -> int:
+        self.flows[f].credited += nbytes
+        return nbytes
+
+    def Uncredit(self, f: int, nbytes: int) -> int:
+        self.flows[f].credited -= nbytes
+        return nbytes
+
+    def ShiftTimes(self, f: int, dt: FakeTime) -> None:
+        self.flows[f].shifted_ns += dt.ns
+
+    def ShiftMonitoredPackets(self, f: int, dt: FakeTime) -> None:
+        pass
+
+
+def dumbbell(senders: int, bottleneck_bps: float = 1e9, access_bps: float = 10e9,
+             delay_ns: int = 10_000) -> tuple[FakeTracker, list[tuple[tuple[int, ...], tuple[int, ...]]]]:
+    """A tracker over ``senders`` hosts (nodes 1..n) -> switch 50 -> receiver 60, and each sender's route.
+
+    The switch's port 1 towards the receiver is the bottleneck; ACKs come back over
+    the receiver's port 1 and the switch's port 1 + sender.
+    """
+    switch, receiver = 50, 60
+    bottleneck = link_id(switch, 1)
+    rates = {bottleneck: bottleneck_bps, link_id(receiver, 1): access_bps}
+    routes = []
+    for host in range(1, senders + 1):
+        up, down = link_id(host, 1), link_id(switch, 1 + host)
+        rates[up] = rates[down] = access_bps
+        routes.append(((up, bottleneck), (link_id(receiver, 1), down)))
+    return FakeTracker(rates, delay_ns), routes
+
+
+@dataclass
+class FakeMemoHost:
+    """``episodes.MemoHost``: flows with routes and attributes; it records the Memoizer's actions."""
+
+    routes: dict[int, tuple[tuple[int, ...], tuple[int, ...]]] = field(default_factory=dict)
+    attributes: dict[int, str] = field(default_factory=dict)
+    blockers: dict[int, str] = field(default_factory=dict)
+    trajectories: dict[int, list[TrajectoryPoint]] = field(default_factory=dict)
+    events: int = 10_000  #: events an episode took to simulate
+    started: list[int] = field(default_factory=list)
+    held: list[int] = field(default_factory=list)
+    completions: dict[int, int] = field(default_factory=dict)  #: flow -> time (ns) of its scheduled completion
+    cancelled: list[int] = field(default_factory=list)
+    completed_now: list[int] = field(default_factory=list)
+    resumed: dict[int, tuple[int, tuple[float, ...] | None]] = field(default_factory=dict)
+    calls: list[tuple[int, object]] = field(default_factory=list)
+
+    def add(self, flow: int, route: tuple[tuple[int, ...], tuple[int, ...]],
+            attributes: str = "bulk-tcp size=1000000 cc=ns3::TcpDctcp{}") -> None:
+        self.routes[flow] = route
+        self.attributes[flow] = attributes
+
+    # facts
+    def flow_route(self, flow: int):
+        return self.routes[flow]
+
+    def flow_attributes(self, flow: int) -> str:
+        return self.attributes[flow]
+
+    def link_attributes(self, link: int) -> str:
+        return "DataRate=10Gbps Delay=10us queue=FifoQueueDisc"
+
+    def link_queue(self, link: int) -> int:
+        return 0
+
+    def memo_blocker(self, flow: int) -> str | None:
+        return self.blockers.get(flow)
+
+    def trajectory(self, flow: int) -> list[TrajectoryPoint]:
+        return list(self.trajectories.get(flow, []))
+
+    def upcoming(self, now_ns: int, horizon_ns: int):
+        return []
+
+    def drain_time_ns(self, flows) -> int:
+        return 0
+
+    def episode_events(self, flows) -> tuple[int, int]:
+        return self.events, 0
+
+    # actions
+    def start_flow(self, flow: int) -> None:
+        self.started.append(flow)
+
+    def hold_flow(self, flow: int) -> None:
+        self.held.append(flow)
+
+    def complete_flow_at(self, flow: int, time_ns: int) -> None:
+        self.completions[flow] = time_ns
+
+    def complete_flow_now(self, flow: int) -> None:
+        self.completed_now.append(flow)
+
+    def cancel_completion(self, flow: int) -> None:
+        self.cancelled.append(flow)
+        self.completions.pop(flow, None)
+
+    def resume_flow(self, flow: int, delivered: int, state) -> None:
+        self.resumed[flow] = (delivered, state)
+
+    def call_at(self, time_ns: int, action) -> None:
+        self.calls.append((time_ns, action))

@@ -1,0 +1,174 @@
+"""The controller's decisions against a fake tracker and simulator: no ns-3, no cppyy."""
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from wormhole_ns3.accel.controller import ACTIVE, Controller, PacketLevel
+from wormhole_ns3.accel.fastforward import SkipEnd
+from wormhole_ns3.accel.steady import Limit
+from wormhole_ns3.accel.trace import TraceKind
+from wormhole_ns3.config import AcceleratorConfig
+
+from fakes import FakeBoundary, FakeFlow, FakeNs3, dumbbell
+
+PERIOD_NS = 1_000_000  # 1 ms between samples
+WINDOW = 10
+BOTTLENECK = 1.25e8  # bytes/s: 1 Gb/s
+
+
+def run_with(flows, config=None, bottleneck_bps=1e9):
+    """A controller attached to a fake run whose flows are all sending at t=0."""
+    tracker, routes = dumbbell(len(flows), bottleneck_bps)
+    ns3 = FakeNs3()
+    boundary = FakeBoundary()
+    config = config or AcceleratorConfig(sample_period=PERIOD_NS * 1e-9, window=WINDOW, tail_rtts=20)
+    controller = Controller(ns3, config, accelerate=True, tracker=tracker, boundary=boundary)
+    controller.attach()
+    ns3.RunObserver.on_start()
+    for (path, reverse), (size, cc) in zip(routes, flows):
+        flow = tracker.add_flow(FakeFlow(src_node=path[0] >> 16, dst_node=60, size=size,
+                                         path=path, reverse_path=reverse, congestion_control=cc))
+        tracker.on_flow_event(flow, ACTIVE)
+    return controller, tracker, ns3
+
+
+def deliver(tracker, rates, samples=WINDOW + 1):
+    """Give each flow ``samples`` delivered-bytes samples at constant rates (bytes/s)."""
+    for flow, rate in rates.items():
+        tracker.flows[flow].samples = [round(i * rate * PERIOD_NS * 1e-9) for i in range(samples)]
+
+
+def window_at(controller, ns3, t_ns):
+    ns3.now_ns = t_ns
+    controller.on_window()
+
+
+def test_the_controller_runs_without_ns3_and_binds_its_callbacks():
+    controller, tracker, ns3 = run_with([(10**7, "ns3::TcpDctcp")] * 2)
+    assert controller.boundary.warmed_up
+    assert controller.impl is ns3.impl
+    period_ns, window, on_window = tracker.sampling
+    assert (period_ns, window) == (PERIOD_NS, WINDOW) and on_window == controller.on_window
+    assert len(controller.partitions) == 1  # both flows cross the bottleneck
+
+
+def test_the_controller_the_memo_and_their_fakes_import_neither_ns3_nor_cppyy():
+    """In a fresh interpreter: in this one, other tests may have loaded ns-3."""
+    code = (
+        "import sys\n"
+        f"sys.path.insert(0, {str(Path(__file__).parent)!r})\n"
+        "import fakes, wormhole_ns3.accel.controller, wormhole_ns3.memo.driver, wormhole_ns3.runtime.boundary\n"
+        "loaded = sorted(m for m in sys.modules if m.split('.')[0] in ('cppyy', 'ns', 'ns3'))\n"
+        "assert not loaded, loaded\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+
+
+def test_a_steady_fair_partition_is_skipped_to_the_first_flows_tail():
+    controller, tracker, ns3 = run_with([(5 * 10**6, "ns3::TcpDctcp"), (10**7, "ns3::TcpDctcp")])
+    deliver(tracker, {0: 0.49 * BOTTLENECK, 1: 0.49 * BOTTLENECK})
+    now_ns = 11 * PERIOD_NS
+    window_at(controller, ns3, now_ns)
+
+    assert len(controller.skips) == 1
+    skip = controller.skips[0]
+    st = next(iter(controller.partitions.values()))
+    assert st.last_verdict.steady and st.last_verdict.limit is None
+    assert skip.kind is TraceKind.STEADY and skip.flow_ids == (0, 1) and skip.partition == "0 1"
+    assert st.end is SkipEnd.FLOW_TAIL and skip.limit == "flow 0 tail"
+    # both delivered 49% of the link: each is credited that rate, up to flow 0's tail
+    rate = 0.49 * BOTTLENECK
+    delivered = tracker.flows[0].samples[-1]
+    tail = controller.config.tail_rtts * st.rtt
+    assert skip.dt == pytest.approx((5 * 10**6 - delivered) / rate - tail, abs=1e-9)
+    assert tracker.flows[0].credited == pytest.approx(rate * skip.dt, rel=1e-6)
+    assert skip.credited_bytes == tracker.flows[0].credited + tracker.flows[1].credited
+    assert ns3.impl.moved == [(st.tag_class, round(skip.dt * 1e9), [])]
+    assert tracker.flows[0].shifted_ns == round(skip.dt * 1e9) and not tracker.flows[0].sampled
+    assert skip.reason.startswith("aggregate spread 0.0% < 5%, shares within 0.0% of fair; ")
+    assert controller.packet_level_time == {}  # the window was skipped, not run packet by packet
+
+
+def test_an_unfair_partition_is_refused_and_its_window_charged_to_unfair_shares():
+    controller, tracker, ns3 = run_with([(10**8, "ns3::TcpDctcp")] * 2)
+    deliver(tracker, {0: 0.75 * BOTTLENECK, 1: 0.23 * BOTTLENECK})
+    window_at(controller, ns3, 11 * PERIOD_NS)
+
+    st = next(iter(controller.partitions.values()))
+    assert controller.skips == []
+    assert st.last_verdict.limit is Limit.UNFAIR and st.last_verdict.flow == 0
+    assert controller.packet_level_time == {PacketLevel.UNFAIR_SHARES: pytest.approx(WINDOW * PERIOD_NS * 1e-9)}
+
+
+def test_packet_level_time_is_charged_by_the_verdicts_limit():
+    controller, tracker, ns3 = run_with([(10**8, "ns3::TcpDctcp")] * 2)
+    window_at(controller, ns3, PERIOD_NS)  # right after the flows started
+    deliver(tracker, {0: 0.49 * BOTTLENECK, 1: 0.49 * BOTTLENECK}, samples=5)
+    window_at(controller, ns3, 11 * PERIOD_NS)
+    tracker.flows[0].samples = [i * 90_000 if i % 2 else i * 30_000 for i in range(WINDOW + 1)]
+    tracker.flows[1].samples = [i * 60_000 for i in range(WINDOW + 1)]
+    window_at(controller, ns3, 12 * PERIOD_NS)
+
+    window = WINDOW * PERIOD_NS * 1e-9
+    assert controller.packet_level_time == {
+        PacketLevel.SETTLING: pytest.approx(window),
+        PacketLevel.FILLING_WINDOW: pytest.approx(window),
+        PacketLevel.AGGREGATE_UNSTEADY: pytest.approx(window),
+    }
+    st = next(iter(controller.partitions.values()))
+    assert st.last_verdict.limit is Limit.SPREAD
+    # run.json prints the categories as they always read
+    assert sorted(map(str, controller.packet_level_time)) == [
+        "aggregate rate unsteady", "filling a window", "settling after a flow event"]
+
+
+def test_a_flow_whose_congestion_control_keeps_time_based_state_is_never_skipped():
+    controller, tracker, ns3 = run_with([(10**8, "ns3::TcpCubic"), (10**8, "ns3::TcpDctcp")])
+    deliver(tracker, {0: 0.49 * BOTTLENECK, 1: 0.49 * BOTTLENECK})
+    window_at(controller, ns3, 11 * PERIOD_NS)
+
+    assert controller.skips == []
+    assert controller.flows[0].skip_blocker == "ns3::TcpCubic keeps time-based state"
+    assert set(controller.packet_level_time) == {PacketLevel.UNSKIPPABLE_FLOW}
+
+
+def test_a_skip_never_crosses_an_unattributed_event_and_is_judged_afresh_after_it():
+    controller, tracker, ns3 = run_with([(10**8, "ns3::TcpDctcp")] * 2)
+    deliver(tracker, {0: 0.49 * BOTTLENECK, 1: 0.49 * BOTTLENECK})
+    ns3.impl.next_unattributed_ns = 20 * PERIOD_NS
+    window_at(controller, ns3, 11 * PERIOD_NS)
+
+    (skip,) = controller.skips
+    st = next(iter(controller.partitions.values()))
+    assert st.end is SkipEnd.UNATTRIBUTED_EVENT and skip.limit == "unattributed event"
+    assert skip.dt == pytest.approx(9 * PERIOD_NS * 1e-9)
+    ns3.now_ns = 20 * PERIOD_NS
+    controller.on_resume()
+    assert not st.paused and st.rates is None  # something outside the flows ran
+
+
+def test_a_flow_starting_on_a_skipped_partitions_links_cuts_the_skip_short():
+    controller, tracker, ns3 = run_with([(10**8, "ns3::TcpDctcp")] * 2)
+    deliver(tracker, {0: 0.49 * BOTTLENECK, 1: 0.49 * BOTTLENECK})
+    ns3.impl.next_unattributed_ns = 31 * PERIOD_NS
+    window_at(controller, ns3, 11 * PERIOD_NS)
+    (skip,) = controller.skips
+    credited = skip.credited_bytes
+
+    ns3.now_ns = 16 * PERIOD_NS  # a quarter of the way through the skip
+    newcomer = tracker.add_flow(FakeFlow(src_node=1, dst_node=60, size=10**6,
+                                         path=tracker.flows[0].path, reverse_path=tracker.flows[0].reverse_path))
+    tracker.on_flow_event(newcomer, ACTIVE)
+
+    (cut,) = controller.skips
+    assert controller.reverts == 1
+    assert cut.limit == f"skip-back: flow {newcomer} started on its links"
+    assert cut.dt == pytest.approx(5 * PERIOD_NS * 1e-9)
+    assert cut.credited_bytes == pytest.approx(credited / 4, rel=1e-6)
+    assert tracker.flows[0].credited + tracker.flows[1].credited == cut.credited_bytes
+    assert ns3.Simulator.cancelled  # the resume event of the skip
+    assert cut.kind is TraceKind.STEADY and cut.flow_ids == (0, 1)

@@ -1,0 +1,135 @@
+"""runtime.boundary against fakes of cppyy's constructs: what crosses into C++, and how."""
+
+from types import SimpleNamespace
+
+import pytest
+
+from wormhole_ns3.accel.flows import FlowKind
+from wormhole_ns3.runtime import boundary
+
+from fakes import FakeFlow, FakeTime, dumbbell
+
+
+class OutOfRange(Exception):
+    """Stands for cppyy.gbl.std.out_of_range."""
+
+
+class _Templates:
+    """``std.function[sig]`` / ``std.vector[T]`` / ``ns3.Callback[...]``: record what was instantiated."""
+
+    def __init__(self, make):
+        self.make = make
+        self.instantiated = []
+
+    def __getitem__(self, arguments):
+        self.instantiated.append(arguments)
+        return self.make
+
+
+def fake_ns3():
+    std = SimpleNamespace(
+        out_of_range=OutOfRange,
+        function=_Templates(lambda f: ("std::function", f)),
+        vector=_Templates(Vector),
+    )
+    return SimpleNamespace(
+        cppyy=SimpleNamespace(gbl=SimpleNamespace(std=std)),
+        Callback=_Templates(lambda wrapped: ("ns3::Callback", wrapped)),
+        NanoSeconds=FakeTime,
+    )
+
+
+class Vector(list):
+    def push_back(self, value):
+        self.append(value)
+
+
+def test_read_flow_and_read_outcome_take_every_field_from_one_record():
+    tracker, routes = dumbbell(1)
+    path, reverse = routes[0]
+    tracker.add_flow(FakeFlow(src_node=1, dst_node=60, size=4096, path=path, reverse_path=reverse,
+                              start_ns=2_500_000, congestion_control="ns3::TcpNewReno"))
+    info = boundary.read_flow(tracker, 0)
+    assert (info.id, info.kind, info.src_node, info.dst_node, info.size) == (0, FlowKind.BULK_TCP, 1, 60, 4096)
+    assert (info.src, info.dst, info.sport, info.dport) == ("10.0.0.1", "10.0.0.60", 49152, 5000)
+    assert info.path == path and info.reverse_path == reverse and info.start == pytest.approx(2.5e-3)
+    assert info.congestion_control == "ns3::TcpNewReno" and info.tag == 100 and info.skip_blocker is None
+
+    tracker.GetSinkTotalRx = lambda f: 4096
+    tracker.GetCredited = lambda f: 1000
+    tracker.GetFinishTime = lambda f: FakeTime(7_500_000)
+    outcome = boundary.read_outcome(tracker, 0)
+    assert (outcome.bytes, outcome.rx_bytes, outcome.credited_bytes) == (4096, 4096, 1000)
+    assert outcome.fct == pytest.approx(5e-3)
+    tracker.GetFinishTime = lambda f: FakeTime(-1_000_000_000)
+    assert boundary.read_outcome(tracker, 0).fct is None  # unfinished
+
+
+def test_a_callback_keeps_the_first_exception_and_then_does_nothing():
+    ns3 = fake_ns3()
+    side = boundary.Boundary(ns3)
+    calls = []
+
+    def on_event(flow, state):
+        calls.append((flow, state))
+        if state == 2:
+            raise ValueError("boom")
+
+    callback = side.callback(on_event, "unsigned int", "int")
+    assert ns3.cppyy.gbl.std.function.instantiated == ["void(unsigned int,int)"]
+    assert ns3.Callback.instantiated == [("void", "unsigned int", "int")]
+    guarded = callback[1][1]  # ns3::Callback(std::function(guarded))
+    guarded(0, 1)
+    guarded(0, 2)
+    guarded(1, 1)
+    assert calls == [(0, 1), (0, 2)]
+    assert isinstance(side.error, ValueError)
+
+
+def test_double_vector_holds_the_values_as_floats():
+    ns3 = fake_ns3()
+    vector = boundary.double_vector(ns3, (1, 2.5))
+    assert vector == [1.0, 2.5] and all(isinstance(v, float) for v in vector)
+    assert ns3.cppyy.gbl.std.vector.instantiated == ["double"]
+
+
+def test_warm_up_calls_every_method_of_a_run_and_expects_only_out_of_range():
+    ns3 = fake_ns3()
+    called = []
+
+    class Tracker:
+        def __getattr__(self, name):
+            def method(*args):
+                called.append((name, args))
+                raise OutOfRange(name)
+
+            return method
+
+    bound = boundary.warm_up(ns3, Tracker(), memo=True)
+    assert "GetFlowRecord" in bound and "GetKind" in bound and "ResumeHeld" in bound
+    assert bound == [*boundary.CONTROLLER_METHODS, *boundary.MEMO_METHODS]
+    assert ("Credit", (0, 0)) in called
+    assert boundary.warm_up(ns3, Tracker(), memo=False) == list(boundary.CONTROLLER_METHODS)
+
+    class Missing:
+        def __getattr__(self, name):
+            raise AttributeError(name)
+
+    with pytest.raises(AttributeError):  # a method the shim lacks is an interface mismatch
+        boundary.warm_up(ns3, Missing(), memo=False)
+
+    class Mismatched:
+        def __getattr__(self, name):
+            def method(*args):
+                raise TypeError(f"{name}: no overload takes {args}")
+
+            return method
+
+    with pytest.raises(TypeError):  # an interface mismatch is not swallowed
+        boundary.warm_up(ns3, Mismatched(), memo=False)
+
+
+def test_the_planned_congestion_control_is_read_from_the_fingerprint():
+    fingerprint = "bulk-tcp size=1000 app={MaxBytes=1000} socket={SegmentSize=1448} cc=ns3::TcpDctcp{UseEct0=1}"
+    assert boundary.planned_congestion_control(fingerprint) == "ns3::TcpDctcp"
+    assert boundary.planned_congestion_control("rdma-dcqcn size=1000") == ""

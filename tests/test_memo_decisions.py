@@ -1,0 +1,150 @@
+"""The Memoizer's decisions against a fake run (episodes.MemoHost): no ns-3, no cppyy.
+
+Each test drives the Memoizer as the memo driver does (arrivals, finishes,
+due completions) over a real store in a temporary directory, and asserts what
+it decided: which flows start for real, which are held and when they complete,
+what the trace says.
+"""
+
+import pytest
+
+from wormhole_ns3.accel.links import link_id
+from wormhole_ns3.accel.trace import TraceKind
+from wormhole_ns3.memo.episodes import MemoDecision, Memoizer
+from wormhole_ns3.memo.record import MIN_COMPLETED_PER_DIVERGENCE, TrajectoryPoint, add_replays
+from wormhole_ns3.memo.store import MemoStore
+
+from fakes import FakeMemoHost
+
+MS = 1_000_000  # ns
+
+
+def incast(host: FakeMemoHost, first_flow: int, switch: int, senders: int = 2) -> list[int]:
+    """``senders`` flows into one receiver behind ``switch`` (links numbered after the switch)."""
+    receiver, bottleneck = switch + 1, link_id(switch, 1)
+    flows = []
+    for i in range(senders):
+        sender = switch + 2 + i
+        data = (link_id(sender, 1), bottleneck)
+        ack = (link_id(receiver, 1), link_id(switch, 2 + i))
+        host.add(first_flow + i, (data, ack))
+        flows.append(first_flow + i)
+    return flows
+
+
+@pytest.fixture
+def store(tmp_path):
+    with MemoStore.open(tmp_path / "memo") as opened:
+        yield opened
+
+
+def kinds(memo: Memoizer) -> list[MemoDecision]:
+    return [event.kind for event in memo.trace]
+
+
+def record_episode(memo: Memoizer, host: FakeMemoHost, flows: list[int], t0: int, finishes: list[int]) -> None:
+    """Flows arrive at ``t0`` and are simulated; each finishes ``finishes[i]`` ns later."""
+    memo.arrive(t0, flows)
+    for flow, after in sorted(zip(flows, finishes), key=lambda x: x[1]):
+        host.trajectories[flow] = [TrajectoryPoint(t0 + after // 2, 500_000, (10.0, 20.0)),
+                                   TrajectoryPoint(t0 + after, 1_000_000, (12.0, 20.0))]
+        memo.finished(t0 + after, flow)
+
+
+def test_a_miss_is_simulated_and_recorded_then_an_identical_episode_is_replayed(store):
+    host = FakeMemoHost()
+    memo = Memoizer(store, "context", host)
+    first = incast(host, 0, switch=100)
+    record_episode(memo, host, first, t0=5 * MS, finishes=[3 * MS, 4 * MS])
+
+    assert kinds(memo) == [MemoDecision.MISS, MemoDecision.RECORDED]
+    assert host.started == first and host.held == []
+    assert memo.stats.misses == 1 and memo.stats.recorded == 1
+    assert [e.kind.trace_kind for e in memo.trace] == [TraceKind.MEMO_MISS, TraceKind.MEMO_RECORDED]
+
+    # the same incast elsewhere (other flow and link ids), later: held and completed as recorded
+    again = incast(host, 10, switch=200)
+    memo.arrive(50 * MS, again)
+    assert kinds(memo)[-1] is MemoDecision.REPLAY and memo.stats.hits == 1
+    assert host.held == again and host.started == first
+    assert host.completions == {10: 53 * MS, 11: 54 * MS}
+    assert memo.trace[-1].flows == (10, 11) and memo.trace[-1].span == pytest.approx(4e-3)
+    for flow in again:
+        assert memo.completing(host.completions[flow], flow)
+    assert memo.stats.events_avoided == host.events
+    assert memo.stats.diverged == 0
+
+
+def test_a_new_memoizer_replays_what_an_earlier_run_stored(store):
+    host = FakeMemoHost()
+    record_episode(Memoizer(store, "context", host), host, incast(host, 0, 100), 0, [2 * MS, 2 * MS])
+    later = Memoizer(store, "context", host)
+    later.arrive(MS, incast(host, 5, 300))
+    assert kinds(later) == [MemoDecision.REPLAY]
+    # another context (versions, settings) is another key
+    other = Memoizer(store, "other context", host)
+    other.arrive(MS, incast(host, 7, 400))
+    assert kinds(other) == [MemoDecision.MISS]
+
+
+def test_an_unexpected_joiner_makes_the_replay_diverge_and_the_flows_resume_from_the_record(store):
+    host = FakeMemoHost()
+    memo = Memoizer(store, "context", host)
+    record_episode(memo, host, incast(host, 0, 100), 0, [4 * MS, 4 * MS])
+    replayed = incast(host, 10, switch=200)
+    memo.arrive(10 * MS, replayed)
+    assert host.held == replayed
+
+    # a third sender joins the replayed incast at +2 ms: no recorded continuation has it
+    intruder = 20
+    host.add(intruder, ((link_id(299, 1), link_id(200, 1)), (link_id(201, 1), link_id(200, 9))))
+    memo.arrive(12 * MS, [intruder])
+
+    assert kinds(memo)[-1] is MemoDecision.DIVERGED and memo.stats.diverged == 1
+    event = memo.trace[-1]
+    assert event.kind.trace_kind is TraceKind.MEMO_DIVERGED
+    assert set(event.flows) == set(replayed)
+    # each resumes where the recording had it at +2 ms: 500 000 bytes, its congestion state
+    assert host.resumed == {10: (500_000, (10.0, 20.0)), 11: (500_000, (10.0, 20.0))}
+    assert set(host.cancelled) == set(replayed)
+    assert intruder in host.started
+
+
+def test_a_key_whose_replays_keep_merging_is_distrusted_and_simulated(store):
+    host = FakeMemoHost()
+    memo = Memoizer(store, "context", host)
+    record_episode(memo, host, incast(host, 0, 100), 0, [MS, MS])
+    (entry,) = store.entries()
+    # its replays merged twice, and completed fewer times than two merges need
+    store.update(bytes.fromhex(entry.key), lambda value: add_replays(value, MIN_COMPLETED_PER_DIVERGENCE, 2))
+
+    fresh = Memoizer(store, "context", host)
+    flows = incast(host, 10, 200)
+    fresh.arrive(10 * MS, flows)
+    assert kinds(fresh) == [MemoDecision.DISTRUSTED]
+    assert fresh.stats.distrusted == 1 and fresh.stats.hits == 0
+    assert host.started[-2:] == flows and not host.held
+
+
+def test_an_episode_opening_while_its_key_is_recorded_mirrors_the_recording(store):
+    host = FakeMemoHost()
+    memo = Memoizer(store, "context", host)
+    leader = incast(host, 0, 100)
+    memo.arrive(0, leader)
+    follower = incast(host, 10, 200)
+    memo.arrive(MS // 2, follower)
+    assert kinds(memo) == [MemoDecision.MISS, MemoDecision.MIRROR]
+    assert host.held == follower and host.completions == {}  # the leader says when
+
+    host.trajectories[0] = [TrajectoryPoint(3 * MS, 1_000_000, (1.0,))]
+    memo.finished(3 * MS, 0)
+    assert host.completions == {10: 3 * MS + MS // 2}  # shifted by the difference of their starts
+
+
+def test_an_unmemoizable_flow_is_simulated_without_a_key(store):
+    host = FakeMemoHost(blockers={1: "an unlimited flow never completes"})
+    memo = Memoizer(store, "context", host)
+    flows = incast(host, 0, 100)
+    memo.arrive(0, flows)
+    assert memo.trace == [] and memo.stats.unmemoizable == 1
+    assert host.started == flows

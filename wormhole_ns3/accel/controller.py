@@ -1,0 +1,677 @@
+"""The accelerator's brain: per flow event and per sampling window, never per packet.
+
+It keeps the partitions of the active flows up to date, asks the steady-state
+detector about each partition, and fast-forwards the steady ones through the
+C++ shim (move the partition's events, credit its flows). Everything per packet
+(counting, sampling, tagging events) happens in the shim's FlowTracker and
+WormholeSimulatorImpl; this object only runs when they call it back.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+import numpy as np
+
+from wormhole_ns3.accel.fastforward import FlowProgress, SkipEnd, SkipPlan, plan_skip
+from wormhole_ns3.accel.flows import FlowInfo, FlowKind, FlowResult
+from wormhole_ns3.accel.partition import Partition, partition_flows
+from wormhole_ns3.accel.steady import Limit, Verdict, judge, judge_paced
+from wormhole_ns3.accel.trace import SkipRecord, TraceKind
+from wormhole_ns3.accel.vocabulary import Label
+from wormhole_ns3.config import AcceleratorConfig
+from wormhole_ns3.memo.driver import MemoDriver
+from wormhole_ns3.memo.store import MemoStore
+from wormhole_ns3.runtime.boundary import Boundary, read_flow, read_outcome
+
+PENDING, ACTIVE, FINISHED = 0, 1, 2
+
+#: Bytes of a full-size packet, for round-trip time estimates.
+MTU_BYTES = 1500
+#: Round-trip times a finished flow's last packets (FIN exchange, final ACKs) may
+#: take to leave its links; until then its links' partitions are not split.
+DRAIN_RTTS = 4.0
+
+
+class PacketLevel(Label):
+    """Why a window of a partition ran packet by packet (run.json's "packet-level time by reason")."""
+
+    SETTLING = "settling after a flow event"
+    FLOW_TAILS = "flow tails"
+    UNSKIPPABLE_FLOW = "unskippable flow"
+    SKIP_TOO_SHORT = "steady, skip too short"
+    FILLING_WINDOW = "filling a window"
+    UNFAIR_SHARES = "unfair shares"
+    AGGREGATE_UNSTEADY = "aggregate rate unsteady"
+    QUEUES_FILLING_OR_DRAINING = "queues filling or draining"
+    RATES_RECOVERING = "rates recovering"
+    RATES_SHIFTING = "rates shifting"
+    NO_PROGRESS = "no progress in window"
+    EVERY_FLOW_IDLE = "every flow idle"
+
+
+#: The packet-level time of a partition whose last verdict refused it, by the verdict's limit.
+PACKET_LEVEL_BY_LIMIT = {
+    Limit.WINDOW_NOT_FULL: PacketLevel.FILLING_WINDOW,
+    Limit.UNFAIR: PacketLevel.UNFAIR_SHARES,
+    Limit.SPREAD: PacketLevel.AGGREGATE_UNSTEADY,
+    Limit.FILLING_OR_DRAINING: PacketLevel.QUEUES_FILLING_OR_DRAINING,
+    Limit.RECOVERING: PacketLevel.RATES_RECOVERING,
+    Limit.HALVES_DIFFER: PacketLevel.RATES_SHIFTING,
+    Limit.NO_PROGRESS: PacketLevel.NO_PROGRESS,
+    Limit.ALL_IDLE: PacketLevel.EVERY_FLOW_IDLE,
+}
+
+#: Skip ends after which something outside the partition's flows ran (or its rates
+#: expired): its rates are judged afresh.
+JUDGE_AFRESH_AFTER = frozenset({SkipEnd.UNATTRIBUTED_EVENT, SkipEnd.RATES_SEEN_TO_HOLD})
+
+
+@dataclass
+class PartitionState:
+    """What the controller remembers about one partition while its flow set is unchanged."""
+
+    partition: Partition
+    tag_class: int
+    rtt: float
+    changed_at: float
+    rates: dict[int, float] | None = None
+    #: Until when the rates may be carried forward (the verdict's horizon from its judgement).
+    rates_until: float = float("inf")
+    reason: str = ""
+    last_verdict: Verdict | None = None
+    paused_from: float | None = None
+    paused_until: float | None = None
+    credits: dict[int, int] = field(default_factory=dict)
+    #: Index in Controller.skips of the partition's running (or last) skip.
+    skip_record: int = -1
+    resume_event: object = None
+    #: What ended the partition's last skip.
+    end: SkipEnd | None = None
+    idle: frozenset[int] = frozenset()
+    mark_time: float = 0.0
+    mark_events: int = 0
+
+    @property
+    def paused(self) -> bool:
+        return self.paused_until is not None
+
+
+@dataclass(frozen=True)
+class RunSnapshot:
+    """The state of a run when Simulator::Run() returned."""
+
+    events: int
+    system_events: int
+    sim_time: float
+    flows: list[FlowResult]
+
+
+class Controller:
+    """Drives one ns-3 run: observes its flows and, when accelerating, skips steady partitions."""
+
+    def __init__(
+        self,
+        ns3,
+        config: AcceleratorConfig,
+        accelerate: bool,
+        progress: bool = False,
+        memo: MemoStore | None = None,
+        memo_context: str = "",
+        *,
+        tracker: Any = None,
+        boundary: Boundary | None = None,
+    ) -> None:
+        """``tracker`` and ``boundary`` default to a new FlowTracker and the cppyy boundary of ``ns3``."""
+        self.ns3 = ns3
+        self.config = config
+        self.accelerate = accelerate and config.enabled
+        self.progress = progress
+        self._memo_store, self._memo_context = memo, memo_context
+        #: Replays recorded episodes when a memo store is given (see memo/driver.py).
+        self.memo: MemoDriver | None = None
+        self.tracker = tracker if tracker is not None else ns3.CreateObject[ns3.FlowTracker]()
+        #: Callbacks C++ calls (they must outlive the run), vectors it takes, the warm-up.
+        self.boundary = boundary if boundary is not None else Boundary(ns3)
+        self.impl: Any = None
+        self.flows: dict[int, FlowInfo] = {}
+        self.active: set[int] = set()
+        self.finished: set[int] = set()
+        #: Finished flows whose last packets (FIN, final ACKs) may still be on their links,
+        #: with the time they are gone: they still tie their links' partitions together.
+        self.draining: dict[int, float] = {}
+        self.partitions: dict[frozenset[int], PartitionState] = {}
+        self.skips: list[SkipRecord] = []
+        self.reverts = 0
+        #: Simulated partition-seconds run packet by packet, by the reason they were not skipped.
+        self.packet_level_time: dict[PacketLevel, float] = {}
+        self.sample_period: float | None = None
+        self.run_wall = 0.0
+        self.runs = 0
+        self._run_started = 0.0
+        self._last_progress = 0.0
+        self._attached = False
+        self._planned: dict[int, frozenset[int]] = {}
+        #: Flows the controller has looked at (the tracker numbers them in discovery order).
+        self._known_flows = 0
+        self._arrivals: list[tuple[float, int]] = []
+        #: Why a run that asked to be accelerated ran plainly, if it did.
+        self.fallback: str | None = None
+        #: Snapshot taken when the last Run() returned (Destroy() frees the models).
+        self.last_run: RunSnapshot | None = None
+
+    @property
+    def error(self) -> BaseException | None:
+        """The exception a callback raised during Run(), if any: the run's results are not valid."""
+        return self.boundary.error
+
+    # ----------------------------------------------------------------- hooks
+    def attach(self) -> None:
+        """Register the Run() hooks; the script's own Simulator::Run() then drives everything."""
+        observer = self.ns3.RunObserver
+        observer.SetRunStartCallback(self.callback(self.on_run_start))
+        observer.SetRunEndCallback(self.callback(self.on_run_end))
+        if self.accelerate:
+            # made now: wrapping a callable costs a JIT, which must not land inside Run()
+            self._on_flow_event = self.callback(self.on_flow_event, "unsigned int", "int")
+            self._on_window = self.callback(self.on_window)
+            self._on_resume = self.callback(self.on_resume)
+            self._on_drained = self.callback(self.on_drained)
+            self._after_unattributed = self.callback(self.after_unattributed)
+            # bind the tracker methods now, not inside the timed Run() (see boundary.warm_up)
+            self.boundary.warm_up(self.tracker, memo=self._memo_store is not None)
+            if self._memo_store is not None:
+                self.memo = MemoDriver(self, self._memo_store, self._memo_context)
+
+    def close(self) -> None:
+        """Release what the run holds: the memo store, if any (the run's results stay readable)."""
+        if self.memo is not None:
+            self.memo.close()
+
+    def callback(self, function: Callable[..., None], *signature: str) -> Any:
+        """Wrap a Python callable as an ns3::Callback; exceptions are kept (``error``), not thrown into C++."""
+        return self.boundary.callback(function, *signature)
+
+    def on_run_start(self) -> None:
+        self.runs += 1
+        self._run_started = time.perf_counter()
+        if not self._attached:
+            self._attached = True
+            impl = self.ns3.Simulator.GetImplementation()
+            cast = self.ns3.DynamicCast[self.ns3.WormholeSimulatorImpl](impl)
+            self.impl = cast if cast else None
+            if self.accelerate and self.impl is None:
+                # the script chose its own simulator (or touched it first): run it plainly
+                self.accelerate = False
+                self.fallback = "the script selected another simulator implementation"
+            if self.accelerate:
+                self.tracker.SetFlowEventCallback(self._on_flow_event)
+                self.tracker.WatchUnattributedEvents(self._after_unattributed)
+        self.tracker.Discover()
+
+    def after_unattributed(self) -> None:
+        """Learn the flows an unattributed or workload event created, before they send.
+
+        Called by the tracker (FlowTracker::WatchUnattributedEvents) when such an
+        event created flows, was unattributed, or a flow's start is still unscheduled.
+
+        Node initialization schedules the applications' starts, and a workload
+        releasing a task creates new applications. Each new flow's start event
+        is attributed to the flow (so it bounds only the partitions its route
+        crosses, not every skip) and its planned route is recorded. A skip in
+        progress on links the new flow will use is cut short now (skip-back),
+        before the flow's first packet reaches them. Anything else an
+        unattributed event does may affect any flow: it ends every skip.
+        """
+        tracker = self.tracker  # it discovered the new flows and attributed their starts
+        workload = int(self.impl.GetCurrentTag()) == int(self.ns3.WormholeSimulatorImpl.WORKLOAD)
+        for st in list(self.partitions.values()):
+            if st.paused and not workload:
+                self._revert(st, "an unattributed event ran")
+        if self.memo is not None and not workload:
+            self.memo.forget_link_attributes()
+        pending = []
+        known, self._known_flows = self._known_flows, int(tracker.GetNFlows())
+        for flow in range(known, self._known_flows):
+            if int(tracker.GetState(flow)) != PENDING:
+                continue
+            self._planned[flow] = frozenset(int(x) for x in tracker.GetPlannedLinks(flow))
+            pending.append((tracker.GetStartTime(flow).GetSeconds(), flow))
+            if self.memo is None:
+                self.before_flow_start(flow)
+        if self.memo is not None:
+            # starts go through the memo, which decides them at their start time
+            self.memo.take_over(flow for _, flow in pending)
+        if pending:
+            now = self.now()
+            self._arrivals = sorted(
+                [a for a in self._arrivals if a[0] >= now and a[1] not in self.flows] + pending
+            )
+
+    def before_flow_start(self, flow: int) -> None:
+        """Cut short (skip-back) every skip in progress on links the flow is about to use."""
+        planned = self._planned.get(flow, frozenset())
+        for st in list(self.partitions.values()):
+            if st.paused and (not planned or planned & st.partition.links):
+                self._revert(st, f"flow {flow} will start on its links")
+
+    def _next_arrival_on(self, links: frozenset[int], now: float) -> float:
+        """The start time of the next flow that will load one of these links."""
+        for start, flow in self._arrivals:
+            if start < now or flow in self.flows:
+                continue
+            planned = self._planned[flow]
+            if not planned or planned & links:
+                return start
+        return float("inf")
+
+    def on_run_end(self) -> None:
+        self.run_wall += time.perf_counter() - self._run_started
+        if self.memo is not None:
+            self.memo.run_ended()
+        self.last_run = RunSnapshot(
+            events=self.event_count(),
+            system_events=self.system_event_count(),
+            sim_time=self.now(),
+            flows=self.flow_results(),
+        )
+        if self.progress:
+            self._print_progress(final=True)
+
+    # ----------------------------------------------------------- flow events
+    def now(self) -> float:
+        return self.ns3.Simulator.Now().GetSeconds()
+
+    def on_flow_event(self, flow: int, state: int) -> None:
+        now = self.now()
+        if state == ACTIVE:
+            info = read_flow(self.tracker, flow)
+            self.flows[flow] = info
+            self.active.add(flow)
+            self._configure_sampling(info)
+            for st in list(self.partitions.values()):
+                if st.paused and st.partition.links & info.links:
+                    self._revert(st, f"flow {flow} started on its links")
+        elif state == FINISHED:
+            self.active.discard(flow)
+            self.finished.add(flow)
+            if self.memo is not None:
+                self.memo.flow_finished(flow)
+            info = self.flows[flow]
+            drain = DRAIN_RTTS * self._path_rtt(info)
+            self.draining[flow] = now + drain
+            self.impl.ScheduleSystemCallback(
+                self.ns3.NanoSeconds(max(1, round(drain * 1e9))), self._on_drained
+            )
+        self._repartition(now)
+
+    def on_drained(self) -> None:
+        """A finished flow's last packets are gone: it no longer ties partitions together."""
+        now = self.now()
+        gone = [f for f, until in self.draining.items() if until <= now + 1e-12]
+        for flow in gone:
+            del self.draining[flow]
+        if gone:
+            self._repartition(now)
+
+    def _configure_sampling(self, info: FlowInfo) -> None:
+        if self.sample_period is not None:
+            return
+        self.sample_period = self.config.sample_period or 4 * self._path_rtt(info)
+        period = self.ns3.NanoSeconds(max(1, round(self.sample_period * 1e9)))
+        self.tracker.ConfigureSampling(period, self.config.window, self._on_window)
+
+    @property
+    def period(self) -> float:
+        """The sampling period, s (chosen when the first flow starts, before any window)."""
+        assert self.sample_period is not None, "no window before the first flow starts"
+        return self.sample_period
+
+    def _path_rtt(self, info: FlowInfo) -> float:
+        """Propagation plus one full-size packet's serialization on every link, both ways."""
+        links = info.path + info.reverse_path
+        if not links:
+            return 1e-3
+        total = 0.0
+        for link in links:
+            rate = float(self.tracker.GetLinkRate(link)) or 1e9
+            total += self.tracker.GetLinkDelay(link).GetSeconds() + MTU_BYTES * 8 / rate
+        return total if info.reverse_path else 2 * total
+
+    def _repartition(self, now: float) -> None:
+        """Recompute the partitions, and put each flow's tag in its partition's class.
+
+        Draining flows take part in the grouping (their last packets share
+        links) but not in a partition's identity: a partition whose active
+        flows are unchanged keeps its state when a draining flow leaves it.
+        """
+        members = self.active | set(self.draining)
+        parts = partition_flows({f: self.flows[f].links for f in members})
+        fresh: dict[frozenset[int], PartitionState] = {}
+        for group in parts:
+            active = group.flows & self.active
+            self._assign_class(group.flows)
+            if not active:
+                continue
+            part = Partition(flows=frozenset(active), links=group.links)
+            st = self.partitions.get(part.key)
+            if st is None:
+                st = PartitionState(
+                    partition=part,
+                    tag_class=self._class_of(group.flows),
+                    rtt=max(self._path_rtt(self.flows[f]) for f in active),
+                    changed_at=now,
+                )
+                st.mark_time, st.mark_events = now, self._class_events(st)
+                for f in active:
+                    self.tracker.ClearSamples(f)
+            else:
+                st.partition, st.tag_class = part, self._class_of(group.flows)
+            fresh[part.key] = st
+        self.partitions = fresh
+        for st in fresh.values():
+            for f in st.partition.flows:
+                self.tracker.SetSampled(f, not st.paused)
+
+    def _class_of(self, flows: frozenset[int]) -> int:
+        return min(self.flows[f].tag for f in flows)
+
+    def _assign_class(self, flows: frozenset[int]) -> None:
+        """Put the tags of a group of flows in one class, named by its smallest tag."""
+        tag_class = self._class_of(flows)
+        for f in flows:
+            self.impl.SetTagClass(self.flows[f].tag, tag_class)
+
+    def _class_events(self, st: PartitionState) -> int:
+        """Events executed so far on behalf of the partition's active flows."""
+        return sum(int(self.impl.GetTagEventCount(self.flows[f].tag)) for f in st.partition.flows)
+
+    # -------------------------------------------------------- steady & skip
+    def on_window(self) -> None:
+        now = self.now()
+        for st in list(self.partitions.values()):
+            if not st.paused:
+                self._consider(st, now)
+                self._account(st, now)
+        if self.progress:
+            self._print_progress()
+
+    def _consider(self, st: PartitionState, now: float) -> None:
+        """Skip the partition if it is steady and a skip is long enough to pay off."""
+        part = st.partition
+        if any(self.flows[f].skip_blocker for f in part.flows):
+            return
+        if now - st.changed_at < self.config.settle_rtts * st.rtt:
+            return
+        if st.rates is not None and now >= st.rates_until:
+            st.rates = None  # carried as far as they were seen to hold: judge afresh
+        if st.rates is None:
+            verdict = self._judge(st)
+            st.last_verdict = verdict
+            if not verdict.steady:
+                return
+            st.rates, st.reason, st.idle = dict(verdict.rates), verdict.reason, verdict.idle
+            st.rates_until = now + verdict.horizon
+        exempt = self._idle_hosts(st)
+        if exempt is None:
+            st.rates = None  # an idle flow is on the move: judge a fresh window
+            return
+        plan = plan_skip(
+            now,
+            st.rates,
+            {f: self._progress_of(f) for f in part.flows},
+            bounds={
+                SkipEnd.UNATTRIBUTED_EVENT: self.impl.NextUnattributedEventTime().GetSeconds(),
+                SkipEnd.FLOW_ARRIVAL: self._next_arrival_on(part.links, now),
+                SkipEnd.RATES_SEEN_TO_HOLD: st.rates_until,
+                SkipEnd.IDLE_FLOW_WAKES: (
+                    self.impl.NextEventTimeOn(exempt).GetSeconds() if exempt else float("inf")
+                ),
+            },
+            tail=self.config.tail_rtts * st.rtt,
+            min_skip=self.config.min_skip_samples * self.period,
+            max_skip=self.config.max_skip,
+        )
+        if plan is not None:
+            self._skip(st, plan, exempt)
+        elif st.idle:
+            st.rates = None  # shares with idle flows hold only until one of them wakes
+
+    def _account(self, st: PartitionState, now: float) -> None:
+        """Charge the last window of packet-level time of a partition to why it was not skipped."""
+        if st.paused:
+            return  # it skipped at this window
+        why = self._packet_level_reason(st, now)
+        window = self.period * self.config.window
+        self.packet_level_time[why] = self.packet_level_time.get(why, 0.0) + window
+
+    def _packet_level_reason(self, st: PartitionState, now: float) -> PacketLevel:
+        """Why an unpaused partition ran its last window packet by packet."""
+        if now - st.changed_at < self.config.settle_rtts * st.rtt:
+            return PacketLevel.SETTLING
+        if st.end is SkipEnd.FLOW_TAIL and st.rates is not None:
+            return PacketLevel.FLOW_TAILS
+        if any(self.flows[f].skip_blocker for f in st.partition.flows):
+            return PacketLevel.UNSKIPPABLE_FLOW
+        if st.rates is not None:
+            return PacketLevel.SKIP_TOO_SHORT
+        verdict = st.last_verdict
+        if verdict is None:
+            return PacketLevel.FILLING_WINDOW
+        if verdict.limit is None:
+            # judged steady, but its rates were dropped (an idle flow on the move, a skip cut
+            # short or ended by an outside event) and not judged afresh yet: charged to the
+            # aggregate, as it always was
+            return PacketLevel.AGGREGATE_UNSTEADY
+        return PACKET_LEVEL_BY_LIMIT[verdict.limit]
+
+    def _idle_hosts(self, st: PartitionState) -> list[int] | None:
+        """The nodes whose events stay in real time during a skip: hosts used only by idle flows.
+
+        None if an idle flow cannot be kept out of the skip: it has packets in the
+        network (they would be delayed with the rest), or it shares a host with a
+        busy flow.
+        """
+        if not st.idle:
+            return []
+        busy_nodes = set()
+        for f in self.active - st.idle:
+            busy_nodes |= {self.flows[f].src_node, self.flows[f].dst_node}
+        hosts = []
+        for f in sorted(st.idle):
+            if not self.tracker.IsQuiet(f):
+                return None
+            nodes = {self.flows[f].src_node, self.flows[f].dst_node}
+            if nodes & busy_nodes:
+                return None
+            hosts += sorted(nodes)
+        return hosts
+
+    def _judge(self, st: PartitionState) -> Verdict:
+        part = st.partition
+        samples = {f: self._samples(f) for f in part.flows}
+        paths = {f: frozenset(self.flows[f].path) for f in part.flows}
+        links = frozenset().union(*paths.values())
+        capacity = {link: float(self.tracker.GetLinkRate(link)) / 8 for link in links}
+        if all(self.flows[f].paced for f in part.flows):
+            tracker = self.tracker
+            sent = {f: np.array(tracker.GetSentSamples(f), dtype=np.int64, copy=True) for f in part.flows}
+            sending = {f: np.array(tracker.GetSendingRateSamples(f), dtype=np.float64, copy=True)
+                       for f in part.flows}
+            notifications = {f: np.array(tracker.GetNotificationSamples(f), dtype=np.int64, copy=True)
+                             for f in part.flows}
+            return judge_paced(samples, sent, sending, notifications, self.period,
+                               self.config.window, self.config.theta, self.config.fairness, paths, capacity)
+        demand = {
+            f: (self.flows[f].app_rate if self.flows[f].kind == FlowKind.ONOFF_UDP else None)
+            for f in part.flows
+        }
+        return judge(
+            samples,
+            self.period,
+            self.config.window,
+            self.config.theta,
+            self.config.fairness,
+            paths,
+            capacity,
+            demand,
+            self.config.idle_share,
+        )
+
+    def _samples(self, flow: int) -> np.ndarray:
+        vector = self.tracker.GetSamples(flow)
+        # copy while the std::vector lives: a view would alias a freed buffer
+        return np.array(vector, dtype=np.int64, copy=True)
+
+    def _progress_of(self, flow: int) -> FlowProgress:
+        size = self.flows[flow].size
+        delivered = int(self.tracker.GetDelivered(flow))
+        return FlowProgress(
+            remaining=(size - delivered) if size else None,
+            sendable=int(self.tracker.GetSendable(flow)),
+        )
+
+    def _skip(self, st: PartitionState, plan: SkipPlan, exempt: list[int]) -> None:
+        ns3 = self.ns3
+        dt_ns = int(plan.duration * 1e9)
+        dt = dt_ns * 1e-9
+        window = max(plan.start - st.mark_time, 1e-12)
+        event_rate = (self._class_events(st) - st.mark_events) / window
+        rates = st.rates
+        assert rates is not None, "only a partition judged steady is skipped"
+        credited = {}
+        for f in sorted(st.partition.flows):
+            credited[f] = int(self.tracker.Credit(f, int(rates[f] * dt)))
+        moved = int(self.impl.MoveClassExcept(st.tag_class, ns3.NanoSeconds(dt_ns), exempt))
+        for f in st.partition.flows:
+            # an idle flow's events stay in real time, and so do the clocks of its models
+            shift = self.tracker.ShiftMonitoredPackets if f in st.idle else self.tracker.ShiftTimes
+            shift(f, ns3.NanoSeconds(dt_ns))
+        st.paused_from, st.paused_until, st.credits = plan.start, plan.start + dt, credited
+        for f in st.partition.flows:
+            self.tracker.SetSampled(f, False)
+        key = st.partition.key
+        st.end = plan.end
+        st.resume_event = self.impl.ScheduleSystemCallback(ns3.NanoSeconds(dt_ns), self._on_resume)
+        st.skip_record = len(self.skips)
+        self.skips.append(
+            SkipRecord(
+                time=plan.start,
+                flow_ids=tuple(sorted(key)),
+                dt=dt,
+                events_moved=moved,
+                events_avoided=int(event_rate * dt),
+                credited_bytes=sum(credited.values()),
+                queue_packets=max(
+                    int(self.tracker.GetQueuedPackets(link))
+                    for f in st.partition.flows
+                    for link in self.flows[f].path
+                ),
+                limit=plan.limit,
+                reason=f"{st.reason}; {(plan.start - st.changed_at) / st.rtt:.0f} RTTs "
+                f"since last flow event",
+            )
+        )
+
+    def on_resume(self) -> None:
+        """A skip ended: the partitions whose pause is over sample and may skip again."""
+        now = self.now()
+        for st in list(self.partitions.values()):
+            if st.paused_until is not None and st.paused_until <= now + 1e-12:
+                self._resume(st, now)
+
+    def _resume(self, st: PartitionState, now: float) -> None:
+        st.paused_from = st.paused_until = None
+        st.resume_event = None
+        st.mark_time, st.mark_events = now, self._class_events(st)
+        if st.end in JUDGE_AFRESH_AFTER or st.idle:
+            # something outside the flows ran: it may have changed them, so judge afresh
+            st.rates = None
+        for f in st.partition.flows:
+            self.tracker.SetSampled(f, True)
+        if st.rates is not None:
+            self._consider(st, now)
+
+    def _revert(self, st: PartitionState, why: str) -> None:
+        """Skip-back: cut a running skip short at the present, as if it had been decided so."""
+        now = self.now()
+        until, since = st.paused_until, st.paused_from
+        assert until is not None and since is not None, "only a running skip is cut short"
+        left = until - now
+        full = until - since
+        left_ns = int(round(left * 1e9))
+        self.impl.MoveClass(st.tag_class, self.ns3.NanoSeconds(-left_ns))
+        for f in st.partition.flows:
+            self.tracker.ShiftTimes(f, self.ns3.NanoSeconds(-left_ns))
+        taken_back = sum(
+            int(self.tracker.Uncredit(f, int(credit * left / full)))
+            for f, credit in st.credits.items()
+        )
+        if st.resume_event is not None:
+            self.ns3.Simulator.Cancel(st.resume_event)
+        st.paused_from = st.paused_until = None
+        st.rates = None
+        self.reverts += 1
+        record = self.skips[st.skip_record]
+        self.skips[st.skip_record] = replace(
+            record,
+            dt=record.dt - left,
+            events_avoided=int(record.events_avoided * (1 - left / full)),
+            credited_bytes=record.credited_bytes - taken_back,
+            limit=f"skip-back: {why}",
+        )
+
+    # ------------------------------------------------------------ reporting
+    def _print_progress(self, final: bool = False) -> None:
+        wall = time.perf_counter()
+        if not final and wall - self._last_progress < 2.0:
+            return
+        self._last_progress = wall
+        now = self.now()
+        skipped = sum(r.dt for r in self.skips)
+        flows = int(self.tracker.GetNFlows())
+        line = (
+            f"\r[wormhole] t={now:.4f}s flows done {len(self.finished)}/{flows} "
+            f"skips {len(self.skips)} skipped {skipped:.4f}s"
+        )
+        print(line, end="\n" if final else "", file=sys.stderr, flush=True)
+
+    def flow_results(self) -> list[FlowResult]:
+        """One row per discovered flow (started or not), in flow id order."""
+        return [read_outcome(self.tracker, flow) for flow in range(int(self.tracker.GetNFlows()))]
+
+    def trace_records(self) -> list[SkipRecord]:
+        """Every skip and every memo event of the run, in time order (the skip trace)."""
+        records = list(self.skips)
+        if self.memo is not None:
+            records += [
+                SkipRecord(
+                    time=e.time, flow_ids=e.flows, dt=e.span, events_moved=0,
+                    events_avoided=e.events_avoided, credited_bytes=0, queue_packets=0,
+                    limit=e.kind.value, reason=e.detail, kind=e.kind.trace_kind,
+                )
+                for e in self.memo.events
+            ]
+        return sorted(records, key=lambda r: r.time)
+
+    # ------------------------------------------------- what the memo driver asks
+    def completed_virtually(self, flow: int) -> None:
+        """The memo completed a held flow (its replayed completion was injected)."""
+        self.finished.add(flow)
+
+    def steady_events_avoided(self, flows: set[int]) -> int:
+        """Packet-level events the skips of partitions made of these flows only avoided."""
+        return sum(
+            r.events_avoided for r in self.skips
+            if r.kind is TraceKind.STEADY and set(r.flow_ids) <= flows
+        )
+
+    def event_count(self) -> int:
+        return int(self.ns3.Simulator.GetEventCount())
+
+    def system_event_count(self) -> int:
+        return int(self.impl.GetSystemEventCount()) if self.impl is not None else 0

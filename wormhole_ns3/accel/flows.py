@@ -1,0 +1,101 @@
+"""The flows of a script, as the accelerator sees them."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from wormhole_ns3.accel.vocabulary import Label
+
+
+class FlowKind(Label):
+    """The kinds of flow the accelerator handles, named as the shim's FlowTracker::GetKind() names them.
+
+    The tracker may report other kinds ("bulk-udp", "onoff-tcp", "rdma-<cc>"): a
+    flow's ``kind`` stays the tracker's string, compared with these members.
+    """
+
+    BULK_TCP = "bulk-tcp"
+    ONOFF_UDP = "onoff-udp"
+    RDMA_DCQCN = "rdma-dcqcn"
+    RDMA_HPCC = "rdma-hpcc"
+
+
+#: Prefix of every RDMA kind ("rdma-" and the congestion control's name).
+RDMA_KIND_PREFIX = "rdma-"
+
+#: Congestion controls whose state is clocked by ACKs and sequence numbers
+#: only, so a pause followed by a resume leaves them as they were.
+SKIPPABLE_CONGESTION_CONTROL = frozenset({"ns3::TcpDctcp", "ns3::TcpNewReno", "ns3::TcpLinuxReno"})
+
+#: RDMA flows whose congestion control's clocks a skip shifts with the flow
+#: (RdmaQueuePair::ShiftTimes: DCQCN's timers and CNP times, HPCC's telemetry).
+SKIPPABLE_RDMA_KINDS = frozenset({FlowKind.RDMA_DCQCN, FlowKind.RDMA_HPCC})
+
+
+def is_paced(kind: str) -> bool:
+    """True for the kinds a rate-based congestion control paces (RDMA): their rate is their state."""
+    return kind.startswith(RDMA_KIND_PREFIX)
+
+
+@dataclass(frozen=True)
+class FlowInfo:
+    """One sending application and its sink, fixed once the flow sends its first byte."""
+
+    id: int
+    kind: str  #: FlowTracker::GetKind(): a FlowKind's value, or another kind the tracker knows
+    src_node: int
+    dst_node: int
+    src: str
+    dst: str
+    sport: int
+    dport: int
+    size: int  #: bytes, 0 = unlimited
+    start: float  #: application start time, s
+    path: tuple[int, ...]  #: data links (egress ports)
+    reverse_path: tuple[int, ...]  #: ACK links, TCP and RDMA only
+    congestion_control: str
+    constant_rate: bool
+    app_rate: float  #: bytes/s of an OnOff flow, 0 for TCP
+    tag: int  #: attribution tag of the flow's events (WormholeSimulatorImpl)
+
+    @property
+    def links(self) -> frozenset[int]:
+        """Every link the flow loads, data or ACKs: what it contends on."""
+        return frozenset(self.path) | frozenset(self.reverse_path)
+
+    @property
+    def paced(self) -> bool:
+        """True if a rate-based congestion control paces the flow: its rate is its state."""
+        return is_paced(self.kind)
+
+    @property
+    def skip_blocker(self) -> str | None:
+        """Why this flow must be simulated packet by packet, or None if it may be skipped."""
+        if not self.path:
+            return "route unknown (random ECMP or on-demand routing)"
+        if self.kind == FlowKind.BULK_TCP:
+            if self.congestion_control not in SKIPPABLE_CONGESTION_CONTROL:
+                return f"{self.congestion_control or 'unknown'} keeps time-based state"
+            return None
+        if self.kind == FlowKind.ONOFF_UDP:
+            return None if self.constant_rate else "OnOff with off periods is bursty"
+        if self.kind in SKIPPABLE_RDMA_KINDS:
+            return None
+        return f"{self.kind} flows are not tracked"
+
+
+@dataclass(frozen=True)
+class FlowResult:
+    """What a run produced for one flow: the rows compare and reports are made of."""
+
+    id: int
+    kind: str
+    src: str
+    dst: str
+    sport: int
+    dport: int
+    bytes: int  #: flow size, 0 = unlimited
+    start: float
+    rx_bytes: int  #: PacketSink::GetTotalRx() at the end of the run
+    fct: float | None  #: finish - start, s; None if it did not finish
+    credited_bytes: int

@@ -1,0 +1,336 @@
+"""Decide whether a partition holds a steady state, and at which rates.
+
+The Wormhole paper calls a flow steady when (max - min) / mean of its last l
+rate samples is below theta. With TCP that rule almost never fires: per-flow
+delivery is bursty at any sampling period short enough to be useful, while the
+aggregate of the flows sharing a bottleneck is very stable. So a partition is
+steady when
+
+* its aggregate delivery rate varies by less than theta over the window, and
+* every flow's mean rate over the window is within ``fairness`` of its
+  max-min fair share (TCP is unfair for tens of ms after an arrival; skipping
+  then would freeze the unfairness and bias the flow completion times).
+
+The rates credited during a skip are the max-min fair shares, scaled by the
+goodput efficiency the window measured (headers, ACK clocking, marking).
+
+A flow that delivered (almost) nothing in the window is *idle*: a TCP flow
+stalled on its own timer (a retransmission timeout, a delayed ACK at cwnd 1).
+It does not take a share; it is credited nothing and the controller keeps its
+events in real time, ending the skip when it wakes.
+
+Flows paced by a rate-based congestion control (RDMA's DCQCN, HPCC) carry
+their state explicitly: the rate. ``judge_paced`` asks that this state be
+settled instead of fair (DCQCN leaves flows at unequal rates for tens of
+milliseconds, and crediting fair shares then biases every FCT), and credits
+each flow the rate it delivered.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from wormhole_ns3.accel.vocabulary import Label
+
+
+class Limit(Label):
+    """Why a partition's window is not steady: what keeps it from being skipped."""
+
+    #: Fewer samples than the window (or, for contending paced flows, the history) needs.
+    WINDOW_NOT_FULL = "window not full"
+    #: The partition delivered nothing over the window.
+    NO_PROGRESS = "no progress in window"
+    #: The aggregate delivery rate varied by theta or more.
+    SPREAD = "aggregate spread"
+    #: Every flow delivered (almost) nothing: they all wait on their own timers.
+    ALL_IDLE = "every flow idle"
+    #: A flow's rate is farther than ``fairness`` from its (max-min) fair share.
+    UNFAIR = "unfair share"
+    #: A paced flow sends more or less than it delivers: its queue fills or drains.
+    FILLING_OR_DRAINING = "queue filling or draining"
+    #: A paced flow below its share without a congestion notification: it is recovering.
+    RECOVERING = "recovering"
+    #: A contending paced flow delivered differently in the two halves of its history.
+    HALVES_DIFFER = "halves of history differ"
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """The outcome of judging one window of a partition.
+
+    ``limit`` says why the partition is not steady (None if it is); ``detail``
+    the numbers that decided it, as the skip trace prints them. ``reason``
+    renders both: the detail if there is one, else the limit's own words.
+    """
+
+    limit: Limit | None
+    detail: str = ""
+    #: The flow the verdict is about (the worst, or the one that refused it), if any.
+    flow: int | None = None
+    #: Spread (max - min) / mean of the aggregate rate over the window.
+    spread: float = float("nan")
+    #: Largest |measured - credited| / credited over the flows.
+    unfairness: float = float("nan")
+    #: Measured mean rate of each flow over the window, bytes/s.
+    measured: Mapping[int, float] = field(default_factory=dict)
+    #: Rate to credit each flow while skipping, bytes/s.
+    rates: Mapping[int, float] = field(default_factory=dict)
+    #: Flows that delivered (almost) nothing in the window.
+    idle: frozenset[int] = frozenset()
+    #: How long the credited rates may be carried forward (s): no longer than
+    #: they were seen to hold, when that is all that says they hold.
+    horizon: float = float("inf")
+
+    @property
+    def steady(self) -> bool:
+        return self.limit is None
+
+    @property
+    def reason(self) -> str:
+        """The verdict in words, as the skip trace and reports print it."""
+        if self.detail or self.limit is None:
+            return self.detail
+        return self.limit.value
+
+
+def max_min_fair(
+    paths: Mapping[int, frozenset[int]],
+    capacity: Mapping[int, float],
+    demand: Mapping[int, float | None] | None = None,
+) -> dict[int, float]:
+    """Max-min fair rates by progressive filling.
+
+    ``paths`` maps flows to the links they load, ``capacity`` links to their
+    rate, ``demand`` flows to a rate cap (None: unlimited). Every flow's rate
+    grows at the same pace until a link saturates or its demand is met.
+    """
+    demand = demand or {}
+    rate = {f: 0.0 for f in paths}
+    frozen: set[int] = set()
+    residual = dict(capacity)
+    while len(frozen) < len(rate):
+        growing = [f for f in rate if f not in frozen]
+        users = {
+            link: [f for f in growing if link in paths[f]] for link in residual
+        }
+        increments = [residual[link] / len(fs) for link, fs in users.items() if fs]
+        increments += [cap - rate[f] for f in growing if (cap := demand.get(f)) is not None]
+        if not increments:  # flows crossing no capacity-limited link
+            for f in growing:
+                rate[f] = float(demand.get(f) or float("inf"))
+            break
+        step = max(min(increments), 0.0)
+        for f in growing:
+            rate[f] += step
+        for link, fs in users.items():
+            residual[link] -= step * len(fs)
+        for f in growing:
+            saturated = any(
+                residual[link] <= 1e-9 * capacity[link] for link in paths[f] if link in residual
+            )
+            cap = demand.get(f)
+            met = cap is not None and rate[f] >= cap - 1e-12
+            if saturated or met:
+                frozen.add(f)
+    return rate
+
+
+def window_rates(samples: np.ndarray, period: float) -> np.ndarray:
+    """Rates (bytes/s) between consecutive delivered-bytes samples."""
+    return np.diff(samples.astype(np.float64)) / period
+
+
+def _aggregate_window(
+    samples: Mapping[int, np.ndarray], period: float, window: int, theta: float
+) -> tuple[Verdict | None, float, dict[int, float]]:
+    """The window's aggregate spread and each flow's mean rate, with the verdict if these refuse it.
+
+    What every partition must pass: a full window, progress, and an aggregate
+    delivery rate that varies by less than theta.
+    """
+    if any(len(s) < window + 1 for s in samples.values()):
+        return Verdict(Limit.WINDOW_NOT_FULL), float("nan"), {}
+    rates = {f: window_rates(s[-(window + 1) :], period) for f, s in samples.items()}
+    aggregate = np.sum(list(rates.values()), axis=0)
+    mean = float(aggregate.mean())
+    if mean <= 0:
+        return Verdict(Limit.NO_PROGRESS), float("nan"), {}
+    spread = float((aggregate.max() - aggregate.min()) / mean)
+    measured = {f: float(r.mean()) for f, r in rates.items()}
+    if spread >= theta:
+        refused = Verdict(Limit.SPREAD, f"aggregate spread {spread:.1%} >= {theta:.0%}", spread=spread,
+                          measured=measured)
+        return refused, spread, measured
+    return None, spread, measured
+
+
+def judge(
+    samples: Mapping[int, np.ndarray],
+    period: float,
+    window: int,
+    theta: float,
+    fairness: float,
+    paths: Mapping[int, frozenset[int]],
+    capacity: Mapping[int, float],
+    demand: Mapping[int, float | None] | None = None,
+    idle_share: float = 0.0,
+) -> Verdict:
+    """Judge the last ``window`` sampling periods of a partition.
+
+    ``samples`` maps each flow to its delivered-bytes counter sampled every
+    ``period`` seconds (oldest first, all taken at the same instants).
+    """
+    refused, spread, measured = _aggregate_window(samples, period, window, theta)
+    if refused is not None:
+        return refused
+
+    demand = dict(demand or {})
+    fair = max_min_fair(paths, capacity, demand)
+    idle = frozenset(f for f in fair if measured[f] < idle_share * fair[f])
+    if idle == frozenset(fair):
+        return Verdict(Limit.ALL_IDLE, spread=spread, measured=measured)
+    if idle:
+        demand.update({f: measured[f] for f in idle})
+        fair = max_min_fair(paths, capacity, demand)
+    limited = {
+        f for f in fair if f not in idle and ((cap := demand.get(f)) is None or fair[f] < cap - 1e-9)
+    }
+    nominal = sum(fair[f] for f in limited)
+    efficiency = sum(measured[f] for f in limited) / nominal if nominal > 0 else 1.0
+    credited = {f: (fair[f] * efficiency if f in limited else measured[f]) for f in fair}
+    active = [f for f in credited if f not in idle]
+    unfairness = max(
+        abs(measured[f] - credited[f]) / credited[f] if credited[f] > 0 else float("inf")
+        for f in active
+    )
+    if unfairness > fairness:
+        worst = max(active, key=lambda f: abs(measured[f] - credited[f]) / max(credited[f], 1e-9))
+        return Verdict(
+            Limit.UNFAIR,
+            f"flow {worst} at {unfairness:.1%} from its fair share (> {fairness:.0%})",
+            worst,
+            spread=spread,
+            unfairness=unfairness,
+            measured=measured,
+        )
+    idle_note = f", idle {' '.join(map(str, sorted(idle)))}" if idle else ""
+    return Verdict(
+        None,
+        f"aggregate spread {spread:.1%} < {theta:.0%}, shares within {unfairness:.1%} of fair"
+        + idle_note,
+        spread=spread,
+        unfairness=unfairness,
+        measured=measured,
+        rates=credited,
+        idle=idle,
+    )
+
+
+#: Windows of sample history over which contending paced flows must hold their rates
+#: (and as far as those rates are carried). Shorter histories skipped 2:1 HPCC incasts
+#: with 1.5% (16 windows) to 3% (4 windows) mean FCT error: their shares drift over
+#: milliseconds, and a skip stops the drift; with 32 (5.8 ms at a 2-hop 100 Gb/s RTT)
+#: it was 0.7%.
+PACED_HISTORY_WINDOWS = 32
+
+
+def judge_paced(
+    samples: Mapping[int, np.ndarray],
+    sent: Mapping[int, np.ndarray],
+    sending: Mapping[int, np.ndarray],
+    notifications: Mapping[int, np.ndarray],
+    period: float,
+    window: int,
+    theta: float,
+    fairness: float,
+    paths: Mapping[int, frozenset[int]],
+    capacity: Mapping[int, float],
+    history: int = PACED_HISTORY_WINDOWS,
+) -> Verdict:
+    """Judge the last ``window`` sampling periods of a partition of paced flows.
+
+    ``samples`` are delivered-bytes counters as for ``judge``; at the same
+    instants, ``sent`` counts the bytes each sender put on the network,
+    ``sending`` is the rate (bytes/s on the wire) it was paced at and
+    ``notifications`` its count of congestion notifications (CNPs). Steady when
+
+    * the aggregate delivery rate varies by less than theta, as for any partition;
+    * every flow sends what it delivers (within theta over the window): no
+      queue of its own fills or drains, as at DCQCN's start, when flows send
+      at line rate into a queue that delivers them a share, then drain it;
+    * every flow paced below ``1 - fairness`` of its max-min fair rate got a
+      congestion notification in the window: one that got none is recovering
+      towards line rate (DCQCN's increase after a departure), not holding a rate;
+    * if flows contend (a max-min share below the narrowest link of its path),
+      every flow delivered at the same rate (within theta) in both halves of
+      its sample history, which must span ``history`` windows: DCQCN's
+      contending flows cut and recover in cycles of milliseconds, each cycle
+      splitting the link anew, and HPCC's shares converge additively, so a
+      window sees a phase, not a rate; and every flow within ``fairness`` of
+      its max-min share (scaled by the measured efficiency), as for TCP. A flow
+      alone on its narrowest link holds its rate until another comes.
+
+    Each flow is credited the rate it delivered over the window, or over the
+    history when flows contend; then no further than that history spans (the
+    verdict's horizon): the next cycle may split the link otherwise.
+    """
+    refused, spread, measured = _aggregate_window(samples, period, window, theta)
+    if refused is not None:
+        return refused
+    sent_rate = {f: float(sent[f][-1] - sent[f][-(window + 1)]) / (window * period) for f in samples}
+    drift = {f: abs(sent_rate[f] - measured[f]) / measured[f] if measured[f] > 0 else float("inf")
+             for f in samples}
+    worst = max(drift, key=lambda f: (drift[f], f))
+    if drift[worst] >= theta:
+        return Verdict(Limit.FILLING_OR_DRAINING,
+                       f"flow {worst} sent {drift[worst]:.1%} more or less than it delivered "
+                       f"(>= {theta:.0%}): its queue is filling or draining", worst,
+                       spread=spread, measured=measured)
+    paced = {f: float(np.mean(sending[f][-window:])) for f in samples}
+    fair = max_min_fair(paths, capacity)
+    for f in sorted(samples):
+        quiet = int(notifications[f][-1]) == int(notifications[f][-(window + 1)])
+        if quiet and paced[f] < (1 - fairness) * fair[f]:
+            return Verdict(Limit.RECOVERING,
+                           f"flow {f} recovering: paced at {paced[f] / fair[f]:.0%} of its "
+                           f"max-min rate with no congestion notification in the window", f,
+                           spread=spread, measured=measured)
+    narrowest = {f: min(capacity[link] for link in paths[f]) for f in samples}
+    if all(fair[f] >= narrowest[f] * (1 - 1e-9) for f in samples):
+        return Verdict(None, f"aggregate spread {spread:.1%} < {theta:.0%}, sent within "
+                             f"{drift[worst]:.1%} of delivered, no flow contending",
+                       spread=spread, measured=measured, rates=dict(measured))
+    if any(len(s) < history * window + 1 for s in samples.values()):
+        return Verdict(Limit.WINDOW_NOT_FULL)
+    held = {}
+    for f, s in samples.items():
+        counts = s.astype(np.float64)
+        half = (len(counts) - 1) // 2
+        first, second = counts[half] - counts[0], counts[-1] - counts[-1 - half]
+        held[f] = abs(second - first) / max(first, second, 1.0)
+    unsettled = max(held, key=lambda f: (held[f], f))
+    if held[unsettled] >= theta:
+        return Verdict(Limit.HALVES_DIFFER,
+                       f"flow {unsettled} shifted {held[unsettled]:.1%} between the halves of "
+                       f"its history (>= {theta:.0%})", unsettled, spread=spread, measured=measured)
+    span = {f: (len(s) - 1) * period for f, s in samples.items()}
+    credited = {f: float(s[-1] - s[0]) / span[f] for f, s in samples.items()}
+    efficiency = sum(credited.values()) / sum(fair.values())
+    unfair = {f: abs(credited[f] - fair[f] * efficiency) / (fair[f] * efficiency) for f in samples}
+    farthest = max(unfair, key=lambda f: (unfair[f], f))
+    if unfair[farthest] > fairness:
+        return Verdict(Limit.UNFAIR, f"flow {farthest} at {unfair[farthest]:.1%} from its fair share "
+                                     f"(> {fairness:.0%}) while contending", farthest,
+                       spread=spread, measured=measured)
+    return Verdict(
+        None,
+        f"aggregate spread {spread:.1%} < {theta:.0%}, sent within {drift[worst]:.1%} of delivered, "
+        f"rates held within {held[unsettled]:.1%} over {span[unsettled] * 1e3:.2f} ms",
+        spread=spread,
+        measured=measured,
+        rates=credited,
+        horizon=min(span.values()),
+    )

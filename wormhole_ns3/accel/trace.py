@@ -1,0 +1,85 @@
+"""The skip trace: one line per fast-forward, saying what was skipped and why it was safe."""
+
+from __future__ import annotations
+
+import csv
+from dataclasses import dataclass
+from pathlib import Path
+
+from wormhole_ns3.accel.vocabulary import Label
+
+
+class TraceKind(Label):
+    """What a row of the skip trace is (its ``kind`` column)."""
+
+    #: A fast-forward of a steady partition.
+    STEADY = "steady"
+    #: Memo events (memo.episodes.MemoDecision.trace_kind maps each decision to its row kind).
+    MEMO_MISS = "memo-miss"
+    MEMO_REPLAY = "memo-replay"
+    MEMO_MIRROR = "memo-mirror"
+    MEMO_RECORDED = "memo-recorded"
+    MEMO_DIVERGED = "memo-diverged"
+    MEMO_DISTRUSTED = "memo-distrusted"
+    MEMO_NO_MIRROR = "memo-no-mirror"
+
+    @property
+    def memo(self) -> bool:
+        return self is not TraceKind.STEADY
+
+
+#: The trace's columns, in order.
+COLUMNS = (
+    "time", "partition", "flows", "dt", "events_moved", "events_avoided", "credited_bytes",
+    "queue_packets", "limit", "reason", "kind",
+)
+
+
+@dataclass(frozen=True)
+class SkipRecord:
+    time: float  #: simulation time the skip started, s
+    #: The partition's flow ids (sorted for a skip; in the episode's order for a memo event).
+    flow_ids: tuple[int, ...]
+    dt: float  #: skipped simulation time, s
+    events_moved: int  #: pending events shifted by dt
+    events_avoided: int  #: estimated packet-level events not executed
+    credited_bytes: int
+    queue_packets: int  #: the partition's longest egress queue, held as it is during the skip
+    limit: str  #: what ended the skip (the memo decision for a memo event)
+    reason: str  #: why the partition was judged steady
+    #: A fast-forward, or a memo event.
+    kind: TraceKind = TraceKind.STEADY
+
+    @property
+    def partition(self) -> str:
+        """The partition's flow ids, space separated (the trace's ``partition`` column)."""
+        return " ".join(map(str, self.flow_ids))
+
+    @property
+    def flows(self) -> int:
+        return len(self.flow_ids)
+
+    @classmethod
+    def columns(cls) -> list[str]:
+        return list(COLUMNS)
+
+    def as_row(self) -> dict:
+        """The record as the trace's columns, in plain Python values."""
+        row = {column: getattr(self, column) for column in COLUMNS}
+        row["kind"] = self.kind.value
+        return row
+
+
+def write_trace(records: list[SkipRecord], path: str | Path) -> None:
+    """Write the skip trace as CSV (atomically: a reader never sees half a file)."""
+    path = Path(path)
+    partial = path.with_name(path.name + ".partial")
+    with partial.open("w", newline="") as out:
+        writer = csv.DictWriter(out, fieldnames=SkipRecord.columns())
+        writer.writeheader()
+        for record in records:
+            row = record.as_row()
+            row["time"] = f"{record.time:.9f}"
+            row["dt"] = f"{record.dt:.9f}"
+            writer.writerow(row)
+    partial.replace(path)

@@ -1,0 +1,74 @@
+"""Training workloads as dependency graphs of flows and compute, and readers for existing input formats."""
+
+from wormhole_ns3.models.workloads.collectives import (
+    all_to_all,
+    ring_allgather,
+    ring_allreduce,
+    ring_reducescatter,
+    send_recv,
+)
+from wormhole_ns3.models.workloads.dag import Task, Workload, WorkloadBuilder
+from wormhole_ns3.models.workloads.estimate import PlainNs3Estimate, estimate_plain_ns3
+from wormhole_ns3.models.workloads.hpcc import (
+    HpccFlow,
+    HpccLink,
+    HpccTopology,
+    hpcc_flows_to_workload,
+    read_flows,
+    read_topology,
+    write_fct,
+)
+from wormhole_ns3.models.workloads.ideal import IdealSchedule, ideal_schedule
+from wormhole_ns3.models.workloads.models import (
+    ComputeModel,
+    DenseModel,
+    MoeModel,
+    Parallelism,
+    one_f_one_b,
+    training_workload,
+)
+from wormhole_ns3.models.workloads.presets import list_presets, preset_workload
+from wormhole_ns3.models.workloads.simai import (
+    Communication,
+    SimaiLayer,
+    SimaiWorkload,
+    read_simai_workload,
+    simai_to_workload,
+)
+from wormhole_ns3.models.workloads.text import WorkloadFileError
+
+__all__ = [
+    "Task",
+    "Workload",
+    "WorkloadBuilder",
+    "IdealSchedule",
+    "PlainNs3Estimate",
+    "estimate_plain_ns3",
+    "ideal_schedule",
+    "all_to_all",
+    "ring_allgather",
+    "ring_allreduce",
+    "ring_reducescatter",
+    "send_recv",
+    "ComputeModel",
+    "DenseModel",
+    "MoeModel",
+    "Parallelism",
+    "one_f_one_b",
+    "training_workload",
+    "list_presets",
+    "preset_workload",
+    "Communication",
+    "SimaiLayer",
+    "SimaiWorkload",
+    "read_simai_workload",
+    "simai_to_workload",
+    "HpccFlow",
+    "HpccLink",
+    "HpccTopology",
+    "hpcc_flows_to_workload",
+    "WorkloadFileError",
+    "read_flows",
+    "read_topology",
+    "write_fct",
+]

@@ -1,0 +1,266 @@
+"""SimAI / AICB workload files: what a training iteration communicates, layer by layer.
+
+Line 1 names the parallelization policy, then ``key: value`` pairs
+(``model_parallel_NPU_group: 8 ep: 1 pp: 1 ... all_gpus: 64``; SimAI also
+accepts a key without its colon, as in ``pp_comm 50331648``). Line 2 is the
+number of layers. Then one line per layer with 12 fields: name, a dependency
+field, and for each of the three passes (forward, input gradient, weight
+gradient) its compute time, collective type and collective size in bytes,
+and last the weight-update time.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from wormhole_ns3.models.workloads.collectives import all_to_all, ring_allgather, ring_allreduce, ring_reducescatter
+from wormhole_ns3.models.workloads.dag import Workload, WorkloadBuilder
+from wormhole_ns3.models.workloads.models import Parallelism
+from wormhole_ns3.models.workloads.text import WorkloadFileError, numbered_fields, parse_int
+
+#: Collective operations of the format; a suffix names the group ("_EP", "_DP_EP"), none the pass's default.
+OPERATIONS = ("ALLREDUCE", "ALLGATHER", "REDUCESCATTER", "ALLTOALL", "ALLREDUCEALLTOALL")
+GROUP_SUFFIXES = ("", "_EP", "_DP_EP")
+#: Collective types the format uses ("NONE": the pass communicates nothing).
+COLLECTIVES = frozenset(
+    {"NONE", "BROADCAST"} | {operation + suffix for operation in OPERATIONS for suffix in GROUP_SUFFIXES}
+)
+PASSES = ("forward", "input_gradient", "weight_gradient")
+
+
+@dataclass(frozen=True)
+class Communication:
+    collective: str  #: e.g. "ALLREDUCE"; "NONE" for no communication
+    bytes: int
+    compute_time: int  #: compute before it, in the file's time unit
+
+    @property
+    def communicates(self) -> bool:
+        return self.collective != "NONE" and self.bytes > 0
+
+    @property
+    def operation(self) -> str:
+        """The collective without its group suffix: "ALLTOALL" for "ALLTOALL_EP"."""
+        for suffix in ("_DP_EP", "_EP"):
+            if self.collective.endswith(suffix):
+                return self.collective[: -len(suffix)]
+        return self.collective
+
+    @property
+    def group_suffix(self) -> str:
+        """"_EP", "_DP_EP" or "" (the pass's default group)."""
+        return self.collective[len(self.operation):]
+
+
+@dataclass(frozen=True)
+class SimaiLayer:
+    name: str
+    dependency: int
+    forward: Communication
+    input_gradient: Communication
+    weight_gradient: Communication
+    update_time: int
+
+
+@dataclass(frozen=True)
+class SimaiWorkload:
+    policy: str
+    parallelism: dict[str, int]
+    layers: tuple[SimaiLayer, ...]
+
+    @property
+    def gpus(self) -> int:
+        return self.parallelism.get("all_gpus", 0)
+
+    @property
+    def tensor_parallel(self) -> int:
+        return self.parallelism.get("model_parallel_NPU_group", 1)
+
+
+def read_simai_workload(path: str | Path) -> SimaiWorkload:
+    """Read a SimAI workload file; a malformed one raises WorkloadFileError with file:line."""
+    path = Path(path)
+    lines = list(numbered_fields(path))
+    if len(lines) < 2:
+        raise WorkloadFileError(path, len(lines) + 1, "expected a policy line and a layer count")
+    number, header = lines[0]
+    policy, pairs = header[0], header[1:]
+    if len(pairs) % 2:
+        raise WorkloadFileError(path, number, "the policy line continues with 'key: value' pairs")
+    parallelism = {
+        key.rstrip(":"): parse_int(path, number, value, key) for key, value in zip(pairs[::2], pairs[1::2])
+    }
+    number, count = lines[1]
+    if len(count) != 1 or not count[0].isdigit():
+        raise WorkloadFileError(path, number, "the second line is the number of layers")
+    layers = []
+    for number, fields in lines[2:]:
+        if len(fields) != 12:
+            raise WorkloadFileError(path, number, f"a layer has 12 fields, this line has {len(fields)}")
+        try:
+            values = [int(f) for f in fields[1:3] + fields[4:6] + fields[7:9] + fields[10:12]]
+        except ValueError as problem:
+            raise WorkloadFileError(path, number, f"a number was expected: {problem}") from None
+        dependency, fwd_time, fwd_bytes, ig_time, ig_bytes, wg_time, wg_bytes, update = values
+        kinds = (fields[3], fields[6], fields[9])
+        for kind in kinds:
+            if kind not in COLLECTIVES:
+                raise WorkloadFileError(path, number, f"unknown collective {kind!r}")
+        layers.append(
+            SimaiLayer(
+                name=fields[0],
+                dependency=dependency,
+                forward=Communication(kinds[0], fwd_bytes, fwd_time),
+                input_gradient=Communication(kinds[1], ig_bytes, ig_time),
+                weight_gradient=Communication(kinds[2], wg_bytes, wg_time),
+                update_time=update,
+            )
+        )
+    if len(layers) != int(count[0]):
+        raise WorkloadFileError(path, lines[-1][0], f"line 2 says {count[0]} layers, file has {len(layers)}")
+    return SimaiWorkload(policy, parallelism, tuple(layers))
+
+
+#: How a pass's collective is run, by the operation's name in the file.
+_COLLECTIVE_FUNCTIONS = {
+    "ALLREDUCE": ring_allreduce,
+    "ALLGATHER": ring_allgather,
+    "REDUCESCATTER": ring_reducescatter,
+    "ALLTOALL": all_to_all,
+}
+_POLICIES = ("HYBRID_TRANSFORMER_FWD_IN_BCKWD", "HYBRID_TRANSFORMER")
+
+
+def simai_to_workload(
+    workload: SimaiWorkload,
+    iterations: int = 1,
+    gpus_per_server: int = 8,
+    include_tp: bool = False,
+    time_unit: float = 1e-9,
+    name: str = "simai",
+) -> Workload:
+    """A SimAI workload as a task graph, every rank running the file's layers as SimAI's transformer loop does.
+
+    Time unit: compute and update times are nanoseconds (AICB writes them
+    so; SimAI's ns-3 backend ticks in ns); pass ``time_unit`` otherwise.
+
+    Ranks and groups: TP = ``model_parallel_NPU_group``, PP = ``pp``, EP =
+    ``ep``, DP = ``all_gpus`` / (TP*PP), laid out as in ``models``
+    (``rank = tp + TP*(dp + DP*pp)``). As in SimAI, a forward or input-gradient
+    collective without suffix runs over the TP group, a weight-gradient one
+    over DP; ``_EP`` means the EP group, ``_DP_EP`` the ranks holding the
+    same experts. TP collectives are skipped (TP is inside a server and not
+    simulated; their count and bytes go to the metadata) unless
+    ``include_tp``. A collective of 0 bytes or type NONE moves nothing.
+
+    Per iteration, on every rank: forward over the layers in order (compute,
+    then the forward collective, which the next compute waits for); then the
+    layers in reverse: input-gradient compute and collective (waited for),
+    weight-gradient compute and collective (not waited for: it overlaps the
+    rest of the backward pass). Collectives on one communicator run in order.
+    Then the sum of the layers' update times, once every weight-gradient
+    collective of the rank is done, and the iteration ends when all ranks'
+    updates are. Compute between two collectives is one task. SimAI starts a
+    layer's next forward as soon as that layer's gradients are synced; here
+    the next iteration waits for the whole previous one. ``pp_comm``
+    (pipeline transfers) and activation recomputation (``checkpoints``) are
+    not modelled: a file with checkpoints is rejected.
+    """
+    if workload.policy not in _POLICIES:
+        raise ValueError(f"SimAI policy {workload.policy!r} is not supported (supported: {', '.join(_POLICIES)})")
+    if workload.parallelism.get("checkpoints", 0) or workload.parallelism.get("checkpoint_initiates", 0):
+        raise ValueError("SimAI workloads with activation checkpoints (recomputation) are not supported")
+    header = workload.parallelism
+    tp, pp, ep, gpus = header.get("model_parallel_NPU_group", 1), header.get("pp", 1), header.get("ep", 1), workload.gpus
+    if gpus < 1 or gpus % (tp * pp):
+        raise ValueError(f"SimAI workload: all_gpus={gpus} is not a multiple of TP*PP={tp}*{pp}")
+    par = Parallelism(tp=tp, dp=gpus // (tp * pp), pp=pp, ep=ep, gpus_per_server=gpus_per_server)
+    metadata = {
+        "source": "simai",
+        "policy": workload.policy,
+        "header": header,
+        "layers": len(workload.layers),
+        "time_unit": time_unit,
+        "include_tp": include_tp,
+        "iterations": iterations,
+    }
+    builder = WorkloadBuilder(name, par.world, metadata)
+    replay = _SimaiReplay(builder, par, _simai_groups(par), include_tp, time_unit)
+    start: tuple[int, ...] = ()
+    for _ in range(iterations):
+        start = (replay.iteration(workload.layers, start),)
+    builder.metadata["skipped_tp"] = {"collectives": replay.skipped, "bytes": replay.skipped_bytes}
+    return builder.build()
+
+
+def _simai_groups(par: Parallelism) -> dict[str, list[tuple[str, list[int]]]]:
+    """The groups of each kind that partition the ranks, named as the graph labels them."""
+    stages = range(par.pp)
+    return {
+        "tp": [(f"tp/pp{p}/dp{d}", [par.rank(t, d, p) for t in range(par.tp)]) for p in stages for d in range(par.dp)],
+        "dp": [(f"dp/pp{p}/tp{t}", par.dp_group(p, t)) for p in stages for t in range(par.tp)],
+        "ep": [group for p in stages for group in par.ep_groups(p)],
+        "edp": [group for p in stages for group in par.expert_dp_groups(p)],
+    }
+
+
+class _SimaiReplay:
+    """Replays the layer loop for all ranks at once: every rank runs the same file, so they move in step."""
+
+    def __init__(self, builder: WorkloadBuilder, par: Parallelism, groups, include_tp: bool, time_unit: float):
+        self.builder, self.par, self.groups = builder, par, groups
+        self.include_tp, self.time_unit = include_tp, time_unit
+        self.skipped = self.skipped_bytes = 0
+        self.ready: dict[int, tuple[int, ...]] = {}  # per rank: what its next compute waits for
+        self.stream: dict[tuple[str, int], tuple[int, ...]] = {}  # (communicator, rank) -> its last collective
+        self.pending = 0.0  # compute not yet added, the same on every rank
+
+    def iteration(self, layers: tuple[SimaiLayer, ...], start: tuple[int, ...]) -> int:
+        ranks = range(self.par.world)
+        self.ready, self.stream, self.pending = {r: start for r in ranks}, {}, 0.0
+        unfinished: dict[int, tuple[int, ...]] = {r: () for r in ranks}
+        for index, layer in enumerate(layers):
+            self._pass(index, layer, layer.forward, "tp", "forward", blocking=True)
+        self._flush("forward")
+        for index in reversed(range(len(layers))):
+            layer = layers[index]
+            self._pass(index, layer, layer.input_gradient, "tp", "backward", blocking=True)
+            done = self._pass(index, layer, layer.weight_gradient, "dp", "grad-sync", blocking=False)
+            unfinished = {r: unfinished[r] + done.get(r, ()) for r in ranks}
+        self._flush("backward")
+        update = sum(layer.update_time for layer in layers) * self.time_unit
+        steps = [self.builder.add_compute(r, update, self.ready[r] + unfinished[r], phase="optimizer") for r in ranks]
+        return self.builder.end_iteration(steps)
+
+    def _pass(self, index: int, layer: SimaiLayer, pass_: Communication, default_group: str, phase: str,
+              blocking: bool) -> dict[int, tuple[int, ...]]:
+        """Accumulate the pass's compute and run its collective; returns each rank's done ids (empty if none)."""
+        self.pending += pass_.compute_time * self.time_unit
+        if not pass_.communicates:
+            return {}
+        kind = {"": default_group, "_EP": "ep", "_DP_EP": "edp"}[pass_.group_suffix]
+        function = _COLLECTIVE_FUNCTIONS.get(pass_.operation)
+        if function is None:
+            raise ValueError(f"layer {index} ({layer.name}): collective {pass_.collective} is not supported")
+        if kind == "tp" and not self.include_tp:
+            self.skipped += 1
+            self.skipped_bytes += pass_.bytes
+            return {}
+        self._flush("backward" if phase == "grad-sync" else phase)
+        done: dict[int, tuple[int, ...]] = {}
+        for group, ranks in self.groups[kind]:
+            prereqs = {r: self.ready[r] + self.stream.get((group, r), ()) for r in ranks}
+            done.update(function(self.builder, ranks, pass_.bytes, prereqs, group=group, phase=phase))
+        for group, ranks in self.groups[kind]:
+            self.stream.update({(group, r): done[r] for r in ranks})
+        if blocking:
+            self.ready.update(done)
+        return done
+
+    def _flush(self, phase: str) -> None:
+        """Add the accumulated compute as one task per rank, after what each rank was waiting for."""
+        if self.pending > 0:
+            self.ready = {r: (self.builder.add_compute(r, self.pending, deps, phase=phase),)
+                          for r, deps in self.ready.items()}
+        self.pending = 0.0

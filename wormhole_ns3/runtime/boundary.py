@@ -1,0 +1,173 @@
+"""The Python side of the C++ boundary: every cppyy construct the accelerator uses, in one place.
+
+The controller and the memo driver work on plain Python values; what turns a
+Python callable into an ``ns3::Callback``, a tuple into a ``std::vector``, or
+a flow's getters into a ``FlowInfo`` lives here, so a change of the shim's
+interface (a batched getter, a renamed method) is a change of this module.
+Nothing here imports cppyy or ns-3 at import time: each function takes the
+loaded ``ns3`` namespace (``runtime.native.load().ns3``) or a C++ object.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from typing import Any
+
+from wormhole_ns3.accel.flows import FlowInfo, FlowResult
+
+
+class Boundary:
+    """The cppyy side of one run: callbacks C++ calls, vectors it takes, the warm-up.
+
+    The controller and the memo driver reach C++ constructs only through this
+    object (a test hands them a fake one). A callback's exception is kept
+    (``error``), not thrown into C++, and every later callback does nothing:
+    the run finishes and the error is reported after Run() returns. Every
+    wrapper is kept alive, since C++ holds it past the Python call that made it.
+    """
+
+    def __init__(self, ns3: Any) -> None:
+        self.ns3 = ns3
+        self.error: BaseException | None = None
+        self._alive: list[object] = []
+
+    def callback(self, function: Callable[..., None], *signature: str) -> Any:
+        """``ns3::Callback<void, signature...>`` calling ``function``, guarded as the class says."""
+
+        def guarded(*args: Any) -> None:
+            if self.error is not None:
+                return
+            try:
+                function(*args)
+            except BaseException as error:  # noqa: BLE001 - reported after Run() returns
+                self.error = error
+
+        std_function, callback = make_callback(self.ns3, guarded, *signature)
+        self._alive += [guarded, std_function, callback]
+        return callback
+
+    def double_vector(self, values: Iterable[float]) -> Any:
+        return double_vector(self.ns3, values)
+
+    def warm_up(self, tracker: Any, memo: bool) -> list[str]:
+        return warm_up(self.ns3, tracker, memo)
+
+
+def make_callback(ns3: Any, function: Callable[..., None], *signature: str) -> tuple[Any, Any]:
+    """``ns3::Callback<void, signature...>`` calling ``function``, with the std::function it wraps.
+
+    Both must outlive every call C++ makes (Boundary.callback keeps them). Wrapping costs
+    a JIT (tens of ms): make callbacks before Run(), not inside it.
+    """
+    std_function = ns3.cppyy.gbl.std.function[f"void({','.join(signature)})"](function)
+    return std_function, ns3.Callback[("void",) + signature](std_function)
+
+
+def double_vector(ns3: Any, values: Iterable[float]) -> Any:
+    """A ``std::vector<double>`` holding ``values``."""
+    vector = ns3.cppyy.gbl.std.vector["double"]()
+    for value in values:
+        vector.push_back(float(value))
+    return vector
+
+
+def read_flow(tracker: Any, flow: int) -> FlowInfo:
+    """What a flow is and where it goes, from the tracker (once the flow sends): one call, one struct."""
+    record = tracker.GetFlowRecord(flow)
+    return FlowInfo(
+        id=flow,
+        kind=str(record.kind),
+        src_node=int(record.srcNode),
+        dst_node=int(record.dstNode),
+        src=str(record.src),
+        dst=str(record.dst),
+        sport=int(record.sport),
+        dport=int(record.dport),
+        size=int(record.size),
+        start=float(record.start),
+        path=tuple(int(x) for x in record.path),
+        reverse_path=tuple(int(x) for x in record.reversePath),
+        congestion_control=str(record.congestionOps),
+        constant_rate=bool(record.constantRate),
+        app_rate=float(record.appRateBps) / 8.0,
+        tag=int(record.tag),
+    )
+
+
+def read_outcome(tracker: Any, flow: int) -> FlowResult:
+    """What a run produced for a flow (started or not), from the tracker: one call, one struct."""
+    outcome = tracker.GetFlowOutcome(flow)
+    start, finish = float(outcome.start), float(outcome.finish)
+    return FlowResult(
+        id=flow,
+        kind=str(outcome.kind),
+        src=str(outcome.src),
+        dst=str(outcome.dst),
+        sport=int(outcome.sport),
+        dport=int(outcome.dport),
+        bytes=int(outcome.size),
+        start=start,
+        rx_bytes=int(outcome.rxBytes),
+        fct=(finish - start) if finish >= 0 else None,
+        credited_bytes=int(outcome.credited),
+    )
+
+
+def planned_congestion_control(fingerprint: str) -> str:
+    """The TCP congestion control a flow's socket will get, from its attribute fingerprint.
+
+    A flow that has not started has no socket yet (``GetCongestionOps`` is
+    empty): the fingerprint (``FlowTracker::GetFlowFingerprint``) holds the
+    TypeId its node's TcpL4Protocol will create, as ``cc=ns3::TcpDctcp{...}``.
+    Empty if the fingerprint has none (not a TCP flow).
+    """
+    _, found, rest = fingerprint.partition(" cc=")
+    return rest.split("{", 1)[0] if found else ""
+
+
+#: FlowTracker methods the controller calls during a run (taking a flow as first argument).
+CONTROLLER_METHODS = (
+    "GetFlowRecord", "GetFlowOutcome", "GetState", "GetStartTime",
+    "GetDelivered", "GetSendable", "GetSamples", "ClearSamples", "IsQuiet",
+    "GetSentSamples", "GetSendingRateSamples", "GetNotificationSamples",
+    "GetPlannedLinks", "ShiftTimes", "Credit", "Uncredit", "SetSampled",
+)
+
+#: FlowTracker methods the memo driver adds.
+MEMO_METHODS = (
+    "GetKind", "GetSize", "GetTag", "GetDstNode",
+    "GetStartEventUid", "DeferStart", "StartNow", "StartHeld", "CompleteVirtually", "GetFlowFingerprint",
+    "GetPlannedPath", "GetPlannedReversePath", "GetSnapshots", "SetSnapshotting",
+    "ResumeHeld", "GetUpcomingFlows",
+)
+
+
+def warm_up(ns3: Any, tracker: Any, memo: bool) -> list[str]:
+    """Bind the tracker methods a run calls now, not inside the timed Run(); return those bound.
+
+    cppyy compiles a wrapper at a method's first call (tens of ms each). Each
+    method is called once on flow 0, which does not exist yet: the tracker
+    throws std::out_of_range after the wrapper exists, and that exception
+    alone is expected (any other is an interface mismatch, and raised). The
+    simulator itself is not touched, so a script may still choose its
+    implementation. Methods taking a link are left out: they look up nodes,
+    and there are none yet.
+    """
+    out_of_range = ns3.cppyy.gbl.std.out_of_range
+    arguments: dict[str, tuple[Any, ...]] = {
+        "SetSampled": (0, True), "Credit": (0, 0), "Uncredit": (0, 0),
+        "SetSnapshotting": (0, False),
+        "ShiftTimes": (0, ns3.NanoSeconds(0)),
+        "ResumeHeld": (0, double_vector(ns3, ())),
+        "GetUpcomingFlows": (ns3.NanoSeconds(0),),
+    }
+    bound = []
+    for name in CONTROLLER_METHODS + (MEMO_METHODS if memo else ()):
+        method = getattr(tracker, name)
+        try:
+            method(*arguments.get(name, (0,)))
+        except out_of_range:
+            pass  # there is no flow 0 yet: the wrapper exists all the same
+        bound.append(name)
+    ns3.NanoSeconds(1).GetSeconds()
+    return bound

@@ -1,0 +1,265 @@
+"""Run an unmodified ns-3 Python script under the accelerator, or plainly as the baseline.
+
+The script runs in this process exactly as ``python script.py args`` would run
+it (same ``sys.argv``, ``__main__``, working directory, exit code and
+traceback); the only differences are the simulator implementation selected
+before it starts and the hooks around its ``Simulator::Run()``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import runpy
+import sys
+import time
+import traceback
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+from wormhole_ns3 import __version__
+from wormhole_ns3.accel.controller import Controller
+from wormhole_ns3.accel.trace import write_trace
+from wormhole_ns3.config import AcceleratorConfig
+from wormhole_ns3.runtime import loader, native
+
+#: When this module was first imported: the fallback start of the process where /proc is missing.
+_IMPORTED_AT = time.time()
+
+ACCELERATED = "accelerated"
+BASELINE = "baseline"
+
+SIMULATOR_IMPLEMENTATION = {
+    ACCELERATED: "ns3::WormholeSimulatorImpl",
+    BASELINE: "ns3::WormholeBaselineSimulatorImpl",
+}
+
+
+@dataclass
+class RunOptions:
+    mode: str = ACCELERATED
+    config: AcceleratorConfig = field(default_factory=AcceleratorConfig)
+    results: Path | None = None
+    trace: Path | None = None
+    progress: bool = False
+    #: Memo store to record episodes in and replay them from (accelerated runs only).
+    memo: Path | None = None
+
+
+def prepare(options: RunOptions) -> Controller:
+    """Load ns-3 and the shim, select the simulator and attach a controller, before any script code."""
+    shim = native.load()
+    ns = loader.install_ns_module()
+    ns.GlobalValue.Bind(
+        "SimulatorImplementationType", ns.StringValue(SIMULATOR_IMPLEMENTATION[options.mode])
+    )
+    accelerate = options.mode == ACCELERATED
+    if accelerate:
+        ns.Config.SetDefault(
+            "ns3::TcpL4Protocol::RttEstimatorType",
+            ns.TypeIdValue(ns.SkipAwareRttEstimator.GetTypeId()),
+        )
+    store = None
+    if accelerate and options.memo is not None:
+        from wormhole_ns3.memo.store import MemoStore
+
+        store = MemoStore.open(options.memo)
+    controller = Controller(
+        shim.ns3, options.config, accelerate, progress=options.progress,
+        memo=store, memo_context=memo_context(options.config),
+    )
+    controller.attach()
+    if accelerate:
+        _watch_flow_monitors(ns, controller)
+    return controller
+
+
+def memo_context(config: AcceleratorConfig) -> str:
+    """What besides the episode itself a memo key must contain: versions and settings."""
+    from wormhole_ns3.memo.record import RECORD_FORMAT
+
+    settings = json.dumps(config.as_dict(), sort_keys=True)
+    return (f"wormhole-ns3 {__version__}; ns-3 {loader.ns3_version()}; "
+            f"record format {RECORD_FORMAT}; accelerator {settings}")
+
+
+def _watch_flow_monitors(ns, controller: Controller) -> None:
+    """Hand every FlowMonitor a script installs to the tracker, so skips keep its counts right."""
+    helper = ns.FlowMonitorHelper
+    for name in ("Install", "InstallAll"):
+        original = getattr(helper, name)
+
+        def install(self, *args, _original=original):
+            monitor = _original(self, *args)
+            classifier = ns.DynamicCast[ns.Ipv4FlowClassifier](self.GetClassifier())
+            controller.tracker.AddFlowMonitor(self.GetMonitor(), classifier)
+            return monitor
+
+        setattr(helper, name, install)
+
+
+def run_script(script: str, argv: list[str], options: RunOptions) -> int:
+    """Run ``script`` with ``argv`` as ``python script argv`` would; return its exit code."""
+    path = Path(script)
+    if not path.is_file():
+        print(f"wormhole-ns3: can't open file '{script}': no such file", file=sys.stderr)
+        return 2
+    controller = prepare(options)
+    if path.suffix in (".cc", ".cpp", ".cxx"):
+        return _run_program(controller, path, argv, options)
+    saved_argv = sys.argv
+    sys.argv = [script, *argv]
+    sys.path.insert(0, str(path.resolve().parent))
+    code = 0
+    try:
+        runpy.run_path(script, run_name="__main__")
+    except SystemExit as exit_:
+        code = _exit_code(exit_)
+    except BaseException as error:  # noqa: BLE001 - shown exactly as Python shows it
+        _print_script_traceback(error, path)
+        code = 1
+    finally:
+        sys.argv = saved_argv
+        if sys.path and sys.path[0] == str(path.resolve().parent):
+            sys.path.pop(0)
+        sys.stdout.flush()
+    return _finish(controller, script, argv, options, code)
+
+
+def _run_program(controller: Controller, path: Path, argv: list[str], options: RunOptions) -> int:
+    from wormhole_ns3.runtime.cxx import run_program
+
+    sys.stdout.flush()
+    code = run_program(path, argv)
+    return _finish(controller, str(path), argv, options, code)
+
+
+def _finish(controller: Controller, script: str, argv: list[str], options: RunOptions, code: int) -> int:
+    """Report an accelerator failure loudly, else write the results and trace; close the memo."""
+    try:
+        return _report(controller, script, argv, options, code)
+    finally:
+        controller.close()
+
+
+def _report(controller: Controller, script: str, argv: list[str], options: RunOptions, code: int) -> int:
+    if controller.error is not None:
+        print(
+            f"wormhole-ns3: internal error in the accelerator, results are not valid: "
+            f"{type(controller.error).__name__}: {controller.error}",
+            file=sys.stderr,
+        )
+        traceback.print_exception(controller.error, file=sys.stderr)
+        return 70
+    if options.results is not None:
+        write_results(controller, script, argv, options, code)
+    if options.trace is not None:
+        write_trace(controller.trace_records(), options.trace)
+    return code
+
+
+def _exit_code(exit_: SystemExit) -> int:
+    if exit_.code is None:
+        return 0
+    if isinstance(exit_.code, int):
+        return exit_.code
+    print(exit_.code, file=sys.stderr)
+    return 1
+
+
+def _print_script_traceback(error: BaseException, script: Path) -> None:
+    """Print the traceback from the script's first frame on, as ``python script.py`` would."""
+    tb = error.__traceback__
+    target = str(script.resolve())
+    while tb is not None and os.path.realpath(tb.tb_frame.f_code.co_filename) != target:
+        tb = tb.tb_next
+    traceback.print_exception(type(error), error, tb or error.__traceback__)
+
+
+def process_wall() -> float:
+    """Seconds since this process started: what the user waits for, not only ``Run()``.
+
+    It includes Python's start-up, loading ns-3 and the native modules (and
+    building them after an upgrade), the controller's warm-up, opening the memo
+    store and the script's own set-up. Read from the kernel's record of the
+    process start (Linux); elsewhere, from this module's import.
+    """
+    try:
+        ticks = int(Path("/proc/self/stat").read_text().rsplit(")", 1)[1].split()[19])
+        uptime = float(Path("/proc/uptime").read_text().split()[0])
+        return max(uptime - ticks / os.sysconf("SC_CLK_TCK"), 0.0)
+    except (OSError, ValueError, IndexError):
+        return time.time() - _IMPORTED_AT
+
+
+def results_dict(controller: Controller, script: str, argv: list[str], options: RunOptions, code: int) -> dict:
+    snapshot = controller.last_run
+    skips = controller.skips
+    memo = memo_results(controller)
+    return {
+        "wormhole_ns3_version": __version__,
+        "ns3_version": loader.ns3_version(),
+        "mode": options.mode,
+        "script": script,
+        "argv": argv,
+        "exit_code": code,
+        "fallback": controller.fallback,
+        "config": options.config.as_dict(),
+        "sample_period_s": controller.sample_period,
+        "runs": controller.runs,
+        "run_wall_s": controller.run_wall,
+        "process_wall_s": process_wall(),
+        "events": snapshot.events if snapshot else 0,
+        "system_events": snapshot.system_events if snapshot else 0,
+        "sim_time_s": snapshot.sim_time if snapshot else 0.0,
+        "skips": len(skips),
+        "skip_backs": controller.reverts,
+        "skipped_time_s": sum(r.dt for r in skips),
+        "events_moved": sum(r.events_moved for r in skips),
+        "events_avoided_by_skip": sum(r.events_avoided for r in skips),
+        "packet_level_time_s": {str(why): t for why, t in sorted(controller.packet_level_time.items())},
+        "unskippable_flows": {
+            str(f): info.skip_blocker
+            for f, info in sorted(controller.flows.items())
+            if info.skip_blocker
+        },
+        **memo,
+        "events_avoided": sum(r.events_avoided for r in skips) + (memo["events_avoided_by_memo"] or 0),
+        "flows": [asdict(f) for f in (snapshot.flows if snapshot else [])],
+    }
+
+
+def memo_results(controller: Controller) -> dict:
+    """Memo counters of a run (None when it ran without a memo store)."""
+    driver = controller.memo
+    if driver is None:
+        return {key: None for key in (
+            "memo_path", "memo_hits", "memo_mirrored", "memo_misses", "memo_recorded", "memo_diverged",
+            "memo_foreseen", "memo_distrusted",
+            "memo_entries", "flows_replayed", "flows_resumed", "events_avoided_by_memo",
+        )}
+    stats = driver.stats
+    store = driver.store
+    return {
+        "memo_path": str(store.path),
+        "memo_hits": stats.hits,
+        "memo_mirrored": stats.mirrored,
+        "memo_misses": stats.misses,
+        "memo_recorded": stats.recorded,
+        "memo_diverged": stats.diverged,
+        "memo_foreseen": stats.foreseen,
+        "memo_distrusted": stats.distrusted,
+        "memo_entries": store.stats().entries,
+        "flows_replayed": stats.flows_replayed,
+        "flows_resumed": stats.flows_resumed,
+        "events_avoided_by_memo": stats.events_avoided,
+    }
+
+
+def write_results(controller: Controller, script: str, argv: list[str], options: RunOptions, code: int) -> None:
+    """Write the run's results as JSON, atomically (``options.results`` is set)."""
+    assert options.results is not None
+    path = Path(options.results)
+    partial = path.with_name(path.name + ".partial")
+    partial.write_text(json.dumps(results_dict(controller, script, argv, options, code), indent=1))
+    partial.replace(path)

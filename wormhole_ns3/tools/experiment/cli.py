@@ -1,0 +1,157 @@
+"""``wormhole-ns3 experiment list|run|compare|sweep``: named experiments into result folders."""
+
+from __future__ import annotations
+
+import argparse
+import signal
+import sys
+from pathlib import Path
+
+from wormhole_ns3.tools.experiment import registry
+from wormhole_ns3.tools.experiment.child import ChildOptions
+from wormhole_ns3.tools.experiment.registry import Experiment, ExperimentError
+from wormhole_ns3.tools.options import add_config_options, config_from
+
+
+def add_experiment_command(commands: argparse._SubParsersAction) -> None:
+    """Add ``experiment`` and its actions to the top-level command parser."""
+    experiment = commands.add_parser("experiment", help="run named experiments (list, run, compare, sweep)")
+    actions = experiment.add_subparsers(dest="experiment_action", required=True, metavar="ACTION")
+    actions.add_parser("list", help="the experiments and their presets")
+
+    run = actions.add_parser("run", help="run one preset into a result folder")
+    _name_and_preset(run)
+    run.add_argument("--baseline", action="store_true", help="plain ns-3 through the same harness")
+    run.add_argument("--out", type=Path, metavar="DIR", help="result folder (default results/NAME/PRESET/MODE)")
+    _run_options(run)
+
+    compare = actions.add_parser("compare", help="baseline and accelerated runs of a preset, errors, plots")
+    _name_and_preset(compare)
+    compare.add_argument("--out", type=Path, metavar="DIR", required=True, help="result folder")
+    compare.add_argument("--reuse-baseline", type=Path, metavar="DIR",
+                         help="take the baseline from this finished baseline run instead of running it")
+    _run_options(compare)
+
+    sweep = actions.add_parser("sweep", help="independent runs of several presets, locally or on a cluster")
+    sweep.add_argument("name", metavar="NAME", help="the experiment")
+    sweep.add_argument("--presets", required=True, metavar="A,B,...", help="comma-separated presets")
+    sweep.add_argument("--repeat", type=int, default=1, metavar="N", help="runs of each preset (default 1)")
+    sweep.add_argument("--jobs", type=int, default=1, metavar="J", help="local runs at a time (default 1)")
+    sweep.add_argument("--cluster", metavar="URL", help="dask://HOST:PORT or ray://HOST:PORT instead of local jobs")
+    sweep.add_argument("--baseline", action="store_true", help="plain ns-3 runs")
+    sweep.add_argument("--out", type=Path, metavar="DIR", required=True, help="folder of the runs and runs.csv")
+    _run_options(sweep)
+
+
+def _name_and_preset(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("name", metavar="NAME", help="the experiment (see: wormhole-ns3 experiment list)")
+    parser.add_argument("--preset", metavar="P", help="the experiment's preset (default: its default preset)")
+
+
+def _run_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--memo", type=Path, metavar="PATH", help="memo store of the accelerated run")
+    parser.add_argument("--force", action="store_true", help="replace the results already in --out")
+    parser.add_argument("--progress", action="store_true",
+                        help="show a progress bar even when stderr is not a terminal")
+    add_config_options(parser)
+
+
+def run_experiment_command(args: argparse.Namespace) -> int:
+    """Do the parsed ``experiment`` action; a problem is one line on stderr (and the failed script's last lines)."""
+    previous = signal.signal(signal.SIGTERM, signal.default_int_handler)  # SIGTERM stops a run as Ctrl-C does
+    try:
+        return _dispatch(args)
+    except ExperimentError as error:
+        print(f"wormhole-ns3: error: {error}", file=sys.stderr)
+        for line in error.details:
+            print(f"  | {line}", file=sys.stderr)
+        return error.exit_code
+    except KeyboardInterrupt:
+        print("wormhole-ns3: interrupted", file=sys.stderr)
+        return 130
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+def _dispatch(args: argparse.Namespace) -> int:
+    if args.experiment_action == "list":
+        print(experiment_table(registry.experiments().values()))
+        return 0
+    experiment = registry.get_experiment(args.name)
+    options = _child_options(args)
+    if args.experiment_action == "run":
+        from wormhole_ns3.tools.experiment.run import mode_of, run_experiment
+
+        preset = args.preset or experiment.default_preset
+        out = args.out or Path("results", experiment.name, preset, mode_of(options))
+        summary = run_experiment(experiment, preset, out, options, args.force)
+        print(f"wrote {out}: {_run_line(summary)}")
+        return 0
+    if args.experiment_action == "compare":
+        from wormhole_ns3.tools.experiment.comparison import compare_experiment, markdown_summary
+
+        preset = args.preset or experiment.default_preset
+        summary = compare_experiment(experiment, preset, args.out, options, args.force, args.reuse_baseline)
+        print(markdown_summary(summary), end="")
+        print(f"wrote {args.out}")
+        return 0
+    from wormhole_ns3.tools.experiment.sweep import plan_sweep, sweep
+
+    presets = [p.strip() for p in args.presets.split(",") if p.strip()]
+    runs = plan_sweep(experiment, presets, args.repeat, args.out, options, args.force)
+    rows = sweep(runs, args.out, args.jobs, args.cluster, _show_progress(args), args.force)
+    failed = [row for row in rows if row["exit_code"] != 0]
+    print(f"wrote {args.out / 'runs.csv'}: {len(rows)} runs, {len(failed)} failed")
+    return failed[0]["exit_code"] if failed else 0
+
+
+def _child_options(args: argparse.Namespace) -> ChildOptions:
+    baseline = getattr(args, "baseline", False)
+    if baseline and args.memo is not None:
+        raise ExperimentError("--memo is for accelerated runs; a --baseline run uses no memo store")
+    try:
+        config = config_from(args)
+    except ValueError as error:
+        raise ExperimentError(str(error)) from None
+    sweeping = args.experiment_action == "sweep"
+    return ChildOptions(
+        baseline=baseline,
+        config=config,
+        memo=args.memo,
+        progress=not sweeping and _show_progress(args),
+        echo=not sweeping,
+    )
+
+
+def _show_progress(args: argparse.Namespace) -> bool:
+    return args.progress or sys.stderr.isatty()
+
+
+def _run_line(summary: dict) -> str:
+    iterations = summary["iterations"]
+    mean = summary["iteration_time_mean_s"]
+    timing = f" (mean {mean * 1e3:.3f} ms)" if mean is not None else ""
+    return (
+        f"{summary['flows_finished']} flows, {iterations} iterations{timing}, "
+        f"Run() {summary['run_wall_s']:.2f} s (process {summary['process_wall_s']:.2f} s), "
+        f"{summary['events']:,} events"
+    )
+
+
+def experiment_table(registered) -> str:
+    """One block per experiment: name and description, presets (default first), script."""
+    lines = []
+    for experiment in registered:
+        lines += _experiment_lines(experiment)
+    return "\n".join(lines)
+
+
+def _experiment_lines(experiment: Experiment) -> list[str]:
+    presets = [f"{experiment.default_preset} (default)"]
+    presets += [name for name in experiment.presets if name != experiment.default_preset]
+    missing = "" if experiment.script.is_file() else "  (not present)"
+    return [
+        f"{experiment.name:<16} {experiment.description}",
+        f"{'':<16} presets: {', '.join(presets)}",
+        f"{'':<16} script: {experiment.script}{missing}",
+    ]

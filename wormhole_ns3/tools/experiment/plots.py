@@ -1,0 +1,110 @@
+"""The PNG figures of a comparison: what a person looks at to trust (or not) an accelerated run.
+
+Each function draws one figure from the comparison's tables and writes it
+atomically; matplotlib's Agg backend is selected explicitly, so no display
+is needed and the figures are the same on every machine.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402 - after choosing the backend
+import numpy as np  # noqa: E402
+from matplotlib.ticker import MaxNLocator  # noqa: E402
+
+BASELINE_COLOR = "#4c72b0"
+ACCELERATED_COLOR = "#dd8452"
+#: FCTs spread over more than this factor are drawn on a log axis.
+WIDE_RANGE = 20
+#: PNG metadata without the matplotlib version, so the same data gives the same bytes.
+_METADATA = {"Software": None}
+
+
+def fct_cdf(flows, path: Path) -> Path:
+    """Empirical CDF of the flow completion times of both runs, on one axis."""
+    figure, axis = plt.subplots(figsize=(6, 4))
+    for column, label, color in (("fct_baseline", "baseline", BASELINE_COLOR),
+                                 ("fct_accelerated", "accelerated", ACCELERATED_COLOR)):
+        values = np.sort(flows[column].to_numpy(dtype=float) * 1e3)
+        fraction = np.arange(1, values.size + 1) / max(values.size, 1)
+        axis.step(values, fraction, where="post", label=label, color=color,
+                  linestyle="-" if label == "baseline" else "--")
+    fcts = flows[["fct_baseline", "fct_accelerated"]].to_numpy(dtype=float)
+    if fcts.size and fcts.max() > WIDE_RANGE * fcts.min() > 0:
+        axis.set_xscale("log")
+    else:
+        axis.ticklabel_format(axis="x", useOffset=False)
+        axis.xaxis.set_major_locator(MaxNLocator(5))
+    axis.set_xlabel("flow completion time (ms)")
+    axis.set_ylabel("fraction of flows")
+    axis.set_ylim(0, 1.02)
+    axis.set_title(f"FCT CDF, {len(flows)} flows")
+    axis.legend(loc="lower right")
+    axis.grid(alpha=0.3)
+    return _save(figure, path)
+
+
+def fct_error_scatter(flows, path: Path) -> Path:
+    """Each flow's relative FCT error against its size, one colour per collective."""
+    figure, axis = plt.subplots(figsize=(6, 4))
+    for collective, group in flows.groupby("collective", sort=True):
+        axis.scatter(group["bytes"], group["rel_err"] * 100, s=14, alpha=0.7, label=collective or "flow")
+    axis.set_xscale("log")
+    axis.set_xlabel("flow size (bytes)")
+    axis.set_ylabel("|FCT error| (%)")
+    axis.set_ylim(bottom=0)
+    axis.set_title("per-flow FCT error, accelerated vs baseline")
+    axis.legend(loc="upper right", fontsize="small")
+    axis.grid(alpha=0.3)
+    return _save(figure, path)
+
+
+def iteration_timeline(iterations, path: Path) -> Path:
+    """One bar per iteration on a time axis, the baseline's row above the accelerated one's."""
+    figure, axis = plt.subplots(figsize=(7, 2.6))
+    rows = (("baseline", 1, BASELINE_COLOR), ("accelerated", 0, ACCELERATED_COLOR))
+    for side, y, color in rows:
+        spans = [(start * 1e3, (finish - start) * 1e3)
+                 for start, finish in zip(iterations[f"start_{side}"], iterations[f"finish_{side}"])]
+        axis.broken_barh(spans, (y - 0.35, 0.7), facecolors=color, edgecolors="white")
+        for k, (start, width) in zip(iterations["iteration"], spans):
+            axis.text(start + width / 2, y, str(k), ha="center", va="center", color="white", fontsize="small")
+    axis.set_yticks([1, 0], [side for side, _, _ in rows])
+    axis.set_xlabel("simulated time (ms)")
+    axis.set_title("training iterations")
+    axis.grid(axis="x", alpha=0.3)
+    return _save(figure, path)
+
+
+def speedup_bars(summary: dict, path: Path) -> Path:
+    """Run() wall time, the whole process's wall time and executed events of both runs, with the ratios."""
+    figure, (wall, process, events) = plt.subplots(1, 3, figsize=(10, 3.4))
+    process_speedup = summary.get("process_speedup")
+    panels = (
+        (wall, "Run() wall time (s)", "run_wall_baseline_s", "run_wall_accelerated_s",
+         f"speedup {summary['speedup']:.2f}x", "{:.2f}"),
+        (process, "process wall time (s)", "process_wall_baseline_s", "process_wall_accelerated_s",
+         f"speedup {process_speedup:.2f}x" if process_speedup else "not measured", "{:.2f}"),
+        (events, "events executed", "events_baseline", "events_accelerated",
+         f"ratio {summary['events_ratio']:.2f}x", "{:,}"),
+    )
+    for axis, title, base, accel, ratio, fmt in panels:
+        values = [summary.get(base) or 0, summary.get(accel) or 0]
+        bars = axis.bar(["baseline", "accelerated"], values, color=[BASELINE_COLOR, ACCELERATED_COLOR])
+        axis.bar_label(bars, labels=[fmt.format(v) for v in values], fontsize="small")
+        axis.set_title(f"{title}\n{ratio}")
+        axis.margins(y=0.15)
+    figure.tight_layout()
+    return _save(figure, path)
+
+
+def _save(figure, path: Path) -> Path:
+    partial = path.with_name(path.name + ".partial")
+    figure.savefig(partial, format="png", dpi=110, bbox_inches="tight", metadata=_METADATA)
+    plt.close(figure)
+    partial.replace(path)
+    return path

@@ -1,0 +1,110 @@
+"""The experiments the runner knows by name: which script, and its arguments for each preset.
+
+An experiment is an ordinary ns-3 script; a preset is a named list of its
+arguments, so that ``experiment run llm-training --preset gpt-small`` means
+the same run on every machine. Scripts shipped in the repository's
+``experiments/`` folder are found there in a checkout and inside the package
+in an installed wheel (``experiment_script``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from wormhole_ns3.examples import DUMBBELL_PRESETS, dumbbell_path
+from wormhole_ns3.models.workloads import list_presets
+from wormhole_ns3.runtime.packaged import packaged_dir
+
+#: The option the runner gives a script that writes its results (``ResultWriter``) into a folder.
+RESULTS_DIR_OPTION = "--results-dir"
+
+
+class ExperimentError(Exception):
+    """A problem with what the user asked for or with a run, said in one line.
+
+    ``exit_code`` is what the command line exits with (2 for a bad request,
+    the script's own code when it failed); ``details`` are further lines to
+    show under the message, such as the last lines a failed script printed.
+    """
+
+    def __init__(self, message: str, exit_code: int = 2, details: tuple[str, ...] = ()) -> None:
+        super().__init__(message)
+        self.exit_code = exit_code
+        self.details = details
+
+    def __reduce__(self):
+        """Pickled whole, so a failure on a Dask or Ray worker keeps its exit code and details."""
+        return type(self), (str(self), self.exit_code, self.details)
+
+
+@dataclass(frozen=True)
+class Experiment:
+    """A named ns-3 script and the script arguments of each of its presets.
+
+    ``results_dir_option`` is the option through which the script takes the
+    folder for its ``ResultWriter``, or None for a script that writes no
+    tables of its own (the runner then makes ``flows.csv`` from the flows the
+    harness tracked).
+    """
+
+    name: str
+    script: Path
+    description: str
+    presets: dict[str, list[str]]
+    default_preset: str
+    results_dir_option: str | None = RESULTS_DIR_OPTION
+
+    def __post_init__(self) -> None:
+        if self.default_preset not in self.presets:
+            raise ValueError(
+                f"experiment {self.name!r}: default preset {self.default_preset!r} is not one of its presets")
+
+    def script_args(self, preset: str) -> list[str]:
+        """The script's arguments for ``preset``; an unknown preset raises ExperimentError naming the known ones."""
+        if preset not in self.presets:
+            raise ExperimentError(
+                f"experiment {self.name} has no preset {preset!r}; its presets: {', '.join(self.presets)}"
+            )
+        return list(self.presets[preset])
+
+
+def experiment_script(relative: str) -> Path:
+    """A script of the repository's ``experiments/`` folder, in a checkout or an installed wheel."""
+    return packaged_dir("experiments") / relative
+
+
+def experiments() -> dict[str, Experiment]:
+    """Every registered experiment by name."""
+    registered = (
+        Experiment(
+            name="llm-training",
+            script=experiment_script("llm_training.py"),
+            description="LLM training iterations (GPT, MoE) on a datacenter fabric, one preset per workload "
+                        "preset (DCTCP), and NAME-dcqcn / NAME-hpcc over RoCEv2",
+            presets={
+                f"{name}{suffix}": ["--preset", name, *transport]
+                for suffix, transport in (("", []), ("-dcqcn", ["--transport", "dcqcn"]),
+                                          ("-hpcc", ["--transport", "hpcc"]))
+                for name in list_presets()
+            },
+            default_preset="gpt-small",
+        ),
+        Experiment(
+            name="dctcp-dumbbell",
+            script=dumbbell_path(),
+            description="the demo: DCTCP flows sharing one 10 Gbps bottleneck",
+            presets={name: list(args) for name, args in DUMBBELL_PRESETS.items()},
+            default_preset="small",
+            results_dir_option=None,
+        ),
+    )
+    return {experiment.name: experiment for experiment in registered}
+
+
+def get_experiment(name: str) -> Experiment:
+    """The experiment called ``name``; an unknown name raises ExperimentError listing the known ones."""
+    known = experiments()
+    if name not in known:
+        raise ExperimentError(f"unknown experiment {name!r}; known experiments: {', '.join(known)}")
+    return known[name]

@@ -1,0 +1,81 @@
+"""Command-line options derived from ``AcceleratorConfig``, and the argv of a ``wormhole-ns3 run`` child.
+
+Every field of the config becomes one option (``settle_rtts`` ->
+``--settle-rtts``; a bool ``--flag/--no-flag``), with the help text declared
+next to the field. ``config_argv`` is the inverse of ``config_from``, so a
+child process of ``compare`` or ``experiment`` runs with exactly the parent's
+settings, every field included.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import types
+import typing
+from dataclasses import Field, fields
+from pathlib import Path
+
+from wormhole_ns3.config import AcceleratorConfig
+
+
+def _flag(spec: Field) -> str:
+    return spec.metadata.get("flag") or spec.name.replace("_", "-")
+
+
+def _value_type(spec: Field) -> type:
+    """The non-None type of a field (``float | None`` -> float)."""
+    hints = typing.get_type_hints(AcceleratorConfig)[spec.name]
+    if isinstance(hints, types.UnionType):
+        return next(t for t in typing.get_args(hints) if t is not type(None))
+    return hints
+
+
+def add_config_options(parser: argparse.ArgumentParser) -> None:
+    """Add one option per AcceleratorConfig field, in a group of its own."""
+    group = parser.add_argument_group("fast-forwarding")
+    for spec in fields(AcceleratorConfig):
+        kind = _value_type(spec)
+        name = f"--{_flag(spec)}"
+        if kind is bool:
+            group.add_argument(name, dest=spec.name, action=argparse.BooleanOptionalAction,
+                               default=spec.default, help=spec.metadata["help"])
+        else:
+            group.add_argument(name, dest=spec.name, type=kind, default=spec.default,
+                               metavar=spec.metadata.get("metavar"), help=spec.metadata["help"])
+
+
+def config_from(args: argparse.Namespace) -> AcceleratorConfig:
+    """The config the parsed options describe (ValueError if a value is out of range)."""
+    return AcceleratorConfig(**{spec.name: getattr(args, spec.name) for spec in fields(AcceleratorConfig)})
+
+
+def config_argv(config: AcceleratorConfig) -> list[str]:
+    """The options that reproduce ``config`` (defaults left out): the inverse of config_from."""
+    argv = []
+    for spec in fields(AcceleratorConfig):
+        value = getattr(config, spec.name)
+        if value == spec.default:
+            continue
+        if isinstance(value, bool):
+            argv.append(f"--{'' if value else 'no-'}{_flag(spec)}")
+        else:
+            argv.append(f"--{_flag(spec)}={value!r}")
+    return argv
+
+
+def run_command(script: str, argv: list[str], results: Path, baseline: bool, config: AcceleratorConfig,
+                trace: Path | None = None, progress: bool = False, memo: Path | None = None) -> list[str]:
+    """``wormhole-ns3 run`` of one side; the accelerator's settings and memo store only for the accelerated one."""
+    command = [sys.executable, "-m", "wormhole_ns3", "run", "--results", str(results)]
+    if trace is not None:
+        command += ["--trace", str(trace)]
+    if progress:
+        command.append("--progress")
+    if baseline:
+        command.append("--baseline")
+    else:
+        command += config_argv(config)
+        if memo is not None:
+            command += ["--memo", str(memo)]
+    return command + [script, *argv]

@@ -1,0 +1,122 @@
+"""Accuracy and speed of an accelerated run against its baseline: numbers and a table."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+
+def _flow_key(flow: dict) -> tuple:
+    return (flow["src"], flow["dst"], flow["sport"], flow["dport"])
+
+
+def error_stats(errors) -> dict[str, float | None]:
+    """Mean, 99th percentile and maximum of relative errors; None for each when there are none."""
+    values = np.asarray(errors, dtype=float)
+    if not values.size:
+        return {"mean": None, "p99": None, "max": None}
+    return {"mean": float(values.mean()), "p99": float(np.percentile(values, 99)), "max": float(values.max())}
+
+
+def comparison(baseline: dict, accelerated: dict) -> dict:
+    """Per-flow FCT errors, byte exactness, speedup and event counts of two runs' results."""
+    base_flows = {_flow_key(f): f for f in baseline["flows"]}
+    rows = []
+    for flow in accelerated["flows"]:
+        base = base_flows.get(_flow_key(flow))
+        fct_b = base["fct"] if base else None
+        fct_a = flow["fct"]
+        rel = abs(fct_a - fct_b) / fct_b if fct_a is not None and fct_b else None
+        rows.append(
+            {
+                "id": flow["id"],
+                "src": flow["src"],
+                "dst": flow["dst"],
+                "sport": flow["sport"],
+                "dport": flow["dport"],
+                "bytes": flow["bytes"],
+                "start": flow["start"],
+                "fct_baseline": fct_b,
+                "fct_accelerated": fct_a,
+                "rel_err": rel,
+                "rx_bytes_baseline": base["rx_bytes"] if base else None,
+                "rx_bytes_accelerated": flow["rx_bytes"],
+                "credited_bytes": flow["credited_bytes"],
+            }
+        )
+    errors = error_stats([r["rel_err"] for r in rows if r["rel_err"] is not None])
+    finished_b = sum(1 for f in baseline["flows"] if f["fct"] is not None)
+    finished_a = sum(1 for r in rows if r["fct_accelerated"] is not None)
+    wall_a = accelerated["run_wall_s"]
+    process_b, process_a = baseline.get("process_wall_s"), accelerated.get("process_wall_s")
+    return {
+        "script": accelerated["script"],
+        "argv": accelerated["argv"],
+        "speedup": baseline["run_wall_s"] / wall_a if wall_a > 0 else math.inf,
+        "run_wall_baseline_s": baseline["run_wall_s"],
+        "run_wall_accelerated_s": wall_a,
+        "process_speedup": process_b / process_a if process_b and process_a else None,
+        "process_wall_baseline_s": process_b,
+        "process_wall_accelerated_s": process_a,
+        "events_baseline": baseline["events"],
+        "events_accelerated": accelerated["events"],
+        "system_events": accelerated["system_events"],
+        "events_ratio": baseline["events"] / max(accelerated["events"], 1),
+        "skips": accelerated["skips"],
+        "skip_backs": accelerated["skip_backs"],
+        "skipped_time_s": accelerated["skipped_time_s"],
+        "sim_time_baseline_s": baseline["sim_time_s"],
+        "sim_time_accelerated_s": accelerated["sim_time_s"],
+        "flows_finished_baseline": finished_b,
+        "flows_finished_accelerated": finished_a,
+        "fct_mean_rel_err": errors["mean"],
+        "fct_p99_rel_err": errors["p99"],
+        "fct_max_rel_err": errors["max"],
+        "rx_bytes_exact": len(rows) == len(baseline["flows"])
+        and all(r["rx_bytes_baseline"] == r["rx_bytes_accelerated"] for r in rows),
+        "packet_level_time_s": accelerated.get("packet_level_time_s", {}),
+        "config": accelerated["config"],
+        "flows": rows,
+    }
+
+
+def _fmt(value, spec: str) -> str:
+    return "-" if value is None else format(value, spec)
+
+
+def format_table(summary: dict) -> str:
+    """The human-readable comparison: one line per flow, then the totals."""
+    lines = [
+        f"{'flow':>4} {'src':>15} {'dst':>15} {'bytes':>12} {'start s':>9} "
+        f"{'FCT base s':>11} {'FCT accel s':>11} {'error':>8}"
+    ]
+    for r in summary["flows"]:
+        lines.append(
+            f"{r['id']:>4} {r['src']:>15} {r['dst']:>15} {r['bytes']:>12} {r['start']:>9.4f} "
+            f"{_fmt(r['fct_baseline'], '11.6f')} {_fmt(r['fct_accelerated'], '11.6f')} "
+            f"{_fmt(r['rel_err'] * 100 if r['rel_err'] is not None else None, '7.3f')}%"
+        )
+    pct = lambda v: _fmt(v * 100 if v is not None else None, ".3f") + "%"  # noqa: E731
+    lines += [
+        "",
+        f"speedup (Run() wall)  {summary['speedup']:.1f}x   "
+        f"({summary['run_wall_baseline_s']:.2f} s -> {summary['run_wall_accelerated_s']:.2f} s)",
+        f"speedup (process)     {_fmt(summary['process_speedup'], '.1f')}x   "
+        f"({_fmt(summary['process_wall_baseline_s'], '.2f')} s -> "
+        f"{_fmt(summary['process_wall_accelerated_s'], '.2f')} s, start-up included)",
+        f"events                {summary['events_baseline']:,} -> {summary['events_accelerated']:,} "
+        f"({summary['events_ratio']:.1f}x fewer; {summary['system_events']:,} accelerator events)",
+        f"skips                 {summary['skips']} covering {summary['skipped_time_s']:.4f} s "
+        f"of simulated time ({summary['skip_backs']} cut short)",
+        f"FCT error             mean {pct(summary['fct_mean_rel_err'])}  "
+        f"p99 {pct(summary['fct_p99_rel_err'])}  max {pct(summary['fct_max_rel_err'])}",
+        f"PacketSink totals     {'exact' if summary['rx_bytes_exact'] else 'DIFFER'}",
+    ]
+    breakdown = summary.get("packet_level_time_s") or {}
+    if breakdown:
+        parts = ", ".join(f"{why} {t * 1e3:.1f} ms" for why, t in sorted(breakdown.items()))
+        lines.append(f"not skipped because    {parts}")
+    if "stdout_identical" in summary:
+        lines.append(f"script output         {'identical' if summary['stdout_identical'] else 'DIFFERS'}")
+    return "\n".join(lines)

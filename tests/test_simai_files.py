@@ -40,3 +40,27 @@ def test_a_malformed_workload_names_file_line_and_problem(tmp_path, broken, line
     with pytest.raises(WorkloadFileError) as error:
         read_simai_workload(path)
     assert str(error.value) == f"{path}:{line}: {problem}"
+
+
+@pytest.mark.parametrize(
+    "content, line, problem",
+    [
+        (WORKLOAD.replace("\n2\n", "\n\u00b2\n").encode(), 2, "the number of layers must be an integer, got '²'"),
+        (WORKLOAD.replace("\n2\n", "\n" + "9" * 5000 + "\n").encode(), 2,
+         f"the number of layers must be an integer, got {'9' * 40!r}... (5000 characters)"),
+        (WORKLOAD.replace("ga: 4", "ga: " + "4" * 5000).encode(), 1,
+         f"ga: must be an integer, got {'4' * 40!r}... (5000 characters)"),
+        (WORKLOAD.replace("REDUCESCATTER 1048576", "REDUCESCATTER 1048576\u00b2").encode(), 4,
+         "the forward bytes must be an integer, got '1048576²'"),
+        (WORKLOAD.replace("mlp_row -1 5", "mlp_row -1 " + "5" * 5000).encode(), 4,
+         f"the forward compute time must be an integer, got {'5' * 40!r}... (5000 characters)"),
+        (WORKLOAD.encode().replace(b"mlp_row", b"mlp\xe9row"), 4, "not UTF-8 text (byte 0xe9)"),
+        (b"\x80" + WORKLOAD.encode(), 1, "not UTF-8 text (byte 0x80)"),
+    ],
+)
+def test_bad_numbers_and_bytes_are_file_errors(tmp_path, content, line, problem):
+    path = tmp_path / "w.txt"
+    path.write_bytes(content)
+    with pytest.raises(WorkloadFileError) as error:
+        read_simai_workload(path)
+    assert str(error.value) == f"{path}:{line}: {problem}"

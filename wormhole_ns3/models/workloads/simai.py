@@ -17,7 +17,7 @@ from pathlib import Path
 from wormhole_ns3.models.workloads.collectives import all_to_all, ring_allgather, ring_allreduce, ring_reducescatter
 from wormhole_ns3.models.workloads.dag import Workload, WorkloadBuilder
 from wormhole_ns3.models.workloads.models import Parallelism
-from wormhole_ns3.models.workloads.text import WorkloadFileError, numbered_fields, parse_int
+from wormhole_ns3.models.workloads.text import WorkloadFileError, numbered_fields, parse_count, parse_int, shown
 
 #: Collective operations of the format; a suffix names the group ("_EP", "_DP_EP"), none the pass's default.
 OPERATIONS = ("ALLREDUCE", "ALLGATHER", "REDUCESCATTER", "ALLTOALL", "ALLREDUCEALLTOALL")
@@ -27,6 +27,12 @@ COLLECTIVES = frozenset(
     {"NONE", "BROADCAST"} | {operation + suffix for operation in OPERATIONS for suffix in GROUP_SUFFIXES}
 )
 PASSES = ("forward", "input_gradient", "weight_gradient")
+#: The numeric fields of a layer line, by position, as error messages name them.
+_LAYER_NUMBERS = {
+    1: "the dependency", 2: "the forward compute time", 4: "the forward bytes",
+    5: "the input-gradient compute time", 7: "the input-gradient bytes",
+    8: "the weight-gradient compute time", 10: "the weight-gradient bytes", 11: "the update time",
+}
 
 
 @dataclass(frozen=True)
@@ -94,32 +100,30 @@ def read_simai_workload(path: str | Path) -> SimaiWorkload:
     number, count = lines[1]
     if len(count) != 1 or not count[0].isdigit():
         raise WorkloadFileError(path, number, "the second line is the number of layers")
-    layers = []
-    for number, fields in lines[2:]:
-        if len(fields) != 12:
-            raise WorkloadFileError(path, number, f"a layer has 12 fields, this line has {len(fields)}")
-        try:
-            values = [int(f) for f in fields[1:3] + fields[4:6] + fields[7:9] + fields[10:12]]
-        except ValueError as problem:
-            raise WorkloadFileError(path, number, f"a number was expected: {problem}") from None
-        dependency, fwd_time, fwd_bytes, ig_time, ig_bytes, wg_time, wg_bytes, update = values
-        kinds = (fields[3], fields[6], fields[9])
-        for kind in kinds:
-            if kind not in COLLECTIVES:
-                raise WorkloadFileError(path, number, f"unknown collective {kind!r}")
-        layers.append(
-            SimaiLayer(
-                name=fields[0],
-                dependency=dependency,
-                forward=Communication(kinds[0], fwd_bytes, fwd_time),
-                input_gradient=Communication(kinds[1], ig_bytes, ig_time),
-                weight_gradient=Communication(kinds[2], wg_bytes, wg_time),
-                update_time=update,
-            )
-        )
-    if len(layers) != int(count[0]):
-        raise WorkloadFileError(path, lines[-1][0], f"line 2 says {count[0]} layers, file has {len(layers)}")
-    return SimaiWorkload(policy, parallelism, tuple(layers))
+    expected = parse_count(path, number, count[0], "the number of layers")  # isdigit() lets '²' through
+    layers = tuple(_parse_layer(path, number, fields) for number, fields in lines[2:])
+    if len(layers) != expected:
+        raise WorkloadFileError(path, lines[-1][0], f"line 2 says {expected} layers, file has {len(layers)}")
+    return SimaiWorkload(policy, parallelism, layers)
+
+
+def _parse_layer(path: Path, number: int, fields: list[str]) -> SimaiLayer:
+    """One layer line: name, dependency, then (compute time, collective, bytes) per pass, then the update time."""
+    if len(fields) != 12:
+        raise WorkloadFileError(path, number, f"a layer has 12 fields, this line has {len(fields)}")
+    values = {i: parse_int(path, number, fields[i], what) for i, what in _LAYER_NUMBERS.items()}
+    kinds = (fields[3], fields[6], fields[9])
+    for kind in kinds:
+        if kind not in COLLECTIVES:
+            raise WorkloadFileError(path, number, f"unknown collective {shown(kind)}")
+    return SimaiLayer(
+        name=fields[0],
+        dependency=values[1],
+        forward=Communication(kinds[0], values[4], values[2]),
+        input_gradient=Communication(kinds[1], values[7], values[5]),
+        weight_gradient=Communication(kinds[2], values[10], values[8]),
+        update_time=values[11],
+    )
 
 
 #: How a pass's collective is run, by the operation's name in the file.
@@ -172,7 +176,8 @@ def simai_to_workload(
     if workload.parallelism.get("checkpoints", 0) or workload.parallelism.get("checkpoint_initiates", 0):
         raise ValueError("SimAI workloads with activation checkpoints (recomputation) are not supported")
     header = workload.parallelism
-    tp, pp, ep, gpus = header.get("model_parallel_NPU_group", 1), header.get("pp", 1), header.get("ep", 1), workload.gpus
+    tp, pp, ep = header.get("model_parallel_NPU_group", 1), header.get("pp", 1), header.get("ep", 1)
+    gpus = workload.gpus
     if gpus < 1 or gpus % (tp * pp):
         raise ValueError(f"SimAI workload: all_gpus={gpus} is not a multiple of TP*PP={tp}*{pp}")
     par = Parallelism(tp=tp, dp=gpus // (tp * pp), pp=pp, ep=ep, gpus_per_server=gpus_per_server)

@@ -14,7 +14,9 @@ import pytest
 from scripts.memo_writer import value_of
 
 from wormhole_ns3.memo import store as store_module
+from wormhole_ns3.memo.record import Arrival, EpisodeRecord, FlowOutcome, TrajectoryPoint, encode_continuations
 from wormhole_ns3.memo.store import (
+    CorruptEntry,
     MemoStore,
     MemoStoreError,
     default_memo_path,
@@ -37,6 +39,20 @@ def start_writer(path: Path, writer: str, first: int, count: int, *options: str)
 
 def committed(lines: list[str]) -> list[tuple[float, int, bool]]:
     return [(float(t), int(i), s == "1") for t, i, s in (line.split() for line in lines)]
+
+
+@pytest.fixture(autouse=True)
+def _no_memo_key(monkeypatch):
+    monkeypatch.delenv(store_module.KEY_ENVIRONMENT, raising=False)
+
+
+def episode_value(seed: int, points: int = 3) -> bytes:
+    """A stored value a replay reads: one continuation of a one-flow episode."""
+    trajectory = tuple(TrajectoryPoint(1000 * i, 100 * i + seed, (10.0, 1.0 * seed)) for i in range(points))
+    record = EpisodeRecord(initial=1, arrivals=(Arrival(0, f"flow {seed}"),),
+                           outcomes=(FlowOutcome(1000 * points + seed, trajectory),),
+                           close_ns=1000 * points + seed, events=1000 + seed, events_avoided=0)
+    return encode_continuations([record])
 
 
 def tamper(data_file: Path, old: bytes, new: bytes) -> bytes:
@@ -153,24 +169,42 @@ def test_a_killed_reader_loses_only_the_counts_it_had_not_flushed(tmp_path):
     assert (stats.hits, stats.misses, entry.hits) == (25, 5, 25)
 
 
-def test_a_tampered_value_is_refused_and_never_returned(tmp_path):
+def test_a_tampered_value_is_never_returned_but_quarantined_with_its_bytes(tmp_path, capsys):
     path = tmp_path / "memo"
     outcome = b"bytes each flow sent: 123456789;" * 8
     with MemoStore.open(path) as store:
-        store.put(b"episode", outcome, {})
+        store.put(b"episode", outcome, {"flows": 4})
         store.put(b"other", b"untouched", {})
+        store.get(b"episode")
     tamper(path / "data.mdb", outcome, outcome.replace(b"123", b"923", 1))
 
     with MemoStore.open(path, create=False) as store:
-        with pytest.raises(MemoStoreError) as refused:
-            store.get(b"episode")
+        with pytest.raises(CorruptEntry) as refused:  # an export never carries it
+            store.export(path.parent / "export.jsonl")
         assert str(refused.value) == (
             f"{path}: entry {b'episode'.hex()} is corrupt (checksum mismatch); refusing to replay it"
         )
+        assert not (path.parent / "export.jsonl").exists()
+        assert store.get(b"episode") is None  # a miss: its episode is simulated
+        assert capsys.readouterr().err.splitlines() == [
+            f"wormhole-ns3: warning: {path}: entry {b'episode'.hex()} is corrupt (checksum mismatch):"
+            " quarantined, its episode is simulated"
+        ]
+        assert store.get(b"episode") is None and capsys.readouterr().err == ""  # set aside once
         assert store.get(b"other") == b"untouched"
-        with pytest.raises(MemoStoreError, match="checksum mismatch"):
-            store.export(path.parent / "export.jsonl")
-    assert not (path.parent / "export.jsonl").exists()
+        [aside] = store.quarantined()
+        assert (aside.key, aside.reason, aside.hits) == (b"episode".hex(), "is corrupt (checksum mismatch)", 1)
+        assert outcome.replace(b"123", b"923", 1) in aside.stored  # the stored bytes, exactly as they were
+        assert len(aside.stored) == 32 + 4 + len(b'{"flows":4}') + len(outcome)
+        stats = store.stats()
+        assert (stats.entries, stats.quarantined, stats.bytes, stats.misses) == (1, 1, len(b"untouched"), 2)
+        assert store.export(path.parent / "export.jsonl") == 1
+        assert store.put(b"episode", outcome, {})  # recorded again, beside the quarantined copy
+    with MemoStore.open(path, create=False) as store:
+        assert store.get(b"episode") == outcome
+        assert len(store.quarantined()) == 1
+        assert store.clear().entries == 2
+        assert len(store.quarantined()) == 1  # clear never deletes the quarantine
 
 
 def test_a_tampered_schema_record_is_refused_and_the_store_left_as_it_is(tmp_path):
@@ -284,37 +318,43 @@ def test_a_map_grown_by_another_process_is_adopted(tmp_path):
 def test_clear_then_import_of_an_export_gives_back_the_same_entries(tmp_path):
     path = tmp_path / "memo"
     exported, again = tmp_path / "one.jsonl", tmp_path / "two.jsonl"
+    values = [episode_value(i, points=1 + i) for i in range(20)]
     with MemoStore.open(path) as store:
         for i in range(20):
-            store.put(f"episode-{i}".encode(), os.urandom(100 + i), {"flows": i, "ns3": "3.44"})
+            store.put(f"episode-{i}".encode(), values[i], {"flows": i, "ns3": "3.44"})
         assert store.export(exported) == 20
         removed = store.clear()
-        assert (removed.entries, removed.bytes) == (20, sum(100 + i for i in range(20)))
+        assert (removed.entries, removed.bytes) == (20, sum(map(len, values)))
         assert store.entries() == []
         assert store.stats().bytes == 0
         assert store.import_file(exported) == 20
         assert store.import_file(exported) == 0  # existing keys are kept
         assert store.export(again) == 20
-    assert again.read_bytes() == exported.read_bytes()
-    header, *lines = [json.loads(line) for line in exported.read_text().splitlines()]
-    assert header == {"entries": 20, "kind": store_module.EXPORT_KIND, "schema": store_module.SCHEMA_VERSION}
+        assert [store.get(f"episode-{i}".encode()) for i in range(20)] == values
+    # the entry lines are the same; the header says who wrote it when, the last line is a digest
+    assert again.read_text().splitlines()[1:-1] == exported.read_text().splitlines()[1:-1]
+    header, *lines, trailer = [json.loads(line) for line in exported.read_text().splitlines()]
+    assert header["kind"] == store_module.EXPORT_KIND and header["schema"] == store_module.SCHEMA_VERSION
+    assert header["entries"] == 20 and header["seal"] == "sha256" and "@" in header["written_by"]
+    assert header["product"].startswith("wormhole-ns3 ") and header["ns3"] and header["written_at"]
+    assert trailer["seal"] == "sha256" and len(trailer["digest"]) == 64
     assert sorted(line["meta"]["flows"] for line in lines) == list(range(20))
 
 
 def test_a_damaged_export_is_refused_with_its_line(tmp_path):
     exported = tmp_path / "export.jsonl"
     with MemoStore.open(tmp_path / "memo") as store:
-        store.put(b"a", b"one", {})
-        store.put(b"b", b"two", {})
+        store.put(b"a", episode_value(1), {})
+        store.put(b"b", episode_value(2), {})
         store.export(exported)
         lines = exported.read_text().splitlines()
         entry = json.loads(lines[2])
         entry["value"] = "dGhyZWU="  # "three"
-        exported.write_text("\n".join([lines[0], lines[1], json.dumps(entry)]) + "\n")
-        with pytest.raises(MemoStoreError, match=r"export.jsonl:3: value of 62 does not match its sha256"):
+        exported.write_text("\n".join([lines[0], lines[1], json.dumps(entry), lines[3]]) + "\n")
+        with pytest.raises(MemoStoreError, match=r"export.jsonl: digest mismatch: the export was edited"):
             store.import_file(exported)
-        exported.write_text(lines[0] + "\n{not json\n")
-        with pytest.raises(MemoStoreError, match=r"export.jsonl:2: malformed entry"):
+        exported.write_text("\n".join(lines[:3]) + "\n")
+        with pytest.raises(MemoStoreError, match=r"export.jsonl:3: no digest line \(the export is cut short"):
             store.import_file(exported)
         assert store.stats().entries == 2
 

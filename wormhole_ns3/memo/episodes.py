@@ -734,7 +734,7 @@ class Memoizer:
         # recur must not keep a key from being replayed for the rest of the run)
         self._relearn.discard(episode.key)
         meta = {"flows": len(episode.flows), "span_ns": record.close_ns, "events": total}
-        if self.store.update(episode.key, lambda value: add_continuation(value, record), meta):
+        if self._update(episode.key, lambda value: add_continuation(value, record), meta):
             self._records.pop(episode.key, None)
             self.stats.recorded += 1
             self.trace.append(MemoEvent(
@@ -818,8 +818,11 @@ class Memoizer:
             value = self.store.get(key)
             try:
                 records, track = decode_value(value) if value is not None else ([], TrackRecord())
-            except RecordError:
-                records, track = [], TrackRecord()  # another layout: simulate (and record) instead
+            except (RecordError, RecursionError) as problem:
+                # sealed, yet nothing a replay can read (the record format is part of the key,
+                # so no other version wrote it): set aside, and the episode simulated and recorded
+                self.store.quarantine(key, _unreadable(problem), value)
+                records, track = [], TrackRecord()
             self._records[key], self._tracks[key] = records, track
         return self._records[key]
 
@@ -861,9 +864,36 @@ class Memoizer:
         """Add this run's completed and diverged replays to their keys' track records in the store."""
         replays, self._replays = self._replays, {}
         for key, run in sorted(replays.items()):
-            self.store.update(key, partial(add_replays, completed=run.completed, diverged=run.diverged))
+            self._update(key, partial(add_replays, completed=run.completed, diverged=run.diverged))
             if key in self._tracks:
                 self._tracks[key] = self._tracks[key].plus(run.completed, run.diverged)
+
+
+    def _update(self, key: bytes, change: Callable[[bytes | None], bytes | None], meta: dict | None = None) -> bool:
+        """``store.update``; a stored value no replay can read is quarantined, and the update made afresh."""
+        unreadable: list[tuple[bytes | None, BaseException]] = []
+
+        def guarded(value: bytes | None) -> bytes | None:
+            try:
+                return change(value)
+            except (RecordError, RecursionError) as problem:
+                unreadable.append((value, problem))
+                raise
+
+        for _ in range(2):
+            try:
+                return self.store.update(key, guarded, meta)
+            except (RecordError, RecursionError):
+                value, problem = unreadable[-1]
+                self.store.quarantine(key, _unreadable(problem), value)
+        return False
+
+
+def _unreadable(problem: BaseException) -> str:
+    """Why a stored value is no record a replay can read, as a quarantine reason."""
+    if isinstance(problem, RecursionError):
+        return "is not an episode record (nested too deeply)"
+    return f"is {problem}" if str(problem).startswith("not ") else f"is not a readable record ({problem})"
 
 
 def _components(flows: list[int], links_of: Callable[[int], frozenset[int]]) -> list[list[int]]:

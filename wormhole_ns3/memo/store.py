@@ -5,17 +5,35 @@ several runs at once: reads are memory-mapped and lock-free, a write is one ACID
 transaction serialized across processes by LMDB's lock file, and a process killed
 mid-write leaves the last committed state intact.
 
-What a store refuses, and why: a value is replayed into a simulation as if it had
-been simulated, so a value whose checksum fails, a store written under another
-schema, or a file that is not a store must stop the run with a clear message
-rather than be used or silently rebuilt. Nothing in this module ever writes into
-a store it has not verified.
+Faults degrade, never abort, and never lose the user's data:
+
+* a value whose seal fails (or whose meta cannot be read) is never replayed: a
+  lookup *quarantines* it (moves its exact bytes aside, see below), says so in one
+  warning line, and answers a miss, so its episode is simulated;
+* a store that cannot be trusted as a whole (another schema, a corrupt schema
+  record, another key, a file that is not a store, an empty or truncated
+  ``data.mdb``) is refused with a one-line error and never written into or
+  re-created over;
+* a write that does not fit (a full disk, the map at its limit) or a store whose
+  pages turn out damaged stops the run's writes, in one warning line: the run goes
+  on reading the store (or simulating) and stores nothing more.
 
 Layout: three named databases in one environment. ``info`` holds the sealed
-schema record and the store-wide counters, ``values`` maps a key to its sealed
+schema record, the store-wide counters, the key check record of a keyed store and
+the quarantine (``quarantine/...`` keys), ``values`` maps a key to its sealed
 (meta, value) record, ``hits`` maps a key to the number of times it was read.
-A *sealed* record is SHA-256(record name + payload) followed by the payload, so a
-payload altered or moved under another key is detected.
+A *sealed* record is a digest of (record name + payload) followed by the payload,
+so a payload altered or moved under another key is detected. The digest is
+SHA-256, or HMAC-SHA256 under a shared secret (``--memo-key KEYFILE``,
+``$WORMHOLE_NS3_MEMO_KEY``): then nobody without the key can write a value the
+store accepts. A keyed store holds a key check record (a salt and an HMAC of it)
+so that opening it under another key, or without one, is refused at once; the
+schema record is always sealed with SHA-256, so that anyone can tell what the
+directory is. Stores without a key are read and written exactly as before keys.
+
+A quarantined entry is kept in ``info`` under ``quarantine/`` + SHA-256(key +
+stored bytes): a header (key, reason, when, by whom, its hits) and the stored
+bytes exactly as they were. Nothing ever deletes it (``memo clear`` neither).
 
 A process must open a store once (LMDB forbids two environments on one file in a
 process) and use it from one thread.
@@ -24,10 +42,19 @@ process) and use it from one thread.
 from __future__ import annotations
 
 import base64
+import contextlib
+import errno
+import fcntl
+import getpass
 import hashlib
+import hmac
 import json
 import os
+import shutil
+import socket
 import struct
+import sys
+import time
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -37,6 +64,7 @@ from typing import Any, TypeVar
 import lmdb
 
 from wormhole_ns3 import __version__
+from wormhole_ns3.memo.record import RECORD_FORMAT, RecordError, decode_value
 
 #: Version of the layout above; a store of another version is refused.
 SCHEMA_VERSION = 1
@@ -46,13 +74,26 @@ STORE_KIND = "wormhole-ns3 memo store"
 EXPORT_KIND = "wormhole-ns3 memo export"
 #: Address space reserved at first; doubled whenever a write does not fit.
 DEFAULT_MAP_SIZE = 64 << 20
+#: The map grows up to this; a write that does not fit then is not stored (the run goes on).
+DEFAULT_MAX_MAP_SIZE = 1 << 40
 #: Reads counted in memory before they are written; a killed process loses at most these.
 DEFAULT_FLUSH_EVERY = 64
+#: The environment variable naming the memo key file (``--memo-key`` overrides it).
+KEY_ENVIRONMENT = "WORMHOLE_NS3_MEMO_KEY"
+#: A memo key shorter than this is refused (it would be guessed).
+MIN_KEY_SIZE = 16
+#: How the two kinds of seal are named in exports and stats.
+SHA256, HMAC_SHA256 = "sha256", "hmac-sha256"
 
 _DATABASES = (b"info", b"values", b"hits")
 _SCHEMA = b"schema"
+_KEY_CHECK = b"key-check"
+_QUARANTINE = b"quarantine/"
 _COUNTERS = (b"hits", b"misses", b"bytes")
 _DIGEST_SIZE = 32
+_SALT_SIZE = 16
+#: Smaller than LMDB's two meta pages: no environment at all.
+_MIN_DATA_FILE = 2 * 4096
 _U64 = struct.Struct("<Q")
 _U32 = struct.Struct("<I")
 _T = TypeVar("_T")
@@ -65,10 +106,68 @@ class MemoStoreError(Exception):
     """A store that cannot be used, in one line naming its path and the problem."""
 
 
+class MemoStoreFull(MemoStoreError):
+    """A write that does not fit: no space left on the disk, or the map at its limit."""
+
+
+class MemoStoreDamaged(MemoStoreError):
+    """LMDB's own pages cannot be read: nothing more is written into such a store."""
+
+
+class CorruptEntry(MemoStoreError):
+    """An entry whose seal fails or whose record cannot be read; ``reason`` says which."""
+
+    def __init__(self, message: str, reason: str) -> None:
+        super().__init__(message)
+        self.reason = reason
+
+
+#: ``MemoStore.open``'s default key: the file ``$WORMHOLE_NS3_MEMO_KEY`` names, if set.
+FROM_ENVIRONMENT: Any = object()
+
+
 def default_memo_path() -> Path:
     """``$WORMHOLE_NS3_MEMO``, else ``~/.cache/wormhole-ns3/memo``."""
     configured = os.environ.get("WORMHOLE_NS3_MEMO")
     return Path(configured) if configured else Path.home() / ".cache" / "wormhole-ns3" / "memo"
+
+
+def read_memo_key(path: str | Path | None = None) -> bytes | None:
+    """The shared secret in the key file ``path``, else in the file ``$WORMHOLE_NS3_MEMO_KEY`` names.
+
+    None if neither is given. The file's bytes are the key (a final newline
+    aside); raises MemoStoreError for a file that cannot be read or a key
+    shorter than MIN_KEY_SIZE bytes.
+    """
+    if path is None:
+        configured = os.environ.get(KEY_ENVIRONMENT)
+        if not configured:
+            return None
+        path = configured
+    path = Path(path)
+    try:
+        key = path.read_bytes().rstrip(b"\r\n")
+    except OSError as error:
+        raise MemoStoreError(f"{path}: cannot read the memo key ({error.strerror})") from None
+    if len(key) < MIN_KEY_SIZE:
+        raise MemoStoreError(
+            f"{path}: the memo key is {len(key)} bytes, at least {MIN_KEY_SIZE} are needed"
+            " (e.g. head -c 32 /dev/urandom | base64 > KEYFILE)"
+        )
+    return key
+
+
+def record_problem(value: bytes) -> str | None:
+    """Why ``value`` is not a key's stored continuations (what a replay reads), or None if it is."""
+    try:
+        decode_value(value)
+    except RecordError as problem:
+        return str(problem)
+    except RecursionError:
+        return "not an episode record (nested too deeply)"
+    except (ValueError, TypeError, KeyError, IndexError, OverflowError) as problem:
+        return f"not an episode record ({type(problem).__name__}: {problem})"
+    return None
 
 
 @dataclass(frozen=True)
@@ -83,6 +182,8 @@ class StoreStats:
     disk_bytes: int  #: size of the LMDB data file
     schema_version: int
     created_by: str  #: product version that created the store
+    quarantined: int = 0  #: entries set aside as corrupt (kept, never replayed)
+    seal: str = SHA256  #: SHA256, or HMAC_SHA256 for a store sealed with a key
 
 
 @dataclass(frozen=True)
@@ -95,19 +196,115 @@ class StoreEntry:
     size: int  #: bytes of the value
 
 
+@dataclass(frozen=True)
+class QuarantinedEntry:
+    """An entry set aside: why, when, by whom, and its stored bytes exactly as they were."""
+
+    key: str  #: hex
+    reason: str
+    when: str
+    by: str
+    hits: int
+    stored: bytes
+
+
+@dataclass(frozen=True)
+class VerifyReport:
+    """What ``verify`` found: every entry's seal and structure checked."""
+
+    entries: int
+    corrupt: list[tuple[str, str]]  #: (key hex, problem)
+    quarantined: int  #: entries in the quarantine after the check
+    moved: int  #: corrupt entries this check moved to the quarantine
+
+    @property
+    def intact(self) -> int:
+        return self.entries - len(self.corrupt)
+
+
+@dataclass(frozen=True)
+class CompactReport:
+    path: Path
+    entries: int
+    bytes_before: int
+    bytes_after: int
+
+
+class _Sealer:
+    """Seals records with SHA-256, or with HMAC-SHA256 under a key."""
+
+    def __init__(self, key: bytes | None) -> None:
+        self.key = key
+        self.name = HMAC_SHA256 if key else SHA256
+
+    def digest(self, name: bytes, payload: bytes) -> bytes:
+        framed = _U32.pack(len(name)) + name
+        if self.key:
+            mac = hmac.new(self.key, framed, hashlib.sha256)
+            mac.update(payload)
+            return mac.digest()
+        digest = hashlib.sha256(framed)
+        digest.update(payload)
+        return digest.digest()
+
+    def seal(self, name: bytes, payload: bytes) -> bytes:
+        return self.digest(name, payload) + payload
+
+    def unseal(self, name: bytes, sealed: bytes) -> bytes | None:
+        """The payload, or None if it does not match its digest."""
+        payload = sealed[_DIGEST_SIZE:]
+        ok = hmac.compare_digest(sealed[:_DIGEST_SIZE], self.digest(name, payload))
+        return payload if len(sealed) >= _DIGEST_SIZE and ok else None
+
+    def key_id(self) -> str | None:
+        """A public name of the key (tells two keys apart, reveals nothing of either)."""
+        if not self.key:
+            return None
+        return hmac.new(self.key, b"wormhole-ns3 memo key id", hashlib.sha256).hexdigest()[:16]
+
+    def key_check(self, salt: bytes) -> bytes:
+        assert self.key
+        return salt + hmac.new(self.key, b"wormhole-ns3 memo key check" + salt, hashlib.sha256).digest()
+
+    def file_digest(self, data: bytes) -> str:
+        if self.key:
+            return hmac.new(self.key, data, hashlib.sha256).hexdigest()
+        return hashlib.sha256(data).hexdigest()
+
+
+#: The schema record is sealed without a key, always: anyone can tell what the store is.
+_PLAIN = _Sealer(None)
+
+
+def _default_warn(line: str) -> None:
+    print(f"wormhole-ns3: warning: {line}", file=sys.stderr, flush=True)
+
+
 class MemoStore:
     """An open memo store. Use :meth:`open`; close it, or use it as a context manager."""
 
     def __init__(
-        self, path: Path, env: lmdb.Environment, databases: dict[bytes, Database], flush_every: int
+        self,
+        path: Path,
+        env: lmdb.Environment,
+        databases: dict[bytes, Database],
+        flush_every: int,
+        sealer: _Sealer | None = None,
+        max_map_size: int = DEFAULT_MAX_MAP_SIZE,
+        warn: Callable[[str], None] | None = None,
     ) -> None:
         self.path = path
         self._env = env
         self._db = databases
         self._flush_every = flush_every
+        self._sealer = sealer or _PLAIN
+        self._max_map_size = max_map_size
+        self._warn = warn or _default_warn
         self._pending_hits: Counter[bytes] = Counter()
         self._pending_misses = 0
         self._closed = False
+        #: False once a write did not fit or the pages were damaged: the run stores nothing more
+        self.writable = True
 
     # -- opening ---------------------------------------------------------------
 
@@ -118,25 +315,37 @@ class MemoStore:
         create: bool = True,
         map_size: int = DEFAULT_MAP_SIZE,
         flush_every: int = DEFAULT_FLUSH_EVERY,
+        key: bytes | None = FROM_ENVIRONMENT,
+        max_map_size: int = DEFAULT_MAX_MAP_SIZE,
+        warn: Callable[[str], None] | None = None,
     ) -> MemoStore:
         """Open the store at ``path``, creating it (and its parents) if ``create`` and absent.
 
+        ``key``: the shared secret sealing the store's values (None: SHA-256 seals);
+        by default the one in the file ``$WORMHOLE_NS3_MEMO_KEY`` names, if set.
+        ``warn`` prints a warning line (default: on stderr).
+
         Raises MemoStoreError if the path is a file, a directory holding something
-        else, a corrupt or truncated LMDB file, or a store of another schema.
+        else, an empty, corrupt or truncated LMDB file, a store of another schema,
+        or a store sealed with another key (or with one when none is given, or
+        without one when one is).
         """
         path = Path(path)
+        if key is FROM_ENVIRONMENT:
+            key = read_memo_key()
         _check_location(path, create)
         path.mkdir(parents=True, exist_ok=True)
         try:
             # metasync=False: one fsync per write instead of two (3 ms, not 6, here); the
             # store stays consistent, and only a system crash may lose the last write.
-            env = lmdb.open(str(path), map_size=map_size, max_dbs=len(_DATABASES), metasync=False)
+            env = lmdb.open(str(path), map_size=min(map_size, max_map_size), max_dbs=len(_DATABASES),
+                            metasync=False)
         except lmdb.Error as error:
             raise MemoStoreError(f"{path}: not a readable LMDB store ({_reason(error)})") from None
         try:
             _check_not_truncated(path, env)
             env.reader_check()  # free the read slots of killed processes
-            store = cls(path, env, {}, flush_every)
+            store = cls(path, env, {}, flush_every, _Sealer(key), max_map_size, warn)
             store._db = store._transaction(True, lambda txn: store._initialise_or_verify(txn, create))
             return store
         except BaseException:
@@ -160,63 +369,74 @@ class MemoStore:
                 "created_by": f"wormhole-ns3 {__version__}",
             }
             record = json.dumps(schema, sort_keys=True).encode()
-            txn.put(_SCHEMA, _seal(_SCHEMA, record), db=databases[b"info"])
+            txn.put(_SCHEMA, _PLAIN.seal(_SCHEMA, record), db=databases[b"info"])
             for counter in _COUNTERS:
                 txn.put(counter, _U64.pack(0), db=databases[b"info"])
+            if self._sealer.key:
+                txn.put(_KEY_CHECK, self._sealer.key_check(os.urandom(_SALT_SIZE)), db=databases[b"info"])
             return databases
-        if sorted(names) != sorted(_DATABASES):
-            listed = ", ".join(repr(n.decode(errors="replace")) for n in names[:5])
-            raise MemoStoreError(f"{self.path}: not a wormhole-ns3 memo store (its LMDB holds {listed})")
-        databases = {name: self._env.open_db(name, txn=txn, create=False) for name in _DATABASES}
-        self._schema(txn, databases[b"info"])
-        return databases
+        return _verify_layout(self.path, self._env, txn, names, self._sealer)
 
     def _schema(self, txn: lmdb.Transaction, info: Database) -> dict:
-        sealed = txn.get(_SCHEMA, db=info)
-        if sealed is None:
-            raise MemoStoreError(f"{self.path}: not a wormhole-ns3 memo store (no schema record)")
-        payload = _unseal(_SCHEMA, bytes(sealed))
-        if payload is None:
-            raise MemoStoreError(
-                f"{self.path}: the schema record is corrupt (checksum mismatch); refusing to use the store"
-            )
-        schema = json.loads(payload)  # intact, so written by some wormhole-ns3
-        if schema.get("schema") != SCHEMA_VERSION:
-            raise MemoStoreError(
-                f"{self.path}: memo store of schema {schema.get('schema')} (created by"
-                f" {schema.get('created_by')}); wormhole-ns3 {__version__} reads schema {SCHEMA_VERSION},"
-                " use another --memo path"
-            )
-        return schema
+        return _read_schema(self.path, txn, info)
 
     # -- entries ---------------------------------------------------------------
 
     def get(self, key: bytes) -> bytes | None:
         """The value stored under ``key``, or None; counts a hit or a miss.
 
-        Raises MemoStoreError if the stored value fails its checksum: a corrupt
-        outcome must never be replayed.
+        A stored value whose seal fails is never returned: it is quarantined (one
+        warning line) and the lookup is a miss. So is an entry LMDB cannot read
+        (and the store then takes no more writes).
         """
         _check_key(key)
-        sealed = self._transaction(False, lambda txn: txn.get(key, db=self._db[b"values"]))
-        if sealed is None:
+        value = None
+        try:
+            sealed = self._transaction(False, lambda txn: _as_bytes(txn.get(key, db=self._db[b"values"])))
+        except MemoStoreDamaged as error:
+            problem = str(error).removeprefix(f"{self.path}: ")
+            self._stop_writing(f"entry {key.hex()} is unreadable ({problem}): its episode is simulated,"
+                               " and this run stores nothing more")
+            sealed = None
+        if sealed is not None:
+            try:
+                value = self._open_record(key, sealed)[1]
+            except CorruptEntry as corrupt:
+                self._set_aside(key, corrupt.reason, lambda stored: stored == sealed)
+        if value is None:
             self._pending_misses += 1
-            value = None
         else:
-            value = self._open_record(key, sealed)[1]
             self._pending_hits[key] += 1
         if self._pending_misses + self._pending_hits.total() >= self._flush_every:
             self.flush()
         return value
 
+    def quarantine(self, key: bytes, reason: str, value: bytes | None = None) -> bool:
+        """Set the entry under ``key`` aside (one warning line), e.g. a value no replay can read.
+
+        With ``value``, only if the entry still holds that value (another process
+        may have replaced it since it was read). Returns whether it was moved.
+        """
+        _check_key(key)
+
+        def still(stored: bytes) -> bool:
+            if value is None:
+                return True
+            try:
+                return self._open_record(key, stored)[1] == value
+            except CorruptEntry:
+                return True
+
+        return self._set_aside(key, reason, still)
+
     def put(self, key: bytes, value: bytes, meta: dict) -> bool:
         """Store ``value`` under ``key`` unless the key is already there (the first writer wins).
 
         ``meta`` (JSON) says what the value is: listed and exported with it.
-        Returns whether this call stored it.
+        Returns whether this call stored it (False, too, once the store takes no more writes).
         """
         _check_key(key)
-        sealed = _seal(key, _record(meta, bytes(value)))
+        sealed = self._sealer.seal(key, _record(meta, bytes(value)))
 
         def write(txn: lmdb.Transaction) -> bool:
             stored = txn.put(key, sealed, db=self._db[b"values"], overwrite=False)
@@ -225,7 +445,7 @@ class MemoStore:
             self._write_counts(txn)
             return stored
 
-        stored = self._transaction(True, write)
+        stored = self._write(write, False)
         self._forget_counts()
         return stored
 
@@ -236,31 +456,44 @@ class MemoStore:
 
         Another process's update in between is seen, not lost: LMDB runs one
         write transaction at a time. ``change`` returning None leaves the entry
-        as it is. ``meta`` None keeps the entry's meta. Returns whether a value was written.
+        as it is. ``meta`` None keeps the entry's meta. A current value whose
+        seal fails is quarantined and ``change`` sees None. Returns whether a
+        value was written.
         """
         _check_key(key)
+        set_aside: list[str] = []
 
         def write(txn: lmdb.Transaction) -> bool:
-            sealed = txn.get(key, db=self._db[b"values"])
-            current_meta, current = self._open_record(key, sealed) if sealed is not None else ({}, None)
+            set_aside.clear()
+            sealed = _as_bytes(txn.get(key, db=self._db[b"values"]))
+            current_meta: dict = {}
+            current: bytes | None = None
+            if sealed is not None:
+                try:
+                    current_meta, current = self._open_record(key, sealed)
+                except CorruptEntry as corrupt:
+                    self._move_aside(txn, key, sealed, corrupt.reason)
+                    set_aside.append(corrupt.reason)
             value = change(current)
             if value is None:
                 return False
             record = _record(current_meta if meta is None else meta, bytes(value))
-            txn.put(key, _seal(key, record), db=self._db[b"values"])
+            txn.put(key, self._sealer.seal(key, record), db=self._db[b"values"])
             total = _get_u64(txn, self._db[b"info"], b"bytes") + len(value) - len(current or b"")
             txn.put(b"bytes", _U64.pack(max(total, 0)), db=self._db[b"info"])
             self._write_counts(txn)
             return True
 
-        stored = self._transaction(True, write)
+        stored = self._write(write, False)
+        for reason in set_aside:
+            self._warn(f"{self.path}: entry {key.hex()} {reason}: quarantined, its episode is simulated")
         self._forget_counts()
         return stored
 
     def flush(self) -> None:
         """Write the hit and miss counts read since the last flush."""
         if self._pending_misses or self._pending_hits:
-            self._transaction(True, self._write_counts)
+            self._write(self._write_counts, None)
             self._forget_counts()
 
     def stats(self) -> StoreStats:
@@ -269,11 +502,26 @@ class MemoStore:
         return self._transaction(False, self._stats)
 
     def entries(self) -> list[StoreEntry]:
-        """Every entry, in key order; raises MemoStoreError at a corrupt one."""
+        """Every entry, in key order; raises CorruptEntry at a corrupt one."""
         return [entry for entry, _ in self._entries_with_values()]
 
+    def quarantined(self) -> list[QuarantinedEntry]:
+        """The entries set aside, in the order of their quarantine keys."""
+
+        def read(txn: lmdb.Transaction) -> list[QuarantinedEntry]:
+            found = []
+            cursor = txn.cursor(db=self._db[b"info"])
+            if cursor.set_range(_QUARANTINE):
+                for name, raw in cursor:
+                    if not bytes(name).startswith(_QUARANTINE):
+                        break
+                    found.append(_read_quarantined(bytes(raw)))
+            return found
+
+        return self._transaction(False, read)
+
     def clear(self) -> StoreStats:
-        """Remove every entry and reset the counters; returns what there was."""
+        """Remove every entry and reset the counters; returns what there was (the quarantine stays)."""
         self.flush()
 
         def drop(txn: lmdb.Transaction) -> StoreStats:
@@ -286,41 +534,100 @@ class MemoStore:
 
         return self._transaction(True, drop)
 
+    def verify(self, quarantine: bool = False) -> VerifyReport:
+        """Check every entry's seal, meta and record structure (what a replay reads).
+
+        With ``quarantine``, move the corrupt ones aside (their bytes kept).
+        """
+        self.flush()
+
+        def read(txn: lmdb.Transaction) -> tuple[int, list[tuple[bytes, bytes, str]]]:
+            count, corrupt = 0, []
+            for stored_key, sealed in txn.cursor(db=self._db[b"values"]):
+                key, sealed = bytes(stored_key), bytes(sealed)
+                count += 1
+                try:
+                    problem = record_problem(self._open_record(key, sealed)[1])
+                    if problem is not None:
+                        problem = f"is {problem}"
+                except CorruptEntry as error:
+                    problem = error.reason
+                if problem is not None:
+                    corrupt.append((key, sealed, problem))
+            return count, corrupt
+
+        count, corrupt = self._transaction(False, read)
+        moved = 0
+        if quarantine:
+            for key, sealed, problem in corrupt:
+
+                def move(txn: lmdb.Transaction, key=key, sealed=sealed, problem=problem) -> bool:
+                    if _as_bytes(txn.get(key, db=self._db[b"values"])) != sealed:
+                        return False
+                    self._move_aside(txn, key, sealed, problem)
+                    return True
+
+                moved += self._transaction(True, move)
+        return VerifyReport(count, [(k.hex(), p) for k, _, p in corrupt], len(self.quarantined()), moved)
+
     # -- portable copies -----------------------------------------------------
 
     def export(self, path: str | Path) -> int:
         """Write every entry to ``path`` as JSON lines (values in base64); returns how many.
 
-        The file is written whole or not at all, and is the same byte for byte
-        for the same entries.
+        The first line says what wrote it (product and ns-3 versions, schema,
+        user@host, when, the seal); the last one is a digest of all the others
+        (HMAC-SHA256 under the store's key, if it has one). The file is written
+        whole or not at all; its entry lines are the same for the same entries.
         """
         path = Path(path)
         entries = self._entries_with_values()
+        header = {
+            "kind": EXPORT_KIND,
+            "schema": SCHEMA_VERSION,
+            "record_format": RECORD_FORMAT,
+            "entries": len(entries),
+            "product": f"wormhole-ns3 {__version__}",
+            "ns3": _ns3_version(),
+            "written_by": _who(),
+            "written_at": _now(),
+            "seal": self._sealer.name,
+        }
+        if self._sealer.key:
+            header["key_id"] = self._sealer.key_id()
+        lines = [json.dumps(header, sort_keys=True)]
+        for entry, value in entries:
+            lines.append(json.dumps({
+                "key": entry.key,
+                "meta": entry.meta,
+                "hits": entry.hits,
+                "sha256": hashlib.sha256(value).hexdigest(),
+                "value": base64.b64encode(value).decode(),
+            }, sort_keys=True))
+        body = "".join(line + "\n" for line in lines).encode()
+        trailer = {"digest": self._sealer.file_digest(body), "seal": self._sealer.name}
         partial = path.with_name(path.name + ".partial")
         try:
-            with partial.open("w") as out:
-                header = {"kind": EXPORT_KIND, "schema": SCHEMA_VERSION, "entries": len(entries)}
-                out.write(json.dumps(header, sort_keys=True) + "\n")
-                for entry, value in entries:
-                    line = {
-                        "key": entry.key,
-                        "meta": entry.meta,
-                        "hits": entry.hits,
-                        "sha256": hashlib.sha256(value).hexdigest(),
-                        "value": base64.b64encode(value).decode(),
-                    }
-                    out.write(json.dumps(line, sort_keys=True) + "\n")
+            with partial.open("wb") as out:
+                out.write(body + (json.dumps(trailer, sort_keys=True) + "\n").encode())
             partial.replace(path)
         except OSError as error:
+            with contextlib.suppress(OSError):
+                partial.unlink()
             raise MemoStoreError(f"{path}: cannot write the export ({error.strerror})") from None
         return len(entries)
 
     def import_file(self, path: str | Path) -> int:
         """Add the entries of an export file (existing keys are kept); returns how many were new.
 
-        The whole file is checked before anything is written, in one transaction.
+        The whole file is checked before anything is written, in one transaction:
+        its schema, its digest (under this store's key, if it has one) and every
+        entry as a record a replay can read; a problem is one line, ``file:line: problem``.
         """
-        records = [(key, _seal(key, payload), size) for key, payload, size in _read_export(Path(path))]
+        records = [
+            (key, self._sealer.seal(key, payload), size)
+            for key, payload, size in _read_export(Path(path), self._sealer)
+        ]
 
         def write(txn: lmdb.Transaction) -> int:
             new = 0
@@ -355,6 +662,13 @@ class MemoStore:
     def _stats(self, txn: lmdb.Transaction) -> StoreStats:
         info = self._db[b"info"]
         schema = self._schema(txn, info)
+        cursor = txn.cursor(db=info)
+        quarantined = 0
+        if cursor.set_range(_QUARANTINE):
+            for name in cursor.iternext(values=False):
+                if not bytes(name).startswith(_QUARANTINE):
+                    break
+                quarantined += 1
         return StoreStats(
             path=self.path,
             entries=txn.stat(self._db[b"values"])["entries"],
@@ -364,6 +678,8 @@ class MemoStore:
             disk_bytes=(self.path / "data.mdb").stat().st_size,
             schema_version=schema["schema"],
             created_by=schema["created_by"],
+            quarantined=quarantined,
+            seal=HMAC_SHA256 if txn.get(_KEY_CHECK, db=info) is not None else SHA256,
         )
 
     def _entries_with_values(self) -> list[tuple[StoreEntry, bytes]]:
@@ -381,16 +697,60 @@ class MemoStore:
         return self._transaction(False, read)
 
     def _open_record(self, key: bytes | memoryview, sealed: bytes | memoryview) -> tuple[dict, bytes]:
-        """The meta and value of a sealed record (lmdb hands out bytes; its stubs allow memoryviews too)."""
+        """The meta and value of a sealed record; CorruptEntry if its seal fails or its meta is unreadable."""
         key, sealed = bytes(key), bytes(sealed)
-        payload = _unseal(key, sealed)
+        payload = self._sealer.unseal(key, sealed)
         if payload is None:
-            raise MemoStoreError(
-                f"{self.path}: entry {key.hex()} is corrupt (checksum mismatch); refusing to replay it"
-            )
-        (meta_size,) = _U32.unpack_from(payload)
-        meta_end = _U32.size + meta_size
-        return json.loads(payload[_U32.size:meta_end]), payload[meta_end:]
+            reason = "is corrupt (checksum mismatch)" if not self._sealer.key else \
+                "is corrupt (seal mismatch: altered, or written without the store's key)"
+            raise CorruptEntry(f"{self.path}: entry {key.hex()} {reason}; refusing to replay it", reason)
+        try:
+            (meta_size,) = _U32.unpack_from(payload)
+            meta_end = _U32.size + meta_size
+            if meta_end > len(payload):
+                raise ValueError(f"a meta of {meta_size} bytes in a record of {len(payload)}")
+            meta = json.loads(payload[_U32.size:meta_end])
+            if not isinstance(meta, dict):
+                raise ValueError("its meta is not a JSON object")
+        except (struct.error, ValueError, RecursionError) as error:
+            problem = "nested too deeply" if isinstance(error, RecursionError) else str(error)
+            reason = f"is corrupt (unreadable meta: {problem})"
+            raise CorruptEntry(f"{self.path}: entry {key.hex()} {reason}; refusing to replay it", reason) from None
+        return meta, payload[meta_end:]
+
+    def _set_aside(self, key: bytes, reason: str, still: Callable[[bytes], bool]) -> bool:
+        """Move the entry under ``key`` to the quarantine if ``still(its stored bytes)``; warn."""
+
+        def move(txn: lmdb.Transaction) -> bool:
+            stored = _as_bytes(txn.get(key, db=self._db[b"values"]))
+            if stored is None or not still(stored):
+                return False
+            self._move_aside(txn, key, stored, reason)
+            return True
+
+        writable = self.writable
+        moved = self._write(move, False)
+        if moved:
+            self._warn(f"{self.path}: entry {key.hex()} {reason}: quarantined, its episode is simulated")
+        elif writable and self.writable:
+            pass  # replaced meanwhile by another process: nothing to set aside
+        else:
+            self._warn(f"{self.path}: entry {key.hex()} {reason}: left in place (the store takes no"
+                       " writes), its episode is simulated")
+        return moved
+
+    def _move_aside(self, txn: lmdb.Transaction, key: bytes, stored: bytes, reason: str) -> None:
+        """In ``txn``: the entry's exact bytes into the quarantine, the entry and its hits out."""
+        info, hits = self._db[b"info"], self._db[b"hits"]
+        header = {"key": key.hex(), "reason": reason, "when": _now(), "by": _who(),
+                  "hits": _get_u64(txn, hits, key)}
+        encoded = json.dumps(header, sort_keys=True).encode()
+        name = _QUARANTINE + hashlib.sha256(_U32.pack(len(key)) + key + stored).digest()
+        txn.put(name, _U32.pack(len(encoded)) + encoded + stored, db=info)
+        txn.delete(key, db=self._db[b"values"])
+        txn.delete(key, db=hits)
+        total = _get_u64(txn, info, b"bytes") - _value_size(stored)
+        txn.put(b"bytes", _U64.pack(max(total, 0)), db=info)
 
     def _write_counts(self, txn: lmdb.Transaction) -> None:
         for key, count in self._pending_hits.items():
@@ -403,11 +763,30 @@ class MemoStore:
         self._pending_hits.clear()
         self._pending_misses = 0
 
+    def _write(self, work: Callable[[lmdb.Transaction], _T], otherwise: _T) -> _T:
+        """A write of the run's: one that does not fit stops the run's writes (one warning line)."""
+        if not self.writable:
+            return otherwise
+        try:
+            return self._transaction(True, work)
+        except MemoStoreFull as error:
+            self._stop_writing(f"{error}; this run goes on without storing")
+        except MemoStoreDamaged as error:
+            self._stop_writing(f"{error}; this run goes on without storing")
+        return otherwise
+
+    def _stop_writing(self, why: str) -> None:
+        self.writable = False
+        self._forget_counts()
+        self._warn(why if why.startswith(str(self.path)) else f"{self.path}: {why}")
+
     def _transaction(self, write: bool, work: Callable[[lmdb.Transaction], _T]) -> _T:
         """Run ``work`` in one transaction, growing the map when it is full.
 
-        A full map aborts the transaction; the map is doubled and the whole
-        transaction rerun. A map grown by another process is adopted.
+        A full map aborts the transaction; the map is doubled (up to the store's
+        limit) and the whole transaction rerun. A map grown by another process is
+        adopted. Raises MemoStoreFull for a write that does not fit,
+        MemoStoreDamaged for pages LMDB cannot read.
         """
         if self._closed:
             raise ValueError(f"memo store {self.path} is closed")
@@ -416,22 +795,162 @@ class MemoStore:
                 with self._env.begin(write=write) as txn:
                     return work(txn)
             except lmdb.MapFullError:
-                self._env.set_mapsize(self._env.info()["map_size"] * 2)
+                size = self._env.info()["map_size"]
+                if size >= self._max_map_size:
+                    raise MemoStoreFull(
+                        f"{self.path}: the store's map is full at its limit ({size} bytes)"
+                    ) from None
+                try:
+                    self._env.set_mapsize(min(size * 2, self._max_map_size))
+                except lmdb.Error as error:
+                    raise MemoStoreFull(f"{self.path}: cannot grow the store's map ({_reason(error)})") from None
             except lmdb.MapResizedError:
                 self._env.set_mapsize(0)
+            except (lmdb.DiskError, lmdb.MemoryError) as error:
+                raise MemoStoreFull(f"{self.path}: cannot write the store ({_reason(error)})") from None
             except lmdb.Error as error:
-                raise MemoStoreError(f"{self.path}: the store is corrupt ({_reason(error)})") from None
+                if _is_out_of_space(error):
+                    raise MemoStoreFull(f"{self.path}: cannot write the store ({_reason(error)})") from None
+                raise MemoStoreDamaged(f"{self.path}: the store is corrupt ({_reason(error)})") from None
+
+
+def compact(path: str | Path, key: bytes | None = FROM_ENVIRONMENT) -> CompactReport:
+    """Rewrite the store at ``path`` without its free pages: LMDB's compacting copy, then an atomic replace.
+
+    Refused while another process has the store open (its writes would go to the
+    replaced file). Every record is copied as it is, corrupt and quarantined ones
+    included; the copy is checked before it replaces the original.
+    """
+    path = Path(path)
+    if key is FROM_ENVIRONMENT:
+        key = read_memo_key()
+    _check_location(path, create=False)
+    data = path / "data.mdb"
+    scratch = path / f"compact-{os.getpid()}.tmp"
+    try:
+        lock = os.open(path / "lock.mdb", os.O_RDWR | os.O_CREAT, 0o644)
+    except OSError as error:
+        raise MemoStoreError(f"{path}: cannot compact the store ({error.strerror})") from None
+    try:
+        try:
+            # LMDB holds a shared lock on byte 0 of lock.mdb while it has the store open;
+            # holding it exclusively keeps every other process out until the replace is done
+            fcntl.lockf(lock, fcntl.LOCK_EX | fcntl.LOCK_NB, 1, 0)
+        except OSError as error:
+            if error.errno not in (errno.EACCES, errno.EAGAIN):
+                raise
+            raise MemoStoreError(
+                f"{path}: the store is in use by another process; compact it when no run uses it"
+            ) from None
+        before = data.stat().st_size
+        entries = _copy_compacted(path, scratch, _Sealer(key))
+        copy = scratch / "data.mdb"
+        os.chmod(copy, data.stat().st_mode & 0o7777)
+        with open(copy, "rb") as handle:
+            os.fsync(handle.fileno())
+        os.replace(copy, data)
+        directory = os.open(path, os.O_RDONLY)
+        try:
+            os.fsync(directory)
+        finally:
+            os.close(directory)
+        return CompactReport(path, entries, before, data.stat().st_size)
+    except OSError as error:
+        raise MemoStoreError(f"{path}: cannot compact the store ({error.strerror})") from None
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+        os.close(lock)  # releases the lock
+
+
+def _copy_compacted(path: Path, scratch: Path, sealer: _Sealer) -> int:
+    """Copy the verified store at ``path`` into ``scratch`` compacted; the number of entries it holds."""
+
+    def open_checked(where: Path) -> tuple[lmdb.Environment, int]:
+        try:
+            env = lmdb.open(str(where), readonly=True, lock=False, max_dbs=len(_DATABASES))
+        except lmdb.Error as error:
+            raise MemoStoreError(f"{where}: not a readable LMDB store ({_reason(error)})") from None
+        try:
+            _check_not_truncated(where, env)
+            with env.begin() as txn:
+                names = [bytes(name) for name, _ in txn.cursor()]
+                if not names:
+                    raise MemoStoreError(f"{path}: no memo store here (an empty LMDB environment)")
+                databases = _verify_layout(path, env, txn, names, sealer)
+                return env, txn.stat(databases[b"values"])["entries"]
+        except BaseException:
+            env.close()
+            raise
+
+    env, entries = open_checked(path)
+    try:
+        scratch.mkdir()
+        env.copy(str(scratch), compact=True)
+    except lmdb.Error as error:
+        raise MemoStoreError(f"{path}: cannot copy the store ({_reason(error)}); left as it was") from None
+    finally:
+        env.close()
+    copy, copied = open_checked(scratch)
+    copy.close()
+    if copied != entries:
+        raise MemoStoreError(f"{path}: the compacted copy holds {copied} entries, not {entries}; left as it was")
+    return entries
+
+
+def _verify_layout(
+    path: Path, env: lmdb.Environment, txn: lmdb.Transaction, names: list[bytes], sealer: _Sealer
+) -> dict[bytes, Database]:
+    """The databases of a non-empty environment, once it is a store of this schema under this key."""
+    if sorted(names) != sorted(_DATABASES):
+        listed = ", ".join(repr(n.decode(errors="replace")) for n in names[:5])
+        raise MemoStoreError(f"{path}: not a wormhole-ns3 memo store (its LMDB holds {listed})")
+    databases = {name: env.open_db(name, txn=txn, create=False) for name in _DATABASES}
+    _read_schema(path, txn, databases[b"info"])
+    check = _as_bytes(txn.get(_KEY_CHECK, db=databases[b"info"]))
+    if check is None and sealer.key:
+        raise MemoStoreError(
+            f"{path}: the store is not sealed with a key (it was written without one); open it without"
+            f" --memo-key and ${KEY_ENVIRONMENT}, or use another --memo path"
+        )
+    if check is not None and not sealer.key:
+        raise MemoStoreError(
+            f"{path}: the store is sealed with a key (HMAC-SHA256); give it with --memo-key KEYFILE"
+            f" or ${KEY_ENVIRONMENT}"
+        )
+    if check is not None and not hmac.compare_digest(check, sealer.key_check(check[:_SALT_SIZE])):
+        raise MemoStoreError(f"{path}: the store is sealed with another key; refusing to use it")
+    return databases
+
+
+def _read_schema(path: Path, txn: lmdb.Transaction, info: Database) -> dict:
+    sealed = txn.get(_SCHEMA, db=info)
+    if sealed is None:
+        raise MemoStoreError(f"{path}: not a wormhole-ns3 memo store (no schema record)")
+    payload = _PLAIN.unseal(_SCHEMA, bytes(sealed))
+    if payload is None:
+        raise MemoStoreError(f"{path}: the schema record is corrupt (checksum mismatch); refusing to use the store")
+    schema = json.loads(payload)  # intact, so written by some wormhole-ns3
+    if schema.get("schema") != SCHEMA_VERSION:
+        raise MemoStoreError(
+            f"{path}: memo store of schema {schema.get('schema')} (created by"
+            f" {schema.get('created_by')}); wormhole-ns3 {__version__} reads schema {SCHEMA_VERSION},"
+            " use another --memo path"
+        )
+    return schema
 
 
 def _check_location(path: Path, create: bool) -> None:
     """Raise unless ``path`` holds an LMDB environment, or may become one.
 
     A directory holding only LMDB's lock file is one another process is creating
-    right now; any other file without data.mdb is someone else's directory.
+    right now; any other file without data.mdb is someone else's directory. An
+    empty or too short data.mdb is a store that lost its data: refused, never
+    re-created over (unless another process is creating it right now).
     """
     if path.is_dir():
         names = {entry.name for entry in path.iterdir()}
         if "data.mdb" in names:
+            _check_data_file(path)
             return
         if names - {"lock.mdb"}:
             raise MemoStoreError(
@@ -441,6 +960,30 @@ def _check_location(path: Path, create: bool) -> None:
         raise MemoStoreError(f"{path}: not a memo store (a file; a store is a directory)")
     if not create:
         raise MemoStoreError(f"{path}: no memo store here")
+
+
+def _check_data_file(path: Path) -> None:
+    """Refuse an empty or too short data.mdb, once no process is creating the store in it."""
+    data = path / "data.mdb"
+    size = data.stat().st_size
+    if size >= _MIN_DATA_FILE:
+        return
+    # LMDB writes a new environment's first pages holding lock.mdb's byte 0 exclusively:
+    # a shared lock on it waits for a creator to finish
+    with contextlib.suppress(OSError):
+        lock = os.open(path / "lock.mdb", os.O_RDWR)
+        try:
+            fcntl.lockf(lock, fcntl.LOCK_SH, 1, 0)
+            size = data.stat().st_size
+        finally:
+            os.close(lock)
+    if size == 0:
+        raise MemoStoreError(
+            f"{path}: data.mdb is empty (0 bytes): the store's data is gone; refusing to create a"
+            " store over it (move it away, or use another --memo path)"
+        )
+    if size < _MIN_DATA_FILE:
+        raise MemoStoreError(f"{path}: data.mdb is truncated ({size} bytes, shorter than LMDB's two meta pages)")
 
 
 def _check_not_truncated(path: Path, env: lmdb.Environment) -> None:
@@ -462,20 +1005,24 @@ def _record(meta: dict, value: bytes) -> bytes:
     return _U32.pack(len(meta_json)) + meta_json + value
 
 
-def _seal(name: bytes, payload: bytes) -> bytes:
-    return _digest(name, payload) + payload
+def _value_size(stored: bytes) -> int:
+    """The value's size in a stored record, as far as it can be told (0 if not)."""
+    payload = stored[_DIGEST_SIZE:]
+    if len(payload) < _U32.size:
+        return 0
+    (meta_size,) = _U32.unpack_from(payload)
+    return max(len(payload) - _U32.size - meta_size, 0)
 
 
-def _unseal(name: bytes, sealed: bytes) -> bytes | None:
-    """The payload, or None if it does not match its digest."""
-    payload = sealed[_DIGEST_SIZE:]
-    return payload if sealed[:_DIGEST_SIZE] == _digest(name, payload) else None
+def _read_quarantined(raw: bytes) -> QuarantinedEntry:
+    (size,) = _U32.unpack_from(raw)
+    header = json.loads(raw[_U32.size:_U32.size + size])
+    return QuarantinedEntry(header["key"], header["reason"], header["when"], header["by"], header["hits"],
+                            raw[_U32.size + size:])
 
 
-def _digest(name: bytes, payload: bytes) -> bytes:
-    digest = hashlib.sha256(_U32.pack(len(name)) + name)
-    digest.update(payload)
-    return digest.digest()
+def _as_bytes(value: bytes | memoryview | None) -> bytes | None:
+    return None if value is None else bytes(value)
 
 
 def _get_u64(txn: lmdb.Transaction, db: Database, key: bytes) -> int:
@@ -492,30 +1039,111 @@ def _reason(error: lmdb.Error) -> str:
     return str(error).split(": ", 1)[-1].rstrip(".")
 
 
-def _read_export(path: Path) -> list[tuple[bytes, bytes, int]]:
-    """(key, record payload, value size) of every line of an export file; file:line errors."""
+def _is_out_of_space(error: lmdb.Error) -> bool:
+    text = str(error)
+    return any(os.strerror(code) in text for code in (errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.ENOMEM))
+
+
+def _who() -> str:
     try:
-        lines = path.read_text().splitlines()
-    except (OSError, UnicodeDecodeError) as error:
-        raise MemoStoreError(f"{path}: cannot read the export ({error})") from None
+        user = getpass.getuser()
+    except (KeyError, OSError):
+        user = str(os.getuid())
+    return f"{user}@{socket.gethostname()}"
+
+
+def _now() -> str:
+    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+
+
+def _ns3_version() -> str:
+    from wormhole_ns3.runtime.loader import ns3_version
+
     try:
-        header = json.loads(lines[0]) if lines else {}
-    except ValueError:
-        header = {}
-    if header.get("kind") != EXPORT_KIND or header.get("schema") != SCHEMA_VERSION:
-        raise MemoStoreError(f"{path}:1: not a schema-{SCHEMA_VERSION} wormhole-ns3 memo export")
-    records = []
-    for number, line in enumerate(lines[1:], start=2):
+        return ns3_version()
+    except (ImportError, OSError):
+        return "unknown"
+
+
+def _read_export(path: Path, sealer: _Sealer) -> list[tuple[bytes, bytes, int]]:
+    """(key, record payload, value size) of every entry of an export file.
+
+    Checked whole before anything is returned: what wrote it, its digest, and
+    every entry parsed as the replay parses it. A problem is one line, ``file:line: problem``.
+    """
+    try:
+        data = path.read_bytes()
+        lines = data.decode().split("\n")
+    except OSError as error:
+        raise MemoStoreError(f"{path}: cannot read the export ({error.strerror})") from None
+    except UnicodeDecodeError as error:
+        raise MemoStoreError(f"{path}: not a memo export (not UTF-8 text: {error.reason})") from None
+    if lines and lines[-1] == "":
+        lines.pop()
+    header = _json_object(lines[0]) if lines else None
+    if header is None or header.get("kind") != EXPORT_KIND:
+        raise MemoStoreError(f"{path}:1: not a wormhole-ns3 memo export")
+    if header.get("schema") != SCHEMA_VERSION:
+        raise MemoStoreError(
+            f"{path}:1: an export of schema {header.get('schema')!r:.20} (written by"
+            f" {str(header.get('product', 'an older wormhole-ns3'))[:60]}); wormhole-ns3 {__version__}"
+            f" reads schema {SCHEMA_VERSION}"
+        )
+    trailer = _json_object(lines[-1]) if len(lines) > 1 else None
+    if trailer is None or not isinstance(trailer.get("digest"), str):
+        raise MemoStoreError(
+            f"{path}:{len(lines)}: no digest line (the export is cut short, or was written before exports"
+            " carried their provenance)"
+        )
+    seal = header.get("seal")
+    if seal == HMAC_SHA256 and not sealer.key:
+        raise MemoStoreError(
+            f"{path}: the export is sealed with a key (HMAC-SHA256); give it with --memo-key KEYFILE"
+            f" or ${KEY_ENVIRONMENT}"
+        )
+    if seal != HMAC_SHA256 and sealer.key:
+        raise MemoStoreError(f"{path}: the export is not sealed with the memo key; refusing it into a keyed store")
+    if seal not in (SHA256, HMAC_SHA256) or trailer.get("seal") != seal:
+        raise MemoStoreError(f"{path}:1: an export sealed with {seal!r:.30}, not {SHA256} or {HMAC_SHA256}")
+    if sealer.key and header.get("key_id") != sealer.key_id():
+        raise MemoStoreError(f"{path}: the export is sealed with another key; refusing to import it")
+    body = "".join(line + "\n" for line in lines[:-1]).encode()
+    if not hmac.compare_digest(str(trailer["digest"]), sealer.file_digest(body)):
+        raise MemoStoreError(f"{path}: digest mismatch: the export was edited or damaged after it was written")
+    entries = lines[1:-1]
+    if header.get("entries") != len(entries):
+        raise MemoStoreError(
+            f"{path}:1: the header says {header.get('entries')!r:.20} entries, the file holds {len(entries)}"
+        )
+    records: list[tuple[bytes, bytes, int]] = []
+    for number, line in enumerate(entries, start=2):
+        entry = _json_object(line)
+        if entry is None:
+            raise MemoStoreError(f"{path}:{number}: malformed entry (not a JSON object, or nested too deeply)")
         try:
-            entry = json.loads(line)
             key = bytes.fromhex(entry["key"])
             _check_key(key)
             value = base64.b64decode(entry["value"], validate=True)
-            payload = _record(entry["meta"], value)
+            meta = entry["meta"]
+            if not isinstance(meta, dict):
+                raise TypeError("its meta is not a JSON object")
+            payload = _record(meta, value)
             expected = entry["sha256"]
-        except (ValueError, KeyError, TypeError) as error:
-            raise MemoStoreError(f"{path}:{number}: malformed entry ({error})") from None
+        except (ValueError, KeyError, TypeError, RecursionError) as error:
+            problem = "nested too deeply" if isinstance(error, RecursionError) else f"{type(error).__name__}: {error}"
+            raise MemoStoreError(f"{path}:{number}: malformed entry ({problem})") from None
         if hashlib.sha256(value).hexdigest() != expected:
             raise MemoStoreError(f"{path}:{number}: value of {entry['key']} does not match its sha256")
+        unreadable = record_problem(value)
+        if unreadable is not None:
+            raise MemoStoreError(f"{path}:{number}: value of {entry['key']} is {unreadable}")
         records.append((key, payload, len(value)))
     return records
+
+
+def _json_object(line: str) -> dict | None:
+    try:
+        parsed = json.loads(line)
+    except (ValueError, RecursionError):
+        return None
+    return parsed if isinstance(parsed, dict) else None

@@ -44,6 +44,8 @@ class RunOptions:
     progress: bool = False
     #: Memo store to record episodes in and replay them from (accelerated runs only).
     memo: Path | None = None
+    #: File holding the shared secret that seals the memo store (None: the file $WORMHOLE_NS3_MEMO_KEY names, if set).
+    memo_key: Path | None = None
 
 
 def prepare(options: RunOptions) -> Controller:
@@ -61,9 +63,9 @@ def prepare(options: RunOptions) -> Controller:
         )
     store = None
     if accelerate and options.memo is not None:
-        from wormhole_ns3.memo.store import MemoStore
+        from wormhole_ns3.memo.store import MemoStore, read_memo_key
 
-        store = MemoStore.open(options.memo)
+        store = MemoStore.open(options.memo, key=read_memo_key(options.memo_key))
     controller = Controller(
         shim.ns3, options.config, accelerate, progress=options.progress,
         memo=store, memo_context=memo_context(options.config),

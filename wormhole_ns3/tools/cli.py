@@ -33,6 +33,9 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--progress", action="store_true", help="print progress on stderr")
     run.add_argument("--memo", type=Path, metavar="PATH",
                      help="record contention episodes in this memo store and replay recorded ones")
+    run.add_argument("--memo-key", type=Path, metavar="KEYFILE",
+                     help="file holding the shared secret that seals the memo store with HMAC-SHA256"
+                          " (default: the file $WORMHOLE_NS3_MEMO_KEY names)")
     add_config_options(run)
     run.add_argument("script", help="the ns-3 script")
     run.add_argument("script_args", nargs=argparse.REMAINDER, help="arguments of the script")
@@ -45,6 +48,7 @@ def build_parser() -> argparse.ArgumentParser:
     compare.add_argument("--progress", action="store_true", help="print progress on stderr")
     compare.add_argument("--memo", type=Path, metavar="PATH",
                          help="memo store for the accelerated run (see run --memo)")
+    compare.add_argument("--memo-key", type=Path, metavar="KEYFILE", help="see run --memo-key")
     add_config_options(compare)
     compare.add_argument("script", help="the ns-3 script")
     compare.add_argument("script_args", nargs=argparse.REMAINDER, help="arguments of the script")
@@ -93,6 +97,7 @@ def _main(argv: list[str] | None) -> int:
             trace=args.trace,
             progress=args.progress,
             memo=args.memo,
+            memo_key=args.memo_key,
         )
         return run_script(args.script, _script_args(args), options)
     if args.command == "compare":
@@ -100,7 +105,7 @@ def _main(argv: list[str] | None) -> int:
 
         return compare_script(
             args.script, _script_args(args), config, args.json, args.trace, args.progress,
-            args.memo,
+            args.memo, args.memo_key,
         )
     if args.command == "demo":
         from wormhole_ns3.examples import DUMBBELL_PRESETS, dumbbell_path

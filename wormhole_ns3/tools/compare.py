@@ -32,6 +32,7 @@ def compare_script(
     trace: Path | None,
     progress: bool = False,
     memo: Path | None = None,
+    memo_key: Path | None = None,
 ) -> int:
     """Run baseline then accelerated; print the table; write the JSON; return an exit code."""
     if not Path(script).is_file():
@@ -44,7 +45,7 @@ def compare_script(
             accelerated = side == "accelerated"
             command = run_command(
                 script, argv, results[side], not accelerated, config,
-                trace if accelerated else None, progress and accelerated, memo,
+                trace if accelerated else None, progress and accelerated, memo, memo_key,
             )
             code, outputs[side] = run_child(command, side)
             if code != 0 or not results[side].exists():

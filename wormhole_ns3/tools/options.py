@@ -65,7 +65,8 @@ def config_argv(config: AcceleratorConfig) -> list[str]:
 
 
 def run_command(script: str, argv: list[str], results: Path, baseline: bool, config: AcceleratorConfig,
-                trace: Path | None = None, progress: bool = False, memo: Path | None = None) -> list[str]:
+                trace: Path | None = None, progress: bool = False, memo: Path | None = None,
+                memo_key: Path | None = None) -> list[str]:
     """``wormhole-ns3 run`` of one side; the accelerator's settings and memo store only for the accelerated one."""
     command = [sys.executable, "-m", "wormhole_ns3", "run", "--results", str(results)]
     if trace is not None:
@@ -78,4 +79,6 @@ def run_command(script: str, argv: list[str], results: Path, baseline: bool, con
         command += config_argv(config)
         if memo is not None:
             command += ["--memo", str(memo)]
+        if memo_key is not None:
+            command += ["--memo-key", str(memo_key)]
     return command + [script, *argv]

@@ -49,6 +49,7 @@ class ChildOptions:
     baseline: bool = False
     config: AcceleratorConfig = field(default_factory=AcceleratorConfig)
     memo: Path | None = None
+    memo_key: Path | None = None
     progress: bool = False
     echo: bool = True
 
@@ -57,7 +58,7 @@ def harness_command(script: Path, script_args: list[str], folder: Path, options:
     """The ``wormhole-ns3 run`` command of one side (its options are derived from a validated config)."""
     return run_command(
         str(script), script_args, folder / RUN_RESULTS_FILE, options.baseline, options.config,
-        trace=folder / SKIPS_FILE, memo=options.memo,
+        trace=folder / SKIPS_FILE, memo=options.memo, memo_key=options.memo_key,
     )
 
 

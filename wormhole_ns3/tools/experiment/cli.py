@@ -50,6 +50,7 @@ def _name_and_preset(parser: argparse.ArgumentParser) -> None:
 
 def _run_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--memo", type=Path, metavar="PATH", help="memo store of the accelerated run")
+    parser.add_argument("--memo-key", type=Path, metavar="KEYFILE", help="see run --memo-key")
     parser.add_argument("--force", action="store_true", help="replace the results already in --out")
     parser.add_argument("--progress", action="store_true",
                         help="show a progress bar even when stderr is not a terminal")
@@ -118,6 +119,7 @@ def _child_options(args: argparse.Namespace) -> ChildOptions:
         baseline=baseline,
         config=config,
         memo=args.memo,
+        memo_key=args.memo_key,
         progress=not sweeping and _show_progress(args),
         echo=not sweeping,
     )

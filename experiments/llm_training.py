@@ -14,7 +14,7 @@ with DCTCP over ECN-marking switch queues (or RoCEv2 with DCQCN or HPCC:
 
 Prints the workload and fabric, then one line per iteration with its time, and
 the tasks finished. With --results-dir, every finished flow and iteration is
-also appended to CSV files there as the run goes (see wormhole_ns3.experiment).
+also appended to CSV files there as the run goes (see wormhole_ns3.tools.experiment).
 """
 
 import argparse

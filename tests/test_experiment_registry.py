@@ -77,13 +77,13 @@ def test_an_installed_wheel_carries_the_experiment_scripts(tmp_path):
     shipped = sorted(p.relative_to(REPO / "experiments").as_posix()
                      for p in (REPO / "experiments").rglob("*") if p.suffix in (".py", ".cc", ".md"))
     assert shipped and all(f"wormhole_ns3/_experiments/{name}" in names for name in shipped)
-    assert "wormhole_ns3/experiment/registry.py" in names
+    assert "wormhole_ns3/tools/experiment/registry.py" in names
     site = tmp_path / "site"
     subprocess.run([sys.executable, "-m", "pip", "install", "--no-deps", "-q", "--target", site, wheel],
                    check=True, capture_output=True)
     probe = subprocess.run(
         [sys.executable, "-c",
-         "from wormhole_ns3.experiment.registry import experiment_script, get_experiment\n"
+         "from wormhole_ns3.tools.experiment.registry import experiment_script, get_experiment\n"
          "print(experiment_script('scripts/udp_echo.py'))\n"
          "print(get_experiment('llm-training').script.parent)\n"
          "print(get_experiment('dctcp-dumbbell').script)"],

@@ -11,7 +11,7 @@ Flow i is one RDMA WRITE (a queue pair of RdmaFlowHelper) from host i to host N 
 size is spaced linearly between --min-mb and --max-mb (1 MB = 10**6 bytes) and it starts
 at --start-us + i * --stagger-us. All flows share leaf 0's uplink and the spine's port
 to leaf 1. Hosts run RoCEv2 with DCQCN (or --cc hpcc), switches DCQCN's RED marking
-(wormhole_ns3.fabric.RdmaTransportConfig).
+(wormhole_ns3.models.fabric.RdmaTransportConfig).
 
 Prints one line per flow, ``flow <i> bytes <delivered> fct_us <fct>``, after a single
 Simulator::Run() that ends when every flow is done.

@@ -2,7 +2,7 @@
 
 The ring experiment (``flow_dag_ring.py``) exists for the tests only, so it
 is registered here, in the process that runs the command, and never in
-``wormhole_ns3.experiment.registry`` itself.
+``wormhole_ns3.tools.experiment.registry`` itself.
 """
 
 import sys

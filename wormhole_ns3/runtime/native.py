@@ -24,6 +24,7 @@ import os
 import re
 import shutil
 import subprocess
+import sys
 import tempfile
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -331,6 +332,9 @@ def _compile_library(
     """Compile each source to an object (in parallel), then link ``output``; cached like compile_shared."""
     if output.exists():
         return output
+    if sys.stderr.isatty():  # a terminal user is told why the first run waits; logs and pipes stay as plain ns-3's
+        print(f"wormhole-ns3: {what} for ns-3 {loader.ns3_version()} (once per install or upgrade)",
+              file=sys.stderr, flush=True)
     output.parent.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(dir=output.parent, prefix=".build-") as work:
         objects = [Path(work) / f"{i}-{s.stem}.o" for i, s in enumerate(sources)]

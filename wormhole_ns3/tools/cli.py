@@ -8,6 +8,7 @@ from pathlib import Path
 
 from wormhole_ns3 import __version__
 from wormhole_ns3.config import AcceleratorConfig
+from wormhole_ns3.runtime import native
 from wormhole_ns3.tools.experiment.cli import add_experiment_command, run_experiment_command
 from wormhole_ns3.tools.memo_cli import add_memo_command, run_memo_command
 from wormhole_ns3.tools.options import add_config_options, config_from
@@ -100,6 +101,8 @@ def _main(argv: list[str] | None) -> int:
             memo_key=args.memo_key,
         )
         return run_script(args.script, _script_args(args), options)
+    if args.command in ("compare", "demo"):
+        native.build()  # here, once, so that neither run's process time includes compiling the native modules
     if args.command == "compare":
         from wormhole_ns3.tools.compare import compare_script
 

@@ -7,6 +7,7 @@ import signal
 import sys
 from pathlib import Path
 
+from wormhole_ns3.runtime import native
 from wormhole_ns3.tools.experiment import registry
 from wormhole_ns3.tools.experiment.child import ChildOptions
 from wormhole_ns3.tools.experiment.registry import Experiment, ExperimentError
@@ -80,6 +81,7 @@ def _dispatch(args: argparse.Namespace) -> int:
         return 0
     experiment = registry.get_experiment(args.name)
     options = _child_options(args)
+    native.build()  # here, once, so that no run's process time includes compiling the native modules
     if args.experiment_action == "run":
         from wormhole_ns3.tools.experiment.run import mode_of, run_experiment
 

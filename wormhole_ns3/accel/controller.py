@@ -156,6 +156,14 @@ class Controller:
         self._last_progress = 0.0
         self._attached = False
         self._planned: dict[int, frozenset[int]] = {}
+        #: What the C++ side was last told, so that a call that would change nothing is not
+        #: made (each is a cppyy round trip, and _repartition runs at every flow event):
+        #: each tag's class (a tag starts in a class of its own) and each flow's sampling.
+        self._tag_class: dict[int, int] = {}
+        self._sampled: dict[int, bool] = {}
+        #: Per link, its share of a path's RTT (propagation + one MTU's serialization),
+        #: read once per run: links keep their delay and rate while a run goes.
+        self._link_rtt: dict[int, float] = {}
         #: Flows the controller has looked at (the tracker numbers them in discovery order).
         self._known_flows = 0
         self._arrivals: list[tuple[float, int]] = []
@@ -338,8 +346,13 @@ class Controller:
             return 1e-3
         total = 0.0
         for link in links:
-            rate = float(self.tracker.GetLinkRate(link)) or 1e9
-            total += self.tracker.GetLinkDelay(link).GetSeconds() + MTU_BYTES * 8 / rate
+            share = self._link_rtt.get(link)
+            if share is None:
+                rate = float(self.tracker.GetLinkRate(link)) or 1e9
+                share = self._link_rtt[link] = (
+                    self.tracker.GetLinkDelay(link).GetSeconds() + MTU_BYTES * 8 / rate
+                )
+            total += share
         return total if info.reverse_path else 2 * total
 
     def _repartition(self, now: float) -> None:
@@ -375,7 +388,18 @@ class Controller:
         self.partitions = fresh
         for st in fresh.values():
             for f in st.partition.flows:
-                self.tracker.SetSampled(f, not st.paused)
+                self._set_sampled(f, not st.paused)
+
+    def _set_sampled(self, flow: int, sampled: bool) -> None:
+        """FlowTracker::SetSampled, unless the flow is sampled (or not) already.
+
+        Such a call would change nothing: the flow's samples are kept (or, unsampled,
+        there are none), and its sampling event is pending already (the tracker keeps
+        one pending while a sampled flow is active, from the call that sampled it on).
+        """
+        if self._sampled.get(flow, False) != sampled:
+            self._sampled[flow] = sampled
+            self.tracker.SetSampled(flow, sampled)
 
     def _class_of(self, flows: frozenset[int]) -> int:
         return min(self.flows[f].tag for f in flows)
@@ -384,7 +408,10 @@ class Controller:
         """Put the tags of a group of flows in one class, named by its smallest tag."""
         tag_class = self._class_of(flows)
         for f in flows:
-            self.impl.SetTagClass(self.flows[f].tag, tag_class)
+            tag = self.flows[f].tag
+            if self._tag_class.get(tag, tag) != tag_class:
+                self._tag_class[tag] = tag_class
+                self.impl.SetTagClass(tag, tag_class)
 
     def _class_events(self, st: PartitionState) -> int:
         """Events executed so far on behalf of the partition's active flows."""
@@ -553,7 +580,7 @@ class Controller:
             shift(f, ns3.NanoSeconds(dt_ns))
         st.paused_from, st.paused_until, st.credits = plan.start, plan.start + dt, credited
         for f in st.partition.flows:
-            self.tracker.SetSampled(f, False)
+            self._set_sampled(f, False)
         key = st.partition.key
         st.end = plan.end
         st.resume_event = self.impl.ScheduleSystemCallback(ns3.NanoSeconds(dt_ns), self._on_resume)
@@ -592,7 +619,7 @@ class Controller:
             # something outside the flows ran: it may have changed them, so judge afresh
             st.rates = None
         for f in st.partition.flows:
-            self.tracker.SetSampled(f, True)
+            self._set_sampled(f, True)
         if st.rates is not None:
             self._consider(st, now)
 

@@ -34,7 +34,8 @@ WormholeSimulatorImpl::GetTypeId()
 }
 
 WormholeSimulatorImpl::WormholeSimulatorImpl()
-    : m_tagClass{UNATTRIBUTED},
+    : m_tagHead{nullptr},
+      m_tagClass{UNATTRIBUTED},
       m_tagEventCount{0},
       m_tagPauses(1),
       m_stop(false),
@@ -42,6 +43,7 @@ WormholeSimulatorImpl::WormholeSimulatorImpl()
       m_uid(EventId::UID::VALID),
       m_currentUid(EventId::UID::INVALID),
       m_currentTs(0),
+      m_lastUid(EventId::UID::INVALID),
       m_currentContext(Simulator::NO_CONTEXT),
       m_currentTag(UNATTRIBUTED),
       m_eventCount(0),
@@ -58,14 +60,13 @@ void
 WormholeSimulatorImpl::DoDispose()
 {
     NS_LOG_FUNCTION(this);
-    while (!m_events->IsEmpty())
+    for (auto& [key, pending] : m_queue)
     {
-        Scheduler::Event next = m_events->RemoveNext();
-        next.impl->Unref();
+        pending.impl->Unref();
     }
-    m_pending.clear();
-    m_unattributed.clear();
-    m_events = nullptr;
+    m_queue.clear();
+    std::fill(m_tagHead.begin(), m_tagHead.end(), nullptr);
+    m_moved.clear();
     SimulatorImpl::DoDispose();
 }
 
@@ -87,16 +88,9 @@ WormholeSimulatorImpl::Destroy()
 void
 WormholeSimulatorImpl::SetScheduler(ObjectFactory schedulerFactory)
 {
+    // Every ns-3 scheduler runs events in EventKey order, the order of m_queue: which one
+    // the configuration names changes nothing in a run, so the queue stays the one map.
     NS_LOG_FUNCTION(this << schedulerFactory);
-    Ptr<Scheduler> scheduler = schedulerFactory.Create<Scheduler>();
-    if (m_events)
-    {
-        while (!m_events->IsEmpty())
-        {
-            scheduler->Insert(m_events->RemoveNext());
-        }
-    }
-    m_events = scheduler;
 }
 
 uint32_t
@@ -105,24 +99,132 @@ WormholeSimulatorImpl::GetSystemId() const
     return 0;
 }
 
+inline bool
+WormholeSimulatorImpl::IsListed(uint32_t tag) const
+{
+    return tag < m_tagHead.size();
+}
+
+inline void
+WormholeSimulatorImpl::Link(Node* node)
+{
+    Node*& head = m_tagHead[node->second.tag];
+    node->second.prev = nullptr;
+    node->second.next = head;
+    if (head)
+    {
+        head->second.prev = node;
+    }
+    head = node;
+}
+
+inline void
+WormholeSimulatorImpl::Unlink(Node* node)
+{
+    Pending& p = node->second;
+    if (p.prev)
+    {
+        p.prev->second.next = p.next;
+    }
+    else
+    {
+        m_tagHead[p.tag] = p.next;
+    }
+    if (p.next)
+    {
+        p.next->second.prev = p.prev;
+    }
+}
+
+void
+WormholeSimulatorImpl::ForgetMoved(const Node& node, bool removed)
+{
+    auto it = m_moved.find(node.first.m_uid);
+    NS_ASSERT(it != m_moved.end());
+    if (removed || it->second.ts >= it->second.original)
+    {
+        // a removed event is cancelled; one that ran later than its EventId says is, by
+        // its EventId's key, already past: either way the key answers from now on
+        m_moved.erase(it);
+    }
+    else
+    {
+        it->second.pending = false;
+    }
+}
+
+Scheduler::EventKey
+WormholeSimulatorImpl::CurrentKey(const EventId& id) const
+{
+    Scheduler::EventKey key;
+    key.m_ts = id.GetTs();
+    key.m_uid = id.GetUid();
+    key.m_context = id.GetContext();
+    if (!m_moved.empty())
+    {
+        auto it = m_moved.find(key.m_uid);
+        if (it != m_moved.end())
+        {
+            key.m_ts = it->second.ts;
+        }
+    }
+    return key;
+}
+
+WormholeSimulatorImpl::Queue::iterator
+WormholeSimulatorImpl::FindPending(const EventId& id)
+{
+    uint32_t uid = id.GetUid();
+    if (uid < EventId::UID::VALID)
+    {
+        return m_queue.end();
+    }
+    if (!m_moved.empty())
+    {
+        auto it = m_moved.find(uid);
+        if (it != m_moved.end())
+        {
+            return it->second.pending ? m_queue.find(CurrentKey(id)) : m_queue.end();
+        }
+    }
+    uint64_t ts = id.GetTs();
+    if (ts < m_currentTs || (ts == m_currentTs && uid <= m_lastUid))
+    {
+        return m_queue.end(); // it ran
+    }
+    return m_queue.find(CurrentKey(id));
+}
+
 void
 WormholeSimulatorImpl::ProcessOneEvent()
 {
-    Scheduler::Event next = m_events->RemoveNext();
-    NS_ASSERT(next.key.m_ts >= m_currentTs);
-
-    auto it = m_pending.find(next.key.m_uid);
-    NS_ASSERT(it != m_pending.end());
-    uint32_t tag = it->second.tag;
-    if (tag == UNATTRIBUTED)
+    auto first = m_queue.begin();
+    Node& node = *first;
+    const Scheduler::EventKey key = node.first;
+    NS_ASSERT(key.m_ts >= m_currentTs);
+    uint32_t tag = node.second.tag;
+    EventImpl* impl = node.second.impl;
+    if (IsListed(tag))
     {
-        m_unattributed.erase({next.key.m_ts, next.key.m_uid});
+        Unlink(&node);
     }
-    m_pending.erase(it);
+    if (node.second.moved)
+    {
+        ForgetMoved(node, false);
+    }
+    m_queue.erase(first);
 
-    m_currentTs = next.key.m_ts;
-    m_currentContext = next.key.m_context;
-    m_currentUid = next.key.m_uid;
+    if (key.m_ts != m_currentTs)
+    {
+        m_lastUid = key.m_uid;
+    }
+    else if (key.m_uid > m_lastUid)
+    {
+        m_lastUid = key.m_uid;
+    }
+    m_currentTs = key.m_ts;
+    m_currentContext = key.m_context;
+    m_currentUid = key.m_uid;
     m_currentTag = tag;
     if (tag == SYSTEM)
     {
@@ -136,8 +238,8 @@ WormholeSimulatorImpl::ProcessOneEvent()
             ++m_tagEventCount[tag];
         }
     }
-    next.impl->Invoke();
-    next.impl->Unref();
+    impl->Invoke();
+    impl->Unref();
     if ((tag == UNATTRIBUTED || tag == WORKLOAD) && !m_afterUnattributed.IsNull())
     {
         m_currentTag = tag;
@@ -145,7 +247,7 @@ WormholeSimulatorImpl::ProcessOneEvent()
     }
 }
 
-bool
+inline bool
 WormholeSimulatorImpl::IsFlowTag(uint32_t tag)
 {
     return tag != UNATTRIBUTED && tag != SYSTEM && tag != WORKLOAD;
@@ -154,7 +256,7 @@ WormholeSimulatorImpl::IsFlowTag(uint32_t tag)
 bool
 WormholeSimulatorImpl::IsFinished() const
 {
-    return m_events->IsEmpty() || m_stop;
+    return m_queue.empty() || m_stop;
 }
 
 void
@@ -163,7 +265,7 @@ WormholeSimulatorImpl::Run()
     NS_LOG_FUNCTION(this);
     m_stop = false;
     RunObserver::NotifyRunStart();
-    while (!m_events->IsEmpty() && !m_stop)
+    while (!m_queue.empty() && !m_stop)
     {
         ProcessOneEvent();
     }
@@ -185,19 +287,18 @@ WormholeSimulatorImpl::Stop(const Time& delay)
 EventId
 WormholeSimulatorImpl::Insert(uint64_t ts, uint32_t context, uint32_t tag, EventImpl* event)
 {
-    Scheduler::Event ev;
-    ev.impl = event;
-    ev.key.m_ts = ts;
-    ev.key.m_context = context;
-    ev.key.m_uid = m_uid;
+    Scheduler::EventKey key;
+    key.m_ts = ts;
+    key.m_uid = m_uid;
+    key.m_context = context;
     m_uid++;
-    m_events->Insert(ev);
-    m_pending.emplace(ev.key.m_uid, PendingEvent{ts, context, tag, event});
-    if (tag == UNATTRIBUTED)
+    auto [it, inserted] = m_queue.emplace(key, Pending{event, tag, false, nullptr, nullptr});
+    NS_ASSERT(inserted);
+    if (IsListed(tag))
     {
-        m_unattributed.emplace(ts, ev.key.m_uid);
+        Link(&*it);
     }
-    return EventId(event, ts, context, ev.key.m_uid);
+    return EventId(event, ts, context, key.m_uid);
 }
 
 EventId
@@ -281,7 +382,7 @@ WormholeSimulatorImpl::GetDelayLeft(const EventId& id) const
     {
         return TimeStep(0);
     }
-    return TimeStep(m_pending.at(id.GetUid()).ts - m_currentTs);
+    return TimeStep(CurrentKey(id).m_ts - m_currentTs);
 }
 
 void
@@ -299,25 +400,25 @@ WormholeSimulatorImpl::Remove(const EventId& id)
         }
         return;
     }
-    auto it = m_pending.find(id.GetUid());
-    if (it == m_pending.end())
+    // a pending event, even a cancelled one, leaves the queue (found at its current time)
+    auto it = FindPending(id);
+    if (it == m_queue.end())
     {
         return; // already executed or removed
     }
-    Scheduler::Event event;
-    event.impl = id.PeekEventImpl();
-    event.key.m_ts = it->second.ts; // the current time, which a move may have changed
-    event.key.m_context = it->second.context;
-    event.key.m_uid = id.GetUid();
-    m_events->Remove(event);
-    if (it->second.tag == UNATTRIBUTED)
+    EventImpl* impl = it->second.impl;
+    if (IsListed(it->second.tag))
     {
-        m_unattributed.erase({it->second.ts, id.GetUid()});
+        Unlink(&*it);
     }
-    m_pending.erase(it);
-    event.impl->Cancel();
+    if (it->second.moved)
+    {
+        ForgetMoved(*it, true);
+    }
+    m_queue.erase(it);
+    impl->Cancel();
     // whereas the event was ref'ed in Insert, it is unref'ed now
-    event.impl->Unref();
+    impl->Unref();
 }
 
 void
@@ -347,12 +448,24 @@ WormholeSimulatorImpl::IsExpired(const EventId& id) const
         }
         return true;
     }
-    // Decided by uid, not by the (possibly stale) timestamp the EventId carries.
     if (id.PeekEventImpl() == nullptr || id.PeekEventImpl()->IsCancelled())
     {
         return true;
     }
-    return m_pending.find(id.GetUid()) == m_pending.end();
+    uint32_t uid = id.GetUid();
+    if (!m_moved.empty())
+    {
+        // a moved event is decided by uid, not by the stale timestamp its EventId carries
+        auto it = m_moved.find(uid);
+        if (it != m_moved.end())
+        {
+            return !it->second.pending;
+        }
+    }
+    // never moved: pending until a key at least as late as its own has run (every key
+    // scheduled is later than every key run so far, and keys run in order)
+    uint64_t ts = id.GetTs();
+    return ts < m_currentTs || (ts == m_currentTs && uid <= m_lastUid);
 }
 
 Time
@@ -387,6 +500,7 @@ WormholeSimulatorImpl::NewTag()
     m_tagClass.push_back(tag);
     m_tagEventCount.push_back(0);
     m_tagPauses.emplace_back();
+    m_tagHead.push_back(nullptr);
     return tag;
 }
 
@@ -442,19 +556,19 @@ WormholeSimulatorImpl::SetAfterUnattributedHook(Callback<void> hook)
 bool
 WormholeSimulatorImpl::Retag(const EventId& id, uint32_t tag)
 {
-    auto it = m_pending.find(id.GetUid());
-    if (it == m_pending.end() || tag == SYSTEM || it->second.tag == SYSTEM)
+    auto it = FindPending(id);
+    if (it == m_queue.end() || tag == SYSTEM || it->second.tag == SYSTEM)
     {
         return false;
     }
-    if (it->second.tag == UNATTRIBUTED)
+    if (IsListed(it->second.tag))
     {
-        m_unattributed.erase({it->second.ts, id.GetUid()});
+        Unlink(&*it);
     }
     it->second.tag = tag;
-    if (tag == UNATTRIBUTED)
+    if (IsListed(tag))
     {
-        m_unattributed.emplace(it->second.ts, id.GetUid());
+        Link(&*it);
     }
     return true;
 }
@@ -473,12 +587,12 @@ WormholeSimulatorImpl::NextEventTimeOn(const std::vector<uint32_t>& contexts) co
     {
         return TimeStep(next);
     }
-    for (const auto& [uid, pending] : m_pending)
+    for (const auto& [key, pending] : m_queue) // in time order: the first match is the earliest
     {
-        if (pending.tag != SYSTEM && pending.ts < next && !pending.impl->IsCancelled() &&
-            std::find(contexts.begin(), contexts.end(), pending.context) != contexts.end())
+        if (pending.tag != SYSTEM && !pending.impl->IsCancelled() &&
+            std::find(contexts.begin(), contexts.end(), key.m_context) != contexts.end())
         {
-            next = pending.ts;
+            return TimeStep(key.m_ts);
         }
     }
     return TimeStep(next);
@@ -492,29 +606,36 @@ WormholeSimulatorImpl::MoveClassExcept(uint32_t tagClass,
     NS_ASSERT_MSG(IsFlowTag(tagClass), "only flow classes can be moved");
     int64_t step = delta.GetTimeStep();
     uint64_t moved = 0;
-    for (auto& [uid, pending] : m_pending)
+    // only the lists of the class's tags are walked; a moved node keeps its address (and
+    // so its place in its tag's list) when it is re-keyed
+    for (uint32_t tag = 1; tag < m_tagClass.size(); ++tag)
     {
-        if (!IsFlowTag(pending.tag) || pending.impl->IsCancelled() ||
-            m_tagClass[pending.tag] != tagClass ||
-            std::find(exemptContexts.begin(), exemptContexts.end(), pending.context) !=
-                exemptContexts.end())
+        if (m_tagClass[tag] != tagClass)
         {
-            // a cancelled event does nothing whenever it is popped: leaving it where it is
-            // keeps moves cheap (TCP leaves one cancelled retransmission timer per ACK)
             continue;
         }
-        Scheduler::Event event;
-        event.impl = pending.impl;
-        event.key.m_ts = pending.ts;
-        event.key.m_context = pending.context;
-        event.key.m_uid = uid;
-        m_events->Remove(event);
-        NS_ASSERT_MSG(step >= 0 || pending.ts >= m_currentTs + static_cast<uint64_t>(-step),
-                      "a move back would put an event in the past");
-        pending.ts += step;
-        event.key.m_ts = pending.ts;
-        m_events->Insert(event);
-        ++moved;
+        for (Node* node = m_tagHead[tag]; node != nullptr; node = node->second.next)
+        {
+            if (node->second.impl->IsCancelled() ||
+                std::find(exemptContexts.begin(), exemptContexts.end(), node->first.m_context) !=
+                    exemptContexts.end())
+            {
+                // a cancelled event does nothing whenever it is popped: leaving it where it
+                // is keeps moves cheap (TCP leaves one cancelled retransmission timer per ACK)
+                continue;
+            }
+            Scheduler::EventKey key = node->first;
+            NS_ASSERT_MSG(step >= 0 || key.m_ts >= m_currentTs + static_cast<uint64_t>(-step),
+                          "a move back would put an event in the past");
+            auto handle = m_queue.extract(key);
+            NS_ASSERT(!handle.empty() && &handle.mapped() == &node->second);
+            handle.key().m_ts = key.m_ts + step;
+            handle.mapped().moved = true;
+            auto [entry, fresh] = m_moved.try_emplace(key.m_uid, Moved{key.m_ts, key.m_ts, true});
+            entry->second.ts = key.m_ts + step;
+            m_queue.insert(std::move(handle));
+            ++moved;
+        }
     }
     for (uint32_t tag = 1; tag < m_tagClass.size(); ++tag)
     {
@@ -539,14 +660,15 @@ WormholeSimulatorImpl::MoveClassExcept(uint32_t tagClass,
 Time
 WormholeSimulatorImpl::NextUnattributedEventTime() const
 {
-    for (const auto& [ts, uid] : m_unattributed)
+    uint64_t next = GetMaximumSimulationTime().GetTimeStep();
+    for (const Node* node = m_tagHead[UNATTRIBUTED]; node != nullptr; node = node->second.next)
     {
-        if (!m_pending.at(uid).impl->IsCancelled())
+        if (node->first.m_ts < next && !node->second.impl->IsCancelled())
         {
-            return TimeStep(ts);
+            next = node->first.m_ts;
         }
     }
-    return GetMaximumSimulationTime();
+    return TimeStep(next);
 }
 
 uint64_t

@@ -16,7 +16,7 @@
 
 #include <cstdint>
 #include <list>
-#include <set>
+#include <map>
 #include <utility>
 #include <unordered_map>
 #include <vector>
@@ -43,9 +43,17 @@ namespace ns3
  * timing compute) are neither moved nor a bound on moves: they only create
  * flows, which the controller learns about from the after-event hook.
  *
- * A side index keyed by uid keeps each pending event's current timestamp,
- * so IsExpired, Cancel, Remove and GetDelayLeft stay exact after a move even
- * though the EventId held by a model still carries the old timestamp.
+ * The pending events live in one ordered map keyed like ns-3's schedulers
+ * (timestamp, then uid: the order of every ns-3 scheduler, so runs are the
+ * same whatever SchedulerType says), and each entry carries the event's tag
+ * and the links of its tag's intrusive list: scheduling or running an event
+ * costs what MapScheduler costs, plus a few pointer writes, and a move walks
+ * the lists of the tags it moves only. An event that was never moved is
+ * answered by the key its EventId carries (expired once a key at least as
+ * late has run, as in DefaultSimulatorImpl); the current times of moved
+ * events are kept by uid, so IsExpired, Cancel, Remove and GetDelayLeft stay
+ * exact after a move even though the EventId held by a model still carries
+ * the old timestamp.
  *
  * Events the accelerator itself schedules (samplers, controller wake-ups) are
  * "system" events: never moved, never counted in GetEventCount().
@@ -178,13 +186,27 @@ class WormholeSimulatorImpl : public SimulatorImpl
   private:
     void DoDispose() override;
 
-    /** Where a pending event sits in the scheduler and whom it belongs to. */
-    struct PendingEvent
+    struct Pending;
+    /** The pending events, in the order they run (Scheduler::EventKey's). */
+    using Queue = std::map<Scheduler::EventKey, Pending>;
+    using Node = Queue::value_type;
+
+    /** What a pending event is, besides its key. */
+    struct Pending
     {
-        uint64_t ts;
-        uint32_t context;
-        uint32_t tag;
         EventImpl* impl;
+        uint32_t tag;
+        bool moved;  //!< a move changed its time: its current time is in m_moved
+        Node* prev;  //!< the previous pending event of the same tag (listed tags only)
+        Node* next;  //!< the next pending event of the same tag (listed tags only)
+    };
+
+    /** Current (and original) time of an event a move changed, by uid. */
+    struct Moved
+    {
+        uint64_t ts;       //!< its time now
+        uint64_t original; //!< the time its EventId carries
+        bool pending;
     };
 
     /** A period during which a tag was paused by a move. */
@@ -199,11 +221,22 @@ class WormholeSimulatorImpl : public SimulatorImpl
 
     void ProcessOneEvent();
     EventId Insert(uint64_t ts, uint32_t context, uint32_t tag, EventImpl* event);
+    /** @return true if the tag's pending events are listed (unattributed and flow tags). */
+    bool IsListed(uint32_t tag) const;
+    void Link(Node* node);
+    void Unlink(Node* node);
+    /** The event of a moved node leaves the queue (it runs, or is removed). */
+    void ForgetMoved(const Node& node, bool removed);
+    /** @return the current key of the event an EventId names (pending or not). */
+    Scheduler::EventKey CurrentKey(const EventId& id) const;
+    /** @return the queue entry of a pending (possibly cancelled) event, or end(). */
+    Queue::iterator FindPending(const EventId& id);
 
-    Ptr<Scheduler> m_events;
-    std::unordered_map<uint32_t, PendingEvent> m_pending;
-    /** (ts, uid) of pending unattributed events, so the next one is found without a scan. */
-    std::set<std::pair<uint64_t, uint32_t>> m_unattributed;
+    Queue m_queue;
+    /** Per listed tag, its first pending event (the tags' intrusive lists). */
+    std::vector<Node*> m_tagHead;
+    /** Events a move changed, by uid: pending ones, and run ones moved earlier than their EventId says. */
+    std::unordered_map<uint32_t, Moved> m_moved;
     std::list<EventId> m_destroyEvents;
     std::vector<uint32_t> m_tagClass;
     std::vector<uint64_t> m_tagEventCount;
@@ -215,6 +248,8 @@ class WormholeSimulatorImpl : public SimulatorImpl
     uint32_t m_uid;
     uint32_t m_currentUid;
     uint64_t m_currentTs;
+    /** The largest uid run at m_currentTs: every key up to (m_currentTs, it) ran or was moved. */
+    uint32_t m_lastUid;
     uint32_t m_currentContext;
     uint32_t m_currentTag;
     uint64_t m_eventCount;

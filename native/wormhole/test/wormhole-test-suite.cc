@@ -2,10 +2,13 @@
  * SPDX-License-Identifier: GPL-2.0-only
  *
  * Invariants of the WormholeSimulatorImpl: a move shifts exactly the events of
- * one class, EventIds stay exact by uid after a move, a move back restores the
- * times, and the event count of a schedule is DefaultSimulatorImpl's.
+ * one class (and walks only those), EventIds stay exact by uid after a move
+ * (even when their old timestamp has passed, or a move back ran an event
+ * earlier than its EventId says), a move back restores the times, and the
+ * event count of a schedule is DefaultSimulatorImpl's.
  */
 #include "ns3/global-value.h"
+#include "ns3/make-event.h"
 #include "ns3/simulator.h"
 #include "ns3/string.h"
 #include "ns3/test.h"
@@ -183,6 +186,138 @@ class MoveBackTestCase : public SimulatorCase
     }
 };
 
+/** A move takes the events of the tags in its class, and only those, whatever their history. */
+class MoveOnlyItsClassTestCase : public SimulatorCase
+{
+  public:
+    MoveOnlyItsClassTestCase()
+        : SimulatorCase("A move takes exactly the events of its class's tags")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        UseSimulator("ns3::WormholeSimulatorImpl");
+        WormholeSimulatorImpl* impl = Impl();
+        uint32_t t1 = impl->NewTag();
+        uint32_t t2 = impl->NewTag();
+        uint32_t t3 = impl->NewTag();
+        impl->SetTagClass(t2, t1);
+        auto at = [impl](double seconds, uint32_t tag, int id) {
+            return impl->ScheduleWithTag(Seconds(seconds), 0, tag, MakeEvent(&Mark, id));
+        };
+        EventId e1 = at(1.0, t1, 1);
+        at(1.1, t2, 2);
+        EventId e3 = at(1.2, t3, 3);
+        EventId untagged = ScheduleMark(1.3, 4);
+        EventId workload = at(1.4, t1, 5);
+        EventId cancelled = at(1.5, t2, 6);
+        NS_TEST_ASSERT_MSG_EQ(impl->Retag(workload, WormholeSimulatorImpl::WORKLOAD),
+                              true,
+                              "a pending event can become a workload's");
+        Simulator::Cancel(cancelled);
+        uint64_t first = 0;
+        uint64_t second = 0;
+        uint64_t third = 0;
+        Time nextUnattributed;
+        impl->ScheduleSystem(Seconds(0.5), MakeEvent([&]() {
+                                 first = impl->MoveClass(t1, Seconds(1));
+                                 // e3 joins t1's list, e1 leaves it for the unattributed one
+                                 impl->Retag(e3, t1);
+                                 impl->Retag(e1, WormholeSimulatorImpl::UNATTRIBUTED);
+                                 second = impl->MoveClass(t1, Seconds(1));
+                                 third = impl->MoveClass(t3, Seconds(5));
+                                 nextUnattributed = impl->NextUnattributedEventTime();
+                             }));
+        Simulator::Run();
+        NS_TEST_EXPECT_MSG_EQ(first, 2, "both tags of the class moved, not the cancelled event");
+        NS_TEST_EXPECT_MSG_EQ(second, 2, "a retagged event moves with its new tag only");
+        NS_TEST_EXPECT_MSG_EQ(third, 0, "a tag whose events were all retagged moves nothing");
+        NS_TEST_EXPECT_MSG_EQ(nextUnattributed, Seconds(1.3), "the earliest unattributed event");
+        std::vector<std::pair<int, int64_t>> expected{{4, 1300000000},
+                                                      {5, 1400000000},
+                                                      {1, 2000000000},
+                                                      {3, 2200000000},
+                                                      {2, 3100000000}};
+        NS_TEST_EXPECT_MSG_EQ((g_fired == expected), true, "each event ran at its class's time");
+        NS_TEST_EXPECT_MSG_EQ(Simulator::GetEventCount(), 6, "the cancelled event still counts");
+    }
+};
+
+/** EventIds of moved events, asked after their old time passed or after a move back. */
+class StaleEventIdTestCase : public SimulatorCase
+{
+  public:
+    StaleEventIdTestCase()
+        : SimulatorCase("EventIds answer by uid after old times pass and after moves back")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        UseSimulator("ns3::WormholeSimulatorImpl");
+        WormholeSimulatorImpl* impl = Impl();
+        uint32_t late = impl->NewTag();
+        uint32_t early = impl->NewTag();
+        auto at = [impl](double seconds, uint32_t tag, int id) {
+            return impl->ScheduleWithTag(Seconds(seconds), 0, tag, MakeEvent(&Mark, id));
+        };
+        EventId cancelledLate = at(1.0, late, 1);
+        EventId keptLate = at(1.1, late, 2);
+        EventId a = at(1.0, early, 3);
+        EventId b = at(2.0, early, 4);
+        // unattributed, at the time a will be moved back to, scheduled after it (a larger uid)
+        EventId u = at(0.6, WormholeSimulatorImpl::UNATTRIBUTED, 5);
+        bool lateCancelPending = true;
+        bool keptLatePending = false;
+        Time keptLateLeft;
+        bool aExpired = false;
+        bool uExpired = false;
+        bool bPending = false;
+        Time aLeft;
+        Time bLeft;
+        impl->ScheduleSystem(Seconds(0.5), MakeEvent([&]() {
+                                 impl->MoveClass(late, Seconds(3));
+                                 impl->MoveClass(early, Seconds(3));
+                             }));
+        impl->ScheduleSystem(Seconds(0.6), MakeEvent([&]() {
+                                 // a skip cut short: a goes back to now, before its EventId's time
+                                 impl->MoveClass(early, Seconds(-3.4));
+                             }));
+        impl->ScheduleSystem(Seconds(0.8), MakeEvent([&]() {
+                                 aExpired = a.IsExpired();
+                                 aLeft = Simulator::GetDelayLeft(a);
+                                 uExpired = u.IsExpired();
+                                 bPending = b.IsPending();
+                                 bLeft = Simulator::GetDelayLeft(b);
+                             }));
+        impl->ScheduleSystem(Seconds(2.0), MakeEvent([&]() {
+                                 // past the old times (1.0, 1.1 s), before the new ones (4.0, 4.1 s)
+                                 Simulator::Cancel(cancelledLate);
+                                 lateCancelPending = cancelledLate.IsPending();
+                                 keptLatePending = keptLate.IsPending();
+                                 keptLateLeft = Simulator::GetDelayLeft(keptLate);
+                             }));
+        Simulator::Run();
+        NS_TEST_EXPECT_MSG_EQ(aExpired, true, "an event run earlier than its EventId says expired");
+        NS_TEST_EXPECT_MSG_EQ(aLeft, Seconds(0), "and has no delay left");
+        NS_TEST_EXPECT_MSG_EQ(uExpired, true, "an event run before a moved-back one stays expired");
+        NS_TEST_EXPECT_MSG_EQ(bPending, true, "a moved-back event not run yet is pending");
+        NS_TEST_EXPECT_MSG_EQ(bLeft, Seconds(0.8), "its delay counts from its time now");
+        NS_TEST_EXPECT_MSG_EQ(lateCancelPending, false, "an old EventId cancels a moved event");
+        NS_TEST_EXPECT_MSG_EQ(keptLatePending, true, "a moved event is pending past its old time");
+        NS_TEST_EXPECT_MSG_EQ(keptLateLeft, Seconds(2.1), "its delay counts from its new time");
+        NS_TEST_EXPECT_MSG_EQ(keptLate.IsExpired(), true, "it expired once it ran");
+        std::vector<std::pair<int, int64_t>> expected{{5, 600000000},
+                                                      {3, 600000000},
+                                                      {4, 1600000000},
+                                                      {2, 4100000000}};
+        NS_TEST_EXPECT_MSG_EQ((g_fired == expected), true, "events ran at their moved times");
+    }
+};
+
 /** A chain of events that schedules and cancels others. */
 class Chain
 {
@@ -245,6 +380,8 @@ class WormholeTestSuite : public TestSuite
         AddTestCase(new EventIdTestCase, TestCase::Duration::QUICK);
         AddTestCase(new MoveBackTestCase, TestCase::Duration::QUICK);
         AddTestCase(new EventCountTestCase, TestCase::Duration::QUICK);
+        AddTestCase(new MoveOnlyItsClassTestCase, TestCase::Duration::QUICK);
+        AddTestCase(new StaleEventIdTestCase, TestCase::Duration::QUICK);
     }
 };
 

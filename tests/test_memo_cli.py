@@ -8,7 +8,8 @@ import re
 import pytest
 from test_memo_store import episode_value
 
-from wormhole_ns3.memo.store import KEY_ENVIRONMENT, MemoStore
+from wormhole_ns3.memo.seal import KEY_ENVIRONMENT
+from wormhole_ns3.memo.store import MemoStore
 
 VALUES = [episode_value(i, points=1 + 10 * i) for i in range(3)]
 

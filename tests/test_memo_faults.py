@@ -25,8 +25,11 @@ from test_memo_store import episode_value
 
 from wormhole_ns3.memo import store as store_module
 from wormhole_ns3.memo.episodes import MemoDecision, Memoizer
+from wormhole_ns3.memo.errors import MemoStoreError
+from wormhole_ns3.memo.maintenance import compact
 from wormhole_ns3.memo.record import decode_value
-from wormhole_ns3.memo.store import KEY_ENVIRONMENT, MemoStore, MemoStoreError, compact
+from wormhole_ns3.memo.seal import KEY_ENVIRONMENT
+from wormhole_ns3.memo.store import MemoStore
 
 from conftest import REPO, child_environment, load_json
 from fakes import FakeMemoHost

@@ -14,13 +14,9 @@ import pytest
 from scripts.memo_writer import value_of
 
 from wormhole_ns3.memo import store as store_module
+from wormhole_ns3.memo.errors import CorruptEntry, MemoStoreError
 from wormhole_ns3.memo.record import Arrival, EpisodeRecord, FlowOutcome, TrajectoryPoint, encode_continuations
-from wormhole_ns3.memo.store import (
-    CorruptEntry,
-    MemoStore,
-    MemoStoreError,
-    default_memo_path,
-)
+from wormhole_ns3.memo.store import MemoStore, default_memo_path
 
 from conftest import REPO
 

@@ -22,12 +22,7 @@ Layout: three named databases in one environment. ``info`` holds the sealed
 schema record, the store-wide counters, the key check record of a keyed store and
 the quarantine (``quarantine/...`` keys), ``values`` maps a key to its sealed
 (meta, value) record, ``hits`` maps a key to the number of times it was read.
-A *sealed* record is a digest of (record name + payload) followed by the payload,
-so a payload altered or moved under another key is detected. The digest is
-SHA-256, or HMAC-SHA256 under a shared secret (``--memo-key KEYFILE``,
-``$WORMHOLE_NS3_MEMO_KEY``): then nobody without the key can write a value the
-store accepts. A keyed store holds a key check record (a salt and an HMAC of it)
-so that opening it under another key, or without one, is refused at once; the
+Records are sealed as seal.py says, under the store's key if it has one; the
 schema record is always sealed with SHA-256, so that anyone can tell what the
 directory is. Stores without a key are read and written exactly as before keys.
 
@@ -35,26 +30,21 @@ A quarantined entry is kept in ``info`` under ``quarantine/`` + SHA-256(key +
 stored bytes): a header (key, reason, when, by whom, its hits) and the stored
 bytes exactly as they were. Nothing ever deletes it (``memo clear`` neither).
 
-A process must open a store once (LMDB forbids two environments on one file in a
-process) and use it from one thread.
+Export files are exchange.py's, compaction maintenance.py's. A process must open
+a store once (LMDB forbids two environments on one file in a process) and use it
+from one thread.
 """
 
 from __future__ import annotations
 
-import base64
 import contextlib
 import errno
 import fcntl
-import getpass
 import hashlib
-import hmac
 import json
 import os
-import shutil
-import socket
 import struct
 import sys
-import time
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -64,110 +54,48 @@ from typing import Any, TypeVar
 import lmdb
 
 from wormhole_ns3 import __version__
-from wormhole_ns3.memo.record import RECORD_FORMAT, RecordError, decode_value
+from wormhole_ns3.memo.errors import CorruptEntry, MemoStoreDamaged, MemoStoreError, MemoStoreFull
+from wormhole_ns3.memo.exchange import read_export, write_export
+from wormhole_ns3.memo.schema import EXPORT_KIND as EXPORT_KIND  # re-exported: what an export's first line says
+from wormhole_ns3.memo.schema import SCHEMA_VERSION, STORE_KIND, check_key, now, record_problem, who
+from wormhole_ns3.memo.seal import (
+    DIGEST_SIZE,
+    FROM_ENVIRONMENT,
+    HMAC_SHA256,
+    KEY_ENVIRONMENT,
+    SHA256,
+    Sealer,
+    read_memo_key,
+)
 
-#: Version of the layout above; a store of another version is refused.
-SCHEMA_VERSION = 1
-#: What the schema record says the directory is.
-STORE_KIND = "wormhole-ns3 memo store"
-#: First line of an export file.
-EXPORT_KIND = "wormhole-ns3 memo export"
 #: Address space reserved at first; doubled whenever a write does not fit.
 DEFAULT_MAP_SIZE = 64 << 20
 #: The map grows up to this; a write that does not fit then is not stored (the run goes on).
 DEFAULT_MAX_MAP_SIZE = 1 << 40
 #: Reads counted in memory before they are written; a killed process loses at most these.
 DEFAULT_FLUSH_EVERY = 64
-#: The environment variable naming the memo key file (``--memo-key`` overrides it).
-KEY_ENVIRONMENT = "WORMHOLE_NS3_MEMO_KEY"
-#: A memo key shorter than this is refused (it would be guessed).
-MIN_KEY_SIZE = 16
-#: How the two kinds of seal are named in exports and stats.
-SHA256, HMAC_SHA256 = "sha256", "hmac-sha256"
 
 _DATABASES = (b"info", b"values", b"hits")
 _SCHEMA = b"schema"
 _KEY_CHECK = b"key-check"
 _QUARANTINE = b"quarantine/"
 _COUNTERS = (b"hits", b"misses", b"bytes")
-_DIGEST_SIZE = 32
-_SALT_SIZE = 16
 #: Smaller than LMDB's two meta pages: no environment at all.
 _MIN_DATA_FILE = 2 * 4096
 _U64 = struct.Struct("<Q")
 _U32 = struct.Struct("<I")
 _T = TypeVar("_T")
+#: The schema record is sealed without a key, always: anyone can tell what the store is.
+_PLAIN = Sealer(None)
 
 #: An open LMDB sub-database (the ``lmdb`` module keeps its type private).
 Database = Any
-
-
-class MemoStoreError(Exception):
-    """A store that cannot be used, in one line naming its path and the problem."""
-
-
-class MemoStoreFull(MemoStoreError):
-    """A write that does not fit: no space left on the disk, or the map at its limit."""
-
-
-class MemoStoreDamaged(MemoStoreError):
-    """LMDB's own pages cannot be read: nothing more is written into such a store."""
-
-
-class CorruptEntry(MemoStoreError):
-    """An entry whose seal fails or whose record cannot be read; ``reason`` says which."""
-
-    def __init__(self, message: str, reason: str) -> None:
-        super().__init__(message)
-        self.reason = reason
-
-
-#: ``MemoStore.open``'s default key: the file ``$WORMHOLE_NS3_MEMO_KEY`` names, if set.
-FROM_ENVIRONMENT: Any = object()
 
 
 def default_memo_path() -> Path:
     """``$WORMHOLE_NS3_MEMO``, else ``~/.cache/wormhole-ns3/memo``."""
     configured = os.environ.get("WORMHOLE_NS3_MEMO")
     return Path(configured) if configured else Path.home() / ".cache" / "wormhole-ns3" / "memo"
-
-
-def read_memo_key(path: str | Path | None = None) -> bytes | None:
-    """The shared secret in the key file ``path``, else in the file ``$WORMHOLE_NS3_MEMO_KEY`` names.
-
-    None if neither is given. The file's bytes are the key (a final newline
-    aside); raises MemoStoreError for a file that cannot be read or a key
-    shorter than MIN_KEY_SIZE bytes.
-    """
-    if path is None:
-        configured = os.environ.get(KEY_ENVIRONMENT)
-        if not configured:
-            return None
-        path = configured
-    path = Path(path)
-    try:
-        key = path.read_bytes().rstrip(b"\r\n")
-    except OSError as error:
-        raise MemoStoreError(f"{path}: cannot read the memo key ({error.strerror})") from None
-    if len(key) < MIN_KEY_SIZE:
-        raise MemoStoreError(
-            f"{path}: the memo key is {len(key)} bytes, at least {MIN_KEY_SIZE} are needed"
-            " (e.g. head -c 32 /dev/urandom | base64 > KEYFILE)"
-        )
-    return key
-
-
-def record_problem(value: bytes) -> str | None:
-    """Why ``value`` is not a key's stored continuations (what a replay reads), or None if it is."""
-    try:
-        decode_value(value)
-    except RecordError as problem:
-        return str(problem)
-    except RecursionError:
-        return "not an episode record (nested too deeply)"
-    except (ValueError, TypeError, KeyError, IndexError, OverflowError) as problem:
-        return f"not an episode record ({type(problem).__name__}: {problem})"
-    return None
 
 
 @dataclass(frozen=True)
@@ -182,8 +110,8 @@ class StoreStats:
     disk_bytes: int  #: size of the LMDB data file
     schema_version: int
     created_by: str  #: product version that created the store
-    quarantined: int = 0  #: entries set aside as corrupt (kept, never replayed)
-    seal: str = SHA256  #: SHA256, or HMAC_SHA256 for a store sealed with a key
+    quarantined: int  #: entries set aside as corrupt (kept, never replayed)
+    seal: str  #: SHA256, or HMAC_SHA256 for a store sealed with a key
 
 
 @dataclass(frozen=True)
@@ -222,60 +150,6 @@ class VerifyReport:
         return self.entries - len(self.corrupt)
 
 
-@dataclass(frozen=True)
-class CompactReport:
-    path: Path
-    entries: int
-    bytes_before: int
-    bytes_after: int
-
-
-class _Sealer:
-    """Seals records with SHA-256, or with HMAC-SHA256 under a key."""
-
-    def __init__(self, key: bytes | None) -> None:
-        self.key = key
-        self.name = HMAC_SHA256 if key else SHA256
-
-    def digest(self, name: bytes, payload: bytes) -> bytes:
-        framed = _U32.pack(len(name)) + name
-        if self.key:
-            mac = hmac.new(self.key, framed, hashlib.sha256)
-            mac.update(payload)
-            return mac.digest()
-        digest = hashlib.sha256(framed)
-        digest.update(payload)
-        return digest.digest()
-
-    def seal(self, name: bytes, payload: bytes) -> bytes:
-        return self.digest(name, payload) + payload
-
-    def unseal(self, name: bytes, sealed: bytes) -> bytes | None:
-        """The payload, or None if it does not match its digest."""
-        payload = sealed[_DIGEST_SIZE:]
-        ok = hmac.compare_digest(sealed[:_DIGEST_SIZE], self.digest(name, payload))
-        return payload if len(sealed) >= _DIGEST_SIZE and ok else None
-
-    def key_id(self) -> str | None:
-        """A public name of the key (tells two keys apart, reveals nothing of either)."""
-        if not self.key:
-            return None
-        return hmac.new(self.key, b"wormhole-ns3 memo key id", hashlib.sha256).hexdigest()[:16]
-
-    def key_check(self, salt: bytes) -> bytes:
-        assert self.key
-        return salt + hmac.new(self.key, b"wormhole-ns3 memo key check" + salt, hashlib.sha256).digest()
-
-    def file_digest(self, data: bytes) -> str:
-        if self.key:
-            return hmac.new(self.key, data, hashlib.sha256).hexdigest()
-        return hashlib.sha256(data).hexdigest()
-
-
-#: The schema record is sealed without a key, always: anyone can tell what the store is.
-_PLAIN = _Sealer(None)
-
-
 def _default_warn(line: str) -> None:
     print(f"wormhole-ns3: warning: {line}", file=sys.stderr, flush=True)
 
@@ -289,15 +163,15 @@ class MemoStore:
         env: lmdb.Environment,
         databases: dict[bytes, Database],
         flush_every: int,
-        sealer: _Sealer | None = None,
-        max_map_size: int = DEFAULT_MAX_MAP_SIZE,
-        warn: Callable[[str], None] | None = None,
+        sealer: Sealer,
+        max_map_size: int,
+        warn: Callable[[str], None] | None,
     ) -> None:
         self.path = path
         self._env = env
         self._db = databases
         self._flush_every = flush_every
-        self._sealer = sealer or _PLAIN
+        self._sealer = sealer
         self._max_map_size = max_map_size
         self._warn = warn or _default_warn
         self._pending_hits: Counter[bytes] = Counter()
@@ -333,7 +207,7 @@ class MemoStore:
         path = Path(path)
         if key is FROM_ENVIRONMENT:
             key = read_memo_key()
-        _check_location(path, create)
+        check_location(path, create)
         path.mkdir(parents=True, exist_ok=True)
         try:
             # metasync=False: one fsync per write instead of two (3 ms, not 6, here); the
@@ -341,11 +215,11 @@ class MemoStore:
             env = lmdb.open(str(path), map_size=min(map_size, max_map_size), max_dbs=len(_DATABASES),
                             metasync=False)
         except lmdb.Error as error:
-            raise MemoStoreError(f"{path}: not a readable LMDB store ({_reason(error)})") from None
+            raise MemoStoreError(f"{path}: not a readable LMDB store ({lmdb_reason(error)})") from None
         try:
             _check_not_truncated(path, env)
             env.reader_check()  # free the read slots of killed processes
-            store = cls(path, env, {}, flush_every, _Sealer(key), max_map_size, warn)
+            store = cls(path, env, {}, flush_every, Sealer(key), max_map_size, warn)
             store._db = store._transaction(True, lambda txn: store._initialise_or_verify(txn, create))
             return store
         except BaseException:
@@ -373,12 +247,9 @@ class MemoStore:
             for counter in _COUNTERS:
                 txn.put(counter, _U64.pack(0), db=databases[b"info"])
             if self._sealer.key:
-                txn.put(_KEY_CHECK, self._sealer.key_check(os.urandom(_SALT_SIZE)), db=databases[b"info"])
+                txn.put(_KEY_CHECK, self._sealer.new_key_check(), db=databases[b"info"])
             return databases
         return _verify_layout(self.path, self._env, txn, names, self._sealer)
-
-    def _schema(self, txn: lmdb.Transaction, info: Database) -> dict:
-        return _read_schema(self.path, txn, info)
 
     # -- entries ---------------------------------------------------------------
 
@@ -389,7 +260,7 @@ class MemoStore:
         warning line) and the lookup is a miss. So is an entry LMDB cannot read
         (and the store then takes no more writes).
         """
-        _check_key(key)
+        check_key(key)
         value = None
         try:
             sealed = self._transaction(False, lambda txn: _as_bytes(txn.get(key, db=self._db[b"values"])))
@@ -417,7 +288,7 @@ class MemoStore:
         With ``value``, only if the entry still holds that value (another process
         may have replaced it since it was read). Returns whether it was moved.
         """
-        _check_key(key)
+        check_key(key)
 
         def still(stored: bytes) -> bool:
             if value is None:
@@ -435,7 +306,7 @@ class MemoStore:
         ``meta`` (JSON) says what the value is: listed and exported with it.
         Returns whether this call stored it (False, too, once the store takes no more writes).
         """
-        _check_key(key)
+        check_key(key)
         sealed = self._sealer.seal(key, _record(meta, bytes(value)))
 
         def write(txn: lmdb.Transaction) -> bool:
@@ -460,7 +331,7 @@ class MemoStore:
         seal fails is quarantined and ``change`` sees None. Returns whether a
         value was written.
         """
-        _check_key(key)
+        check_key(key)
         set_aside: list[str] = []
 
         def write(txn: lmdb.Transaction) -> bool:
@@ -486,7 +357,7 @@ class MemoStore:
 
         stored = self._write(write, False)
         for reason in set_aside:
-            self._warn(f"{self.path}: entry {key.hex()} {reason}: quarantined, its episode is simulated")
+            self._warn_quarantined(key, reason)
         self._forget_counts()
         return stored
 
@@ -580,41 +451,8 @@ class MemoStore:
         (HMAC-SHA256 under the store's key, if it has one). The file is written
         whole or not at all; its entry lines are the same for the same entries.
         """
-        path = Path(path)
-        entries = self._entries_with_values()
-        header = {
-            "kind": EXPORT_KIND,
-            "schema": SCHEMA_VERSION,
-            "record_format": RECORD_FORMAT,
-            "entries": len(entries),
-            "product": f"wormhole-ns3 {__version__}",
-            "ns3": _ns3_version(),
-            "written_by": _who(),
-            "written_at": _now(),
-            "seal": self._sealer.name,
-        }
-        if self._sealer.key:
-            header["key_id"] = self._sealer.key_id()
-        lines = [json.dumps(header, sort_keys=True)]
-        for entry, value in entries:
-            lines.append(json.dumps({
-                "key": entry.key,
-                "meta": entry.meta,
-                "hits": entry.hits,
-                "sha256": hashlib.sha256(value).hexdigest(),
-                "value": base64.b64encode(value).decode(),
-            }, sort_keys=True))
-        body = "".join(line + "\n" for line in lines).encode()
-        trailer = {"digest": self._sealer.file_digest(body), "seal": self._sealer.name}
-        partial = path.with_name(path.name + ".partial")
-        try:
-            with partial.open("wb") as out:
-                out.write(body + (json.dumps(trailer, sort_keys=True) + "\n").encode())
-            partial.replace(path)
-        except OSError as error:
-            with contextlib.suppress(OSError):
-                partial.unlink()
-            raise MemoStoreError(f"{path}: cannot write the export ({error.strerror})") from None
+        entries = [(entry.key, entry.meta, entry.hits, value) for entry, value in self._entries_with_values()]
+        write_export(Path(path), entries, self._sealer)
         return len(entries)
 
     def import_file(self, path: str | Path) -> int:
@@ -625,8 +463,8 @@ class MemoStore:
         entry as a record a replay can read; a problem is one line, ``file:line: problem``.
         """
         records = [
-            (key, self._sealer.seal(key, payload), size)
-            for key, payload, size in _read_export(Path(path), self._sealer)
+            (key, self._sealer.seal(key, _record(meta, value)), len(value))
+            for key, meta, value in read_export(Path(path), self._sealer)
         ]
 
         def write(txn: lmdb.Transaction) -> int:
@@ -661,7 +499,7 @@ class MemoStore:
 
     def _stats(self, txn: lmdb.Transaction) -> StoreStats:
         info = self._db[b"info"]
-        schema = self._schema(txn, info)
+        schema = _read_schema(self.path, txn, info)
         cursor = txn.cursor(db=info)
         quarantined = 0
         if cursor.set_range(_QUARANTINE):
@@ -731,18 +569,19 @@ class MemoStore:
         writable = self.writable
         moved = self._write(move, False)
         if moved:
-            self._warn(f"{self.path}: entry {key.hex()} {reason}: quarantined, its episode is simulated")
-        elif writable and self.writable:
-            pass  # replaced meanwhile by another process: nothing to set aside
-        else:
+            self._warn_quarantined(key, reason)
+        elif not (writable and self.writable):  # else replaced meanwhile by another process: nothing to set aside
             self._warn(f"{self.path}: entry {key.hex()} {reason}: left in place (the store takes no"
                        " writes), its episode is simulated")
         return moved
 
+    def _warn_quarantined(self, key: bytes, reason: str) -> None:
+        self._warn(f"{self.path}: entry {key.hex()} {reason}: quarantined, its episode is simulated")
+
     def _move_aside(self, txn: lmdb.Transaction, key: bytes, stored: bytes, reason: str) -> None:
         """In ``txn``: the entry's exact bytes into the quarantine, the entry and its hits out."""
         info, hits = self._db[b"info"], self._db[b"hits"]
-        header = {"key": key.hex(), "reason": reason, "when": _now(), "by": _who(),
+        header = {"key": key.hex(), "reason": reason, "when": now(), "by": who(),
                   "hits": _get_u64(txn, hits, key)}
         encoded = json.dumps(header, sort_keys=True).encode()
         name = _QUARANTINE + hashlib.sha256(_U32.pack(len(key)) + key + stored).digest()
@@ -769,9 +608,7 @@ class MemoStore:
             return otherwise
         try:
             return self._transaction(True, work)
-        except MemoStoreFull as error:
-            self._stop_writing(f"{error}; this run goes on without storing")
-        except MemoStoreDamaged as error:
+        except (MemoStoreFull, MemoStoreDamaged) as error:
             self._stop_writing(f"{error}; this run goes on without storing")
         return otherwise
 
@@ -803,102 +640,19 @@ class MemoStore:
                 try:
                     self._env.set_mapsize(min(size * 2, self._max_map_size))
                 except lmdb.Error as error:
-                    raise MemoStoreFull(f"{self.path}: cannot grow the store's map ({_reason(error)})") from None
+                    raise MemoStoreFull(f"{self.path}: cannot grow the store's map ({lmdb_reason(error)})") from None
             except lmdb.MapResizedError:
                 self._env.set_mapsize(0)
             except (lmdb.DiskError, lmdb.MemoryError) as error:
-                raise MemoStoreFull(f"{self.path}: cannot write the store ({_reason(error)})") from None
+                raise MemoStoreFull(f"{self.path}: cannot write the store ({lmdb_reason(error)})") from None
             except lmdb.Error as error:
                 if _is_out_of_space(error):
-                    raise MemoStoreFull(f"{self.path}: cannot write the store ({_reason(error)})") from None
-                raise MemoStoreDamaged(f"{self.path}: the store is corrupt ({_reason(error)})") from None
-
-
-def compact(path: str | Path, key: bytes | None = FROM_ENVIRONMENT) -> CompactReport:
-    """Rewrite the store at ``path`` without its free pages: LMDB's compacting copy, then an atomic replace.
-
-    Refused while another process has the store open (its writes would go to the
-    replaced file). Every record is copied as it is, corrupt and quarantined ones
-    included; the copy is checked before it replaces the original.
-    """
-    path = Path(path)
-    if key is FROM_ENVIRONMENT:
-        key = read_memo_key()
-    _check_location(path, create=False)
-    data = path / "data.mdb"
-    scratch = path / f"compact-{os.getpid()}.tmp"
-    try:
-        lock = os.open(path / "lock.mdb", os.O_RDWR | os.O_CREAT, 0o644)
-    except OSError as error:
-        raise MemoStoreError(f"{path}: cannot compact the store ({error.strerror})") from None
-    try:
-        try:
-            # LMDB holds a shared lock on byte 0 of lock.mdb while it has the store open;
-            # holding it exclusively keeps every other process out until the replace is done
-            fcntl.lockf(lock, fcntl.LOCK_EX | fcntl.LOCK_NB, 1, 0)
-        except OSError as error:
-            if error.errno not in (errno.EACCES, errno.EAGAIN):
-                raise
-            raise MemoStoreError(
-                f"{path}: the store is in use by another process; compact it when no run uses it"
-            ) from None
-        before = data.stat().st_size
-        entries = _copy_compacted(path, scratch, _Sealer(key))
-        copy = scratch / "data.mdb"
-        os.chmod(copy, data.stat().st_mode & 0o7777)
-        with open(copy, "rb") as handle:
-            os.fsync(handle.fileno())
-        os.replace(copy, data)
-        directory = os.open(path, os.O_RDONLY)
-        try:
-            os.fsync(directory)
-        finally:
-            os.close(directory)
-        return CompactReport(path, entries, before, data.stat().st_size)
-    except OSError as error:
-        raise MemoStoreError(f"{path}: cannot compact the store ({error.strerror})") from None
-    finally:
-        shutil.rmtree(scratch, ignore_errors=True)
-        os.close(lock)  # releases the lock
-
-
-def _copy_compacted(path: Path, scratch: Path, sealer: _Sealer) -> int:
-    """Copy the verified store at ``path`` into ``scratch`` compacted; the number of entries it holds."""
-
-    def open_checked(where: Path) -> tuple[lmdb.Environment, int]:
-        try:
-            env = lmdb.open(str(where), readonly=True, lock=False, max_dbs=len(_DATABASES))
-        except lmdb.Error as error:
-            raise MemoStoreError(f"{where}: not a readable LMDB store ({_reason(error)})") from None
-        try:
-            _check_not_truncated(where, env)
-            with env.begin() as txn:
-                names = [bytes(name) for name, _ in txn.cursor()]
-                if not names:
-                    raise MemoStoreError(f"{path}: no memo store here (an empty LMDB environment)")
-                databases = _verify_layout(path, env, txn, names, sealer)
-                return env, txn.stat(databases[b"values"])["entries"]
-        except BaseException:
-            env.close()
-            raise
-
-    env, entries = open_checked(path)
-    try:
-        scratch.mkdir()
-        env.copy(str(scratch), compact=True)
-    except lmdb.Error as error:
-        raise MemoStoreError(f"{path}: cannot copy the store ({_reason(error)}); left as it was") from None
-    finally:
-        env.close()
-    copy, copied = open_checked(scratch)
-    copy.close()
-    if copied != entries:
-        raise MemoStoreError(f"{path}: the compacted copy holds {copied} entries, not {entries}; left as it was")
-    return entries
+                    raise MemoStoreFull(f"{self.path}: cannot write the store ({lmdb_reason(error)})") from None
+                raise MemoStoreDamaged(f"{self.path}: the store is corrupt ({lmdb_reason(error)})") from None
 
 
 def _verify_layout(
-    path: Path, env: lmdb.Environment, txn: lmdb.Transaction, names: list[bytes], sealer: _Sealer
+    path: Path, env: lmdb.Environment, txn: lmdb.Transaction, names: list[bytes], sealer: Sealer
 ) -> dict[bytes, Database]:
     """The databases of a non-empty environment, once it is a store of this schema under this key."""
     if sorted(names) != sorted(_DATABASES):
@@ -917,7 +671,7 @@ def _verify_layout(
             f"{path}: the store is sealed with a key (HMAC-SHA256); give it with --memo-key KEYFILE"
             f" or ${KEY_ENVIRONMENT}"
         )
-    if check is not None and not hmac.compare_digest(check, sealer.key_check(check[:_SALT_SIZE])):
+    if check is not None and not sealer.passes_key_check(check):
         raise MemoStoreError(f"{path}: the store is sealed with another key; refusing to use it")
     return databases
 
@@ -939,7 +693,7 @@ def _read_schema(path: Path, txn: lmdb.Transaction, info: Database) -> dict:
     return schema
 
 
-def _check_location(path: Path, create: bool) -> None:
+def check_location(path: Path, create: bool) -> None:
     """Raise unless ``path`` holds an LMDB environment, or may become one.
 
     A directory holding only LMDB's lock file is one another process is creating
@@ -994,9 +748,27 @@ def _check_not_truncated(path: Path, env: lmdb.Environment) -> None:
         raise MemoStoreError(f"{path}: data.mdb is truncated ({size} bytes, its pages need {needed})")
 
 
-def _check_key(key: bytes) -> None:
-    if not isinstance(key, bytes) or not 0 < len(key) <= 511:
-        raise ValueError(f"a memo key is 1 to 511 bytes, got {key!r:.40}")
+def open_read_only(where: Path, path: Path, sealer: Sealer) -> tuple[lmdb.Environment, int]:
+    """The LMDB environment at ``where``, read-only and unlocked, and its number of entries.
+
+    For a copy of the store at ``path`` (or the store itself): checked as
+    ``MemoStore.open`` checks a store under ``sealer``'s key, problems named after ``path``.
+    """
+    try:
+        env = lmdb.open(str(where), readonly=True, lock=False, max_dbs=len(_DATABASES))
+    except lmdb.Error as error:
+        raise MemoStoreError(f"{where}: not a readable LMDB store ({lmdb_reason(error)})") from None
+    try:
+        _check_not_truncated(where, env)
+        with env.begin() as txn:
+            names = [bytes(name) for name, _ in txn.cursor()]
+            if not names:
+                raise MemoStoreError(f"{path}: no memo store here (an empty LMDB environment)")
+            databases = _verify_layout(path, env, txn, names, sealer)
+            return env, txn.stat(databases[b"values"])["entries"]
+    except BaseException:
+        env.close()
+        raise
 
 
 def _record(meta: dict, value: bytes) -> bytes:
@@ -1007,7 +779,7 @@ def _record(meta: dict, value: bytes) -> bytes:
 
 def _value_size(stored: bytes) -> int:
     """The value's size in a stored record, as far as it can be told (0 if not)."""
-    payload = stored[_DIGEST_SIZE:]
+    payload = stored[DIGEST_SIZE:]
     if len(payload) < _U32.size:
         return 0
     (meta_size,) = _U32.unpack_from(payload)
@@ -1035,115 +807,10 @@ def _add(txn: lmdb.Transaction, db: Database, key: bytes, amount: int) -> None:
         txn.put(key, _U64.pack(_get_u64(txn, db, key) + amount), db=db)
 
 
-def _reason(error: lmdb.Error) -> str:
+def lmdb_reason(error: lmdb.Error) -> str:
     return str(error).split(": ", 1)[-1].rstrip(".")
 
 
 def _is_out_of_space(error: lmdb.Error) -> bool:
     text = str(error)
     return any(os.strerror(code) in text for code in (errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.ENOMEM))
-
-
-def _who() -> str:
-    try:
-        user = getpass.getuser()
-    except (KeyError, OSError):
-        user = str(os.getuid())
-    return f"{user}@{socket.gethostname()}"
-
-
-def _now() -> str:
-    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
-
-
-def _ns3_version() -> str:
-    from wormhole_ns3.runtime.loader import ns3_version
-
-    try:
-        return ns3_version()
-    except (ImportError, OSError):
-        return "unknown"
-
-
-def _read_export(path: Path, sealer: _Sealer) -> list[tuple[bytes, bytes, int]]:
-    """(key, record payload, value size) of every entry of an export file.
-
-    Checked whole before anything is returned: what wrote it, its digest, and
-    every entry parsed as the replay parses it. A problem is one line, ``file:line: problem``.
-    """
-    try:
-        data = path.read_bytes()
-        lines = data.decode().split("\n")
-    except OSError as error:
-        raise MemoStoreError(f"{path}: cannot read the export ({error.strerror})") from None
-    except UnicodeDecodeError as error:
-        raise MemoStoreError(f"{path}: not a memo export (not UTF-8 text: {error.reason})") from None
-    if lines and lines[-1] == "":
-        lines.pop()
-    header = _json_object(lines[0]) if lines else None
-    if header is None or header.get("kind") != EXPORT_KIND:
-        raise MemoStoreError(f"{path}:1: not a wormhole-ns3 memo export")
-    if header.get("schema") != SCHEMA_VERSION:
-        raise MemoStoreError(
-            f"{path}:1: an export of schema {header.get('schema')!r:.20} (written by"
-            f" {str(header.get('product', 'an older wormhole-ns3'))[:60]}); wormhole-ns3 {__version__}"
-            f" reads schema {SCHEMA_VERSION}"
-        )
-    trailer = _json_object(lines[-1]) if len(lines) > 1 else None
-    if trailer is None or not isinstance(trailer.get("digest"), str):
-        raise MemoStoreError(
-            f"{path}:{len(lines)}: no digest line (the export is cut short, or was written before exports"
-            " carried their provenance)"
-        )
-    seal = header.get("seal")
-    if seal == HMAC_SHA256 and not sealer.key:
-        raise MemoStoreError(
-            f"{path}: the export is sealed with a key (HMAC-SHA256); give it with --memo-key KEYFILE"
-            f" or ${KEY_ENVIRONMENT}"
-        )
-    if seal != HMAC_SHA256 and sealer.key:
-        raise MemoStoreError(f"{path}: the export is not sealed with the memo key; refusing it into a keyed store")
-    if seal not in (SHA256, HMAC_SHA256) or trailer.get("seal") != seal:
-        raise MemoStoreError(f"{path}:1: an export sealed with {seal!r:.30}, not {SHA256} or {HMAC_SHA256}")
-    if sealer.key and header.get("key_id") != sealer.key_id():
-        raise MemoStoreError(f"{path}: the export is sealed with another key; refusing to import it")
-    body = "".join(line + "\n" for line in lines[:-1]).encode()
-    if not hmac.compare_digest(str(trailer["digest"]), sealer.file_digest(body)):
-        raise MemoStoreError(f"{path}: digest mismatch: the export was edited or damaged after it was written")
-    entries = lines[1:-1]
-    if header.get("entries") != len(entries):
-        raise MemoStoreError(
-            f"{path}:1: the header says {header.get('entries')!r:.20} entries, the file holds {len(entries)}"
-        )
-    records: list[tuple[bytes, bytes, int]] = []
-    for number, line in enumerate(entries, start=2):
-        entry = _json_object(line)
-        if entry is None:
-            raise MemoStoreError(f"{path}:{number}: malformed entry (not a JSON object, or nested too deeply)")
-        try:
-            key = bytes.fromhex(entry["key"])
-            _check_key(key)
-            value = base64.b64decode(entry["value"], validate=True)
-            meta = entry["meta"]
-            if not isinstance(meta, dict):
-                raise TypeError("its meta is not a JSON object")
-            payload = _record(meta, value)
-            expected = entry["sha256"]
-        except (ValueError, KeyError, TypeError, RecursionError) as error:
-            problem = "nested too deeply" if isinstance(error, RecursionError) else f"{type(error).__name__}: {error}"
-            raise MemoStoreError(f"{path}:{number}: malformed entry ({problem})") from None
-        if hashlib.sha256(value).hexdigest() != expected:
-            raise MemoStoreError(f"{path}:{number}: value of {entry['key']} does not match its sha256")
-        unreadable = record_problem(value)
-        if unreadable is not None:
-            raise MemoStoreError(f"{path}:{number}: value of {entry['key']} is {unreadable}")
-        records.append((key, payload, len(value)))
-    return records
-
-
-def _json_object(line: str) -> dict | None:
-    try:
-        parsed = json.loads(line)
-    except (ValueError, RecursionError):
-        return None
-    return parsed if isinstance(parsed, dict) else None

@@ -63,7 +63,8 @@ def prepare(options: RunOptions) -> Controller:
         )
     store = None
     if accelerate and options.memo is not None:
-        from wormhole_ns3.memo.store import MemoStore, read_memo_key
+        from wormhole_ns3.memo.seal import read_memo_key
+        from wormhole_ns3.memo.store import MemoStore
 
         store = MemoStore.open(options.memo, key=read_memo_key(options.memo_key))
     controller = Controller(

@@ -64,7 +64,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    from wormhole_ns3.memo.store import MemoStoreError
+    from wormhole_ns3.memo.errors import MemoStoreError
     from wormhole_ns3.runtime.native import NativeBuildError
 
     try:

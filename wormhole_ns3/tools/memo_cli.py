@@ -7,18 +7,10 @@ import json
 import sys
 from pathlib import Path
 
-from wormhole_ns3.memo.store import (
-    KEY_ENVIRONMENT,
-    CorruptEntry,
-    MemoStore,
-    MemoStoreError,
-    StoreEntry,
-    StoreStats,
-    VerifyReport,
-    compact,
-    default_memo_path,
-    read_memo_key,
-)
+from wormhole_ns3.memo.errors import CorruptEntry, MemoStoreError
+from wormhole_ns3.memo.maintenance import compact
+from wormhole_ns3.memo.seal import KEY_ENVIRONMENT, read_memo_key
+from wormhole_ns3.memo.store import MemoStore, StoreEntry, StoreStats, VerifyReport, default_memo_path
 
 _MEMO_HELP = "the memo store (default: $WORMHOLE_NS3_MEMO, else ~/.cache/wormhole-ns3/memo)"
 _KEY_HELP = (f"file holding the shared secret that seals the store and its exports with HMAC-SHA256"

@@ -222,10 +222,12 @@ class Controller:
         self.tracker.Discover()
 
     def after_unattributed(self) -> None:
-        """Learn the flows an unattributed or workload event created, before they send.
+        """Learn the flows an event created, before they send.
 
-        Called by the tracker (FlowTracker::WatchUnattributedEvents) when such an
-        event created flows, was unattributed, or a flow's start is still unscheduled.
+        Called by the tracker (FlowTracker::WatchUnattributedEvents) after an
+        event that created flows (a workload's release, or a user's callback
+        in any event, a flow's own included), after every unattributed event,
+        and while a flow's start is still unscheduled.
 
         Node initialization schedules the applications' starts, and a workload
         releasing a task creates new applications. Each new flow's start event
@@ -236,11 +238,11 @@ class Controller:
         unattributed event does may affect any flow: it ends every skip.
         """
         tracker = self.tracker  # it discovered the new flows and attributed their starts
-        workload = int(self.impl.GetCurrentTag()) == int(self.ns3.WormholeSimulatorImpl.WORKLOAD)
+        unattributed = int(self.impl.GetCurrentTag()) == int(self.ns3.WormholeSimulatorImpl.UNATTRIBUTED)
         for st in list(self.partitions.values()):
-            if st.paused and not workload:
+            if st.paused and unattributed:
                 self._revert(st, "an unattributed event ran")
-        if self.memo is not None and not workload:
+        if self.memo is not None and unattributed:
             self.memo.forget_link_attributes()
         pending = []
         known, self._known_flows = self._known_flows, int(tracker.GetNFlows())

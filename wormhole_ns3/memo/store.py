@@ -43,8 +43,10 @@ import fcntl
 import hashlib
 import json
 import os
+import shutil
 import struct
 import sys
+import tempfile
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -177,6 +179,8 @@ class MemoStore:
         self._pending_hits: Counter[bytes] = Counter()
         self._pending_misses = 0
         self._closed = False
+        #: the scratch folder of a run-only store (in_memory), removed on close
+        self._scratch: Path | None = None
         #: False once a write did not fit or the pages were damaged: the run stores nothing more
         self.writable = True
 
@@ -192,8 +196,12 @@ class MemoStore:
         key: bytes | None = FROM_ENVIRONMENT,
         max_map_size: int = DEFAULT_MAX_MAP_SIZE,
         warn: Callable[[str], None] | None = None,
+        durable: bool = True,
     ) -> MemoStore:
         """Open the store at ``path``, creating it (and its parents) if ``create`` and absent.
+
+        ``durable``: sync each write to disk (False: leave the pages to the OS, for a
+        store nobody reads after the process).
 
         ``key``: the shared secret sealing the store's values (None: SHA-256 seals);
         by default the one in the file ``$WORMHOLE_NS3_MEMO_KEY`` names, if set.
@@ -213,7 +221,7 @@ class MemoStore:
             # metasync=False: one fsync per write instead of two (3 ms, not 6, here); the
             # store stays consistent, and only a system crash may lose the last write.
             env = lmdb.open(str(path), map_size=min(map_size, max_map_size), max_dbs=len(_DATABASES),
-                            metasync=False)
+                            metasync=False, sync=durable)
         except lmdb.Error as error:
             raise MemoStoreError(f"{path}: not a readable LMDB store ({lmdb_reason(error)})") from None
         try:
@@ -225,6 +233,31 @@ class MemoStore:
         except BaseException:
             env.close()
             raise
+
+    @classmethod
+    def in_memory(cls, warn: Callable[[str], None] | None = None) -> MemoStore:
+        """A store for one run: what ``wormhole-ns3 run`` memoizes in without ``--memo``.
+
+        Training repeats its contention episodes within a run (every iteration,
+        every layer), so a run gains from its own recordings; the store lives in a
+        scratch folder (in ``/dev/shm`` where there is one), is never synced to
+        disk, is unsealed, and is removed on close.
+        """
+        shm = Path("/dev/shm")
+        scratch = Path(tempfile.mkdtemp(prefix="wormhole-ns3-memo-",
+                                        dir=shm if shm.is_dir() and os.access(shm, os.W_OK) else None))
+        try:
+            store = cls.open(scratch / "memo", key=None, warn=warn, durable=False)
+        except BaseException:
+            shutil.rmtree(scratch, ignore_errors=True)
+            raise
+        store._scratch = scratch
+        return store
+
+    @property
+    def run_only(self) -> bool:
+        """True for a store made by :meth:`in_memory`: nothing of it outlives the run."""
+        return self._scratch is not None
 
     def _initialise_or_verify(self, txn: lmdb.Transaction, create: bool) -> dict[bytes, Database]:
         """Write the schema record into an empty environment, or check the one there.
@@ -488,6 +521,8 @@ class MemoStore:
         finally:
             self._env.close()
             self._closed = True
+            if self._scratch is not None:
+                shutil.rmtree(self._scratch, ignore_errors=True)
 
     def __enter__(self) -> MemoStore:
         return self

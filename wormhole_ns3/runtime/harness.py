@@ -42,8 +42,11 @@ class RunOptions:
     results: Path | None = None
     trace: Path | None = None
     progress: bool = False
-    #: Memo store to record episodes in and replay them from (accelerated runs only).
+    #: Memo store to record episodes in and replay them from, kept across runs (accelerated
+    #: runs only). None: the run memoizes in a store of its own (MemoStore.in_memory).
     memo: Path | None = None
+    #: Run without memoization at all (``--no-memo``).
+    no_memo: bool = False
     #: File holding the shared secret that seals the memo store (None: the file $WORMHOLE_NS3_MEMO_KEY names, if set).
     memo_key: Path | None = None
 
@@ -62,11 +65,14 @@ def prepare(options: RunOptions) -> Controller:
             ns.TypeIdValue(ns.SkipAwareRttEstimator.GetTypeId()),
         )
     store = None
-    if accelerate and options.memo is not None:
+    if accelerate and not options.no_memo:
         from wormhole_ns3.memo.seal import read_memo_key
         from wormhole_ns3.memo.store import MemoStore
 
-        store = MemoStore.open(options.memo, key=read_memo_key(options.memo_key))
+        if options.memo is not None:
+            store = MemoStore.open(options.memo, key=read_memo_key(options.memo_key))
+        else:
+            store = MemoStore.in_memory()
     controller = Controller(
         shim.ns3, options.config, accelerate, progress=options.progress,
         memo=store, memo_context=memo_context(options.config),
@@ -244,7 +250,7 @@ def memo_results(controller: Controller) -> dict:
     stats = driver.stats
     store = driver.store
     return {
-        "memo_path": str(store.path),
+        "memo_path": None if store.run_only else str(store.path),
         "memo_hits": stats.hits,
         "memo_mirrored": stats.mirrored,
         "memo_misses": stats.misses,

@@ -11,7 +11,7 @@ from wormhole_ns3.config import AcceleratorConfig
 from wormhole_ns3.runtime import native
 from wormhole_ns3.tools.experiment.cli import add_experiment_command, run_experiment_command
 from wormhole_ns3.tools.memo_cli import add_memo_command, run_memo_command
-from wormhole_ns3.tools.options import add_config_options, config_from
+from wormhole_ns3.tools.options import add_config_options, add_memo_options, config_from
 
 
 def _script_args(args: argparse.Namespace) -> list[str]:
@@ -32,11 +32,8 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--results", type=Path, metavar="JSON", help="write per-flow results here")
     run.add_argument("--trace", type=Path, metavar="CSV", help="write one row per skip here")
     run.add_argument("--progress", action="store_true", help="print progress on stderr")
-    run.add_argument("--memo", type=Path, metavar="PATH",
-                     help="record contention episodes in this memo store and replay recorded ones")
-    run.add_argument("--memo-key", type=Path, metavar="KEYFILE",
-                     help="file holding the shared secret that seals the memo store with HMAC-SHA256"
-                          " (default: the file $WORMHOLE_NS3_MEMO_KEY names)")
+    add_memo_options(run, "record contention episodes in this memo store, kept across runs,"
+                          " and replay recorded ones")
     add_config_options(run)
     run.add_argument("script", help="the ns-3 script")
     run.add_argument("script_args", nargs=argparse.REMAINDER, help="arguments of the script")
@@ -47,9 +44,7 @@ def build_parser() -> argparse.ArgumentParser:
     compare.add_argument("--json", type=Path, metavar="OUT", help="write the comparison here")
     compare.add_argument("--trace", type=Path, metavar="CSV", help="write the accelerated run's skips here")
     compare.add_argument("--progress", action="store_true", help="print progress on stderr")
-    compare.add_argument("--memo", type=Path, metavar="PATH",
-                         help="memo store for the accelerated run (see run --memo)")
-    compare.add_argument("--memo-key", type=Path, metavar="KEYFILE", help="see run --memo-key")
+    add_memo_options(compare, "memo store for the accelerated run (see run --memo)")
     add_config_options(compare)
     compare.add_argument("script", help="the ns-3 script")
     compare.add_argument("script_args", nargs=argparse.REMAINDER, help="arguments of the script")
@@ -99,6 +94,7 @@ def _main(argv: list[str] | None) -> int:
             progress=args.progress,
             memo=args.memo,
             memo_key=args.memo_key,
+            no_memo=args.no_memo,
         )
         return run_script(args.script, _script_args(args), options)
     if args.command in ("compare", "demo"):
@@ -108,7 +104,7 @@ def _main(argv: list[str] | None) -> int:
 
         return compare_script(
             args.script, _script_args(args), config, args.json, args.trace, args.progress,
-            args.memo, args.memo_key,
+            args.memo, args.memo_key, args.no_memo,
         )
     if args.command == "demo":
         from wormhole_ns3.examples import DUMBBELL_PRESETS, dumbbell_path

@@ -182,12 +182,25 @@ FlowTracker::Discover()
     uint32_t before = m_flows.size();
     for (auto n = NodeList::Begin(); n != NodeList::End(); ++n)
     {
-        DiscoverApplications(*n);
-        for (const Ptr<FlowSource>& source : m_flowSources)
-        {
-            source->DiscoverFlows(*n);
-        }
+        DiscoverNode(*n);
     }
+    FinishDiscovery();
+    return m_flows.size() - before;
+}
+
+void
+FlowTracker::DiscoverNode(Ptr<Node> node)
+{
+    DiscoverApplications(node);
+    for (const Ptr<FlowSource>& source : m_flowSources)
+    {
+        source->DiscoverFlows(node);
+    }
+}
+
+void
+FlowTracker::FinishDiscovery()
+{
     std::erase_if(m_sinkless, [this](uint32_t flow) {
         auto app = DynamicCast<ApplicationFlow>(m_flows[flow].flow);
         if (!app->GetSink())
@@ -201,7 +214,30 @@ FlowTracker::Discover()
         HookNewNodes();
     }
     HookNewWorkloads();
-    return m_flows.size() - before;
+}
+
+void
+FlowTracker::DiscoverEnteredNodes()
+{
+    WormholeSimulatorImpl* impl = AcceleratingImpl();
+    if (!impl)
+    {
+        Discover(); // a baseline run: no simulator says which nodes were entered
+        return;
+    }
+    std::vector<uint32_t> nodes = impl->TakeEnteredNodes();
+    if (nodes.empty())
+    {
+        return;
+    }
+    for (uint32_t id : nodes)
+    {
+        if (id < NodeList::GetNNodes())
+        {
+            DiscoverNode(NodeList::GetNode(id));
+        }
+    }
+    FinishDiscovery();
 }
 
 uint32_t
@@ -268,7 +304,8 @@ FlowTracker::HookNewWorkloads()
 void
 FlowTracker::OnWorkloadRelease()
 {
-    Discover();
+    // each release's flows are numbered before the next release's, as it made them
+    DiscoverEnteredNodes();
 }
 
 void
@@ -380,14 +417,32 @@ FlowTracker::WatchUnattributedEvents(Callback<void> onChange)
     m_onUnattributedChange = onChange;
     if (WormholeSimulatorImpl* impl = AcceleratingImpl())
     {
+        impl->SetAfterNodesEnteredHook(MakeCallback(&FlowTracker::AfterNodesEntered, this));
         impl->SetAfterUnattributedHook(MakeCallback(&FlowTracker::AfterUnattributedEvent, this));
+    }
+}
+
+void
+FlowTracker::AfterNodesEntered()
+{
+    DiscoverEnteredNodes();
+    uint32_t attributed = AttributeStartEvents();
+    uint32_t tag = AcceleratingImpl()->GetCurrentTag();
+    if (!WormholeSimulatorImpl::IsFlowTag(tag))
+    {
+        return; // AfterUnattributedEvent reports, right after this
+    }
+    // a flow's own event (a user's callback on its packets) created flows
+    if (m_flows.size() > m_flowsReported || attributed > 0)
+    {
+        m_flowsReported = m_flows.size();
+        m_onUnattributedChange();
     }
 }
 
 void
 FlowTracker::AfterUnattributedEvent()
 {
-    Discover();
     AttributeStartEvents();
     WormholeSimulatorImpl* impl = AcceleratingImpl();
     bool unattributed = impl->GetCurrentTag() == WormholeSimulatorImpl::UNATTRIBUTED;

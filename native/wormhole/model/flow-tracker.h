@@ -99,12 +99,17 @@ class FlowTracker : public Object
     uint32_t AttributeStartEvents();
 
     /**
-     * Follow the simulator's unattributed and workload events: after each,
-     * discover the flows it created and attribute their start events, then
-     * call `onChange` if there were new flows, if the event was unattributed
-     * (it may have changed anything), or while some flow's start event is not
-     * scheduled yet. The common case, a workload event that created nothing
-     * (a compute task ending), stays in C++.
+     * Follow the flows created while the simulation runs, and the simulator's
+     * unattributed and workload events. Whatever creates a flow (a workload,
+     * a user's callback in any event, Python or C++) enters the flow's node
+     * (WormholeSimulatorImpl::SetAfterNodesEnteredHook): after that event,
+     * only the entered nodes are looked at, and the new flows' start events
+     * are attributed once their applications are initialized. `onChange` is
+     * called after an event that created flows or attributed a start, after
+     * every unattributed event (it may have changed anything), and after a
+     * workload event while some flow's start event is not scheduled yet. The
+     * common cases, a packet event or a workload event that created nothing
+     * (a compute task ending), stay in C++ and scan nothing.
      */
     void WatchUnattributedEvents(Callback<void> onChange);
 
@@ -398,6 +403,13 @@ class FlowTracker : public Object
 
     /** Find the sending applications and sinks a node got since the last scan. */
     void DiscoverApplications(Ptr<Node> node);
+    /** Find the flows a node got since it was last looked at (applications, then flow sources'). */
+    void DiscoverNode(Ptr<Node> node);
+    /** After nodes were looked at: sinks of sinkless flows, hooks on new nodes and workloads. */
+    void FinishDiscovery();
+    /** Look at the nodes entered since the last look (WormholeSimulatorImpl::TakeEnteredNodes). */
+    void DiscoverEnteredNodes();
+    void AfterNodesEntered();
     void OnAppTx(uint32_t flow, Ptr<const Packet> packet);
     /** The flow sent its first data: learn its source, route and tags; it is active. */
     void OnFlowStarted(uint32_t flow);

@@ -204,6 +204,7 @@ WormholeSimulatorImpl::ProcessOneEvent()
     NS_ASSERT(key.m_ts >= m_currentTs);
     uint32_t tag = node.second.tag;
     EventImpl* impl = node.second.impl;
+    bool enters = node.second.enters;
     if (IsListed(tag))
     {
         Unlink(&node);
@@ -240,17 +241,27 @@ WormholeSimulatorImpl::ProcessOneEvent()
     }
     impl->Invoke();
     impl->Unref();
+    if (enters)
+    {
+        m_enteredNodes.push_back(key.m_context);
+    }
+    if (!m_enteredNodes.empty())
+    {
+        if (m_afterNodesEntered.IsNull())
+        {
+            m_enteredNodes.clear();
+        }
+        else
+        {
+            m_currentTag = tag;
+            m_afterNodesEntered();
+        }
+    }
     if ((tag == UNATTRIBUTED || tag == WORKLOAD) && !m_afterUnattributed.IsNull())
     {
         m_currentTag = tag;
         m_afterUnattributed();
     }
-}
-
-inline bool
-WormholeSimulatorImpl::IsFlowTag(uint32_t tag)
-{
-    return tag != UNATTRIBUTED && tag != SYSTEM && tag != WORKLOAD;
 }
 
 bool
@@ -285,14 +296,18 @@ WormholeSimulatorImpl::Stop(const Time& delay)
 }
 
 EventId
-WormholeSimulatorImpl::Insert(uint64_t ts, uint32_t context, uint32_t tag, EventImpl* event)
+WormholeSimulatorImpl::Insert(uint64_t ts,
+                              uint32_t context,
+                              uint32_t tag,
+                              EventImpl* event,
+                              bool enters)
 {
     Scheduler::EventKey key;
     key.m_ts = ts;
     key.m_uid = m_uid;
     key.m_context = context;
     m_uid++;
-    auto [it, inserted] = m_queue.emplace(key, Pending{event, tag, false, nullptr, nullptr});
+    auto [it, inserted] = m_queue.emplace(key, Pending{event, tag, false, enters, nullptr, nullptr});
     NS_ASSERT(inserted);
     if (IsListed(tag))
     {
@@ -314,7 +329,12 @@ void
 WormholeSimulatorImpl::ScheduleWithContext(uint32_t context, const Time& delay, EventImpl* event)
 {
     NS_ASSERT_MSG(delay.IsPositive(), "WormholeSimulatorImpl::ScheduleWithContext(): negative");
-    Insert(m_currentTs + delay.GetTimeStep(), context, m_currentTag, event);
+    bool enters = delay.IsZero() && context != Simulator::NO_CONTEXT;
+    if (enters)
+    {
+        m_enteredNodes.push_back(context);
+    }
+    Insert(m_currentTs + delay.GetTimeStep(), context, m_currentTag, event, enters);
 }
 
 EventId
@@ -551,6 +571,22 @@ void
 WormholeSimulatorImpl::SetAfterUnattributedHook(Callback<void> hook)
 {
     m_afterUnattributed = hook;
+}
+
+void
+WormholeSimulatorImpl::SetAfterNodesEnteredHook(Callback<void> hook)
+{
+    m_afterNodesEntered = hook;
+}
+
+std::vector<uint32_t>
+WormholeSimulatorImpl::TakeEnteredNodes()
+{
+    std::vector<uint32_t> nodes;
+    nodes.swap(m_enteredNodes);
+    std::sort(nodes.begin(), nodes.end());
+    nodes.erase(std::unique(nodes.begin(), nodes.end()), nodes.end());
+    return nodes;
 }
 
 bool

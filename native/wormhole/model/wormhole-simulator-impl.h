@@ -57,6 +57,15 @@ namespace ns3
  *
  * Events the accelerator itself schedules (samplers, controller wake-ups) are
  * "system" events: never moved, never counted in GetEventCount().
+ *
+ * ns-3 hands a node new work at the current instant through
+ * ScheduleWithContext with a zero delay: Node::AddApplication schedules the
+ * application's Initialize so, and so do models that start work on another
+ * node (an RDMA NIC scheduling a queue pair's start). Such an event "enters"
+ * its node. The nodes entered by the running event, and the node of an
+ * entering event once it has run, are collected for the after-event hook of
+ * SetAfterNodesEnteredHook: that is how the flow tracker finds flows created
+ * while the simulation runs, wherever they were created, at O(1) per event.
  */
 class WormholeSimulatorImpl : public SimulatorImpl
 {
@@ -95,6 +104,11 @@ class WormholeSimulatorImpl : public SimulatorImpl
     uint64_t GetEventCount() const override;
 
     // Attribution
+    /** @return true for tags whose events a move may shift (flows' own). */
+    static constexpr bool IsFlowTag(uint32_t tag)
+    {
+        return tag != UNATTRIBUTED && tag != SYSTEM && tag != WORKLOAD;
+    }
     /** @return a fresh tag, in a class of its own (the class named by the tag). */
     uint32_t NewTag();
     /** Put a tag in a class (a class is named by any tag value; partitions use their smallest). */
@@ -122,6 +136,18 @@ class WormholeSimulatorImpl : public SimulatorImpl
      * controller must learn before the next event runs.
      */
     void SetAfterUnattributedHook(Callback<void> hook);
+    /**
+     * Call `hook` right after every event that entered a node (scheduled an
+     * event on it with ScheduleWithContext and a zero delay), or was itself
+     * such an entering event; TakeEnteredNodes then says which nodes. Runs
+     * before the after-unattributed hook.
+     */
+    void SetAfterNodesEnteredHook(Callback<void> hook);
+    /**
+     * @return the nodes (contexts) entered since the last call, in increasing
+     * order, each once; and forget them.
+     */
+    std::vector<uint32_t> TakeEnteredNodes();
 
     /**
      * Attribute a pending event to a tag (an application's start event to its
@@ -197,6 +223,7 @@ class WormholeSimulatorImpl : public SimulatorImpl
         EventImpl* impl;
         uint32_t tag;
         bool moved;  //!< a move changed its time: its current time is in m_moved
+        bool enters; //!< scheduled on its node at the instant it was scheduled (see class doc)
         Node* prev;  //!< the previous pending event of the same tag (listed tags only)
         Node* next;  //!< the next pending event of the same tag (listed tags only)
     };
@@ -216,11 +243,12 @@ class WormholeSimulatorImpl : public SimulatorImpl
         uint64_t to;
     };
 
-    /** @return true for tags whose events a move may shift (flows' own). */
-    static bool IsFlowTag(uint32_t tag);
-
     void ProcessOneEvent();
-    EventId Insert(uint64_t ts, uint32_t context, uint32_t tag, EventImpl* event);
+    EventId Insert(uint64_t ts,
+                   uint32_t context,
+                   uint32_t tag,
+                   EventImpl* event,
+                   bool enters = false);
     /** @return true if the tag's pending events are listed (unattributed and flow tags). */
     bool IsListed(uint32_t tag) const;
     void Link(Node* node);
@@ -243,6 +271,9 @@ class WormholeSimulatorImpl : public SimulatorImpl
     /** Per tag, the pauses moves imposed on it, oldest first. */
     std::vector<std::vector<Pause>> m_tagPauses;
     Callback<void> m_afterUnattributed;
+    Callback<void> m_afterNodesEntered;
+    /** Nodes entered since TakeEnteredNodes last ran (may repeat). */
+    std::vector<uint32_t> m_enteredNodes;
 
     bool m_stop;
     uint32_t m_uid;

@@ -5,7 +5,8 @@
  * one class (and walks only those), EventIds stay exact by uid after a move
  * (even when their old timestamp has passed, or a move back ran an event
  * earlier than its EventId says), a move back restores the times, and the
- * event count of a schedule is DefaultSimulatorImpl's.
+ * event count of a schedule is DefaultSimulatorImpl's; an event scheduled on a
+ * node at the current instant enters the node.
  */
 #include "ns3/global-value.h"
 #include "ns3/make-event.h"
@@ -370,6 +371,43 @@ class EventCountTestCase : public SimulatorCase
 };
 
 /** @brief The accelerator's simulator-implementation invariants. */
+/**
+ * An event scheduled on a node at the current instant enters the node: the
+ * after-event hook learns which nodes were entered, by the event that
+ * scheduled them and again once each entering event has run; a later event on
+ * a node, or one in the running node's own context, enters nothing.
+ */
+class EnteredNodesTestCase : public SimulatorCase
+{
+  public:
+    EnteredNodesTestCase()
+        : SimulatorCase("Events scheduled on a node at the same instant enter it")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        UseSimulator("ns3::WormholeSimulatorImpl");
+        WormholeSimulatorImpl* impl = Impl();
+        std::vector<std::vector<uint32_t>> seen;
+        impl->SetAfterNodesEnteredHook(Callback<void>([&]() { seen.push_back(impl->TakeEnteredNodes()); }));
+        uint32_t tag = impl->NewTag();
+        impl->AdoptTag(tag);
+        Simulator::Schedule(Seconds(1), [&]() {
+            Simulator::ScheduleWithContext(5, Seconds(0), &Mark, 5);
+            Simulator::ScheduleWithContext(3, Seconds(0), &Mark, 3);
+            Simulator::ScheduleWithContext(5, Seconds(0), &Mark, 50);
+            Simulator::ScheduleWithContext(7, NanoSeconds(1), &Mark, 7);
+            Simulator::Schedule(Seconds(0), &Mark, 0);
+        });
+        Simulator::Run();
+        std::vector<std::vector<uint32_t>> expected{{3, 5}, {5}, {3}, {5}};
+        NS_TEST_EXPECT_MSG_EQ((seen == expected), true, "entered nodes, sorted and once each");
+        NS_TEST_EXPECT_MSG_EQ(g_fired.size(), 5, "every event ran");
+    }
+};
+
 class WormholeTestSuite : public TestSuite
 {
   public:
@@ -382,6 +420,7 @@ class WormholeTestSuite : public TestSuite
         AddTestCase(new EventCountTestCase, TestCase::Duration::QUICK);
         AddTestCase(new MoveOnlyItsClassTestCase, TestCase::Duration::QUICK);
         AddTestCase(new StaleEventIdTestCase, TestCase::Duration::QUICK);
+        AddTestCase(new EnteredNodesTestCase, TestCase::Duration::QUICK);
     }
 };
 

@@ -11,7 +11,7 @@ from wormhole_ns3.runtime import native
 from wormhole_ns3.tools.experiment import registry
 from wormhole_ns3.tools.experiment.child import ChildOptions
 from wormhole_ns3.tools.experiment.registry import Experiment, ExperimentError
-from wormhole_ns3.tools.options import add_config_options, config_from
+from wormhole_ns3.tools.options import add_config_options, add_memo_options, config_from
 
 
 def add_experiment_command(commands: argparse._SubParsersAction) -> None:
@@ -50,8 +50,7 @@ def _name_and_preset(parser: argparse.ArgumentParser) -> None:
 
 
 def _run_options(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--memo", type=Path, metavar="PATH", help="memo store of the accelerated run")
-    parser.add_argument("--memo-key", type=Path, metavar="KEYFILE", help="see run --memo-key")
+    add_memo_options(parser, "memo store of the accelerated run, kept across runs")
     parser.add_argument("--force", action="store_true", help="replace the results already in --out")
     parser.add_argument("--progress", action="store_true",
                         help="show a progress bar even when stderr is not a terminal")
@@ -122,6 +121,7 @@ def _child_options(args: argparse.Namespace) -> ChildOptions:
         config=config,
         memo=args.memo,
         memo_key=args.memo_key,
+        no_memo=args.no_memo,
         progress=not sweeping and _show_progress(args),
         echo=not sweeping,
     )

@@ -19,7 +19,7 @@ import numpy as np
 
 from wormhole_ns3.accel.fastforward import FlowProgress, SkipEnd, SkipPlan, plan_skip
 from wormhole_ns3.accel.flows import FlowInfo, FlowKind, FlowResult
-from wormhole_ns3.accel.partition import Partition, partition_flows
+from wormhole_ns3.accel.partition import FlowGroups, Partition
 from wormhole_ns3.accel.steady import Limit, Verdict, judge, judge_paced
 from wormhole_ns3.accel.trace import SkipRecord, TraceKind
 from wormhole_ns3.accel.vocabulary import Label
@@ -144,7 +144,14 @@ class Controller:
         #: Finished flows whose last packets (FIN, final ACKs) may still be on their links,
         #: with the time they are gone: they still tie their links' partitions together.
         self.draining: dict[int, float] = {}
+        #: The partitions of the active and draining flows, kept up to date per flow event.
+        self.groups = FlowGroups()
+        #: The state of each group of ``groups`` with active flows, and the same states by their
+        #: active flows, in the groups' order (ascending smallest flow, draining flows included).
+        self._state_of: dict[int, PartitionState] = {}
         self.partitions: dict[frozenset[int], PartitionState] = {}
+        #: States a skip-back left unsampled since the last repartition (see _repartition).
+        self._reverted: list[PartitionState] = []
         self.skips: list[SkipRecord] = []
         self.reverts = 0
         #: Simulated partition-seconds run packet by packet, by the reason they were not skipped.
@@ -301,6 +308,7 @@ class Controller:
             self.flows[flow] = info
             self.active.add(flow)
             self._configure_sampling(info)
+            self.groups.add(flow, info.links)
             for st in list(self.partitions.values()):
                 if st.paused and st.partition.links & info.links:
                     self._revert(st, f"flow {flow} started on its links")
@@ -312,6 +320,7 @@ class Controller:
             info = self.flows[flow]
             drain = DRAIN_RTTS * self._path_rtt(info)
             self.draining[flow] = now + drain
+            self.groups.touch(flow)  # its partition's active flows changed
             self.impl.ScheduleSystemCallback(
                 self.ns3.NanoSeconds(max(1, round(drain * 1e9))), self._on_drained
             )
@@ -323,6 +332,8 @@ class Controller:
         gone = [f for f, until in self.draining.items() if until <= now + 1e-12]
         for flow in gone:
             del self.draining[flow]
+            if flow not in self.active:
+                self.groups.remove(flow)
         if gone:
             self._repartition(now)
 
@@ -356,26 +367,31 @@ class Controller:
         return total if info.reverse_path else 2 * total
 
     def _repartition(self, now: float) -> None:
-        """Recompute the partitions, and put each flow's tag in its partition's class.
+        """Bring the partitions the last flow events changed up to date, and their flows' tag classes.
 
         Draining flows take part in the grouping (their last packets share
         links) but not in a partition's identity: a partition whose active
         flows are unchanged keeps its state when a draining flow leaves it.
+        Only the groups ``FlowGroups`` reports stale are looked at; the others
+        kept their flows, class and sampling. The C++ calls are those, in the
+        same order, that a pass over every partition would make.
         """
-        members = self.active | set(self.draining)
-        parts = partition_flows({f: self.flows[f].links for f in members})
-        fresh: dict[frozenset[int], PartitionState] = {}
-        for group in parts:
-            active = group.flows & self.active
-            self._assign_class(group.flows)
+        touched = []
+        for group in self.groups.take_stale():
+            self._state_of.pop(group, None)
+            members = self.groups.get(group)
+            if members is None:
+                continue
+            active = members.flows & self.active
+            self._assign_class(members.flows)
             if not active:
                 continue
-            part = Partition(flows=frozenset(active), links=group.links)
+            part = Partition(flows=frozenset(active), links=members.links)
             st = self.partitions.get(part.key)
             if st is None:
                 st = PartitionState(
                     partition=part,
-                    tag_class=self._class_of(group.flows),
+                    tag_class=self._class_of(members.flows),
                     rtt=max(self._path_rtt(self.flows[f]) for f in active),
                     changed_at=now,
                 )
@@ -383,10 +399,17 @@ class Controller:
                 for f in active:
                     self.tracker.ClearSamples(f)
             else:
-                st.partition, st.tag_class = part, self._class_of(group.flows)
-            fresh[part.key] = st
-        self.partitions = fresh
-        for st in fresh.values():
+                st.partition, st.tag_class = part, self._class_of(members.flows)
+            self._state_of[group] = st
+            touched.append(group)
+        self.partitions = {st.partition.key: st for _, st in sorted(self._state_of.items())}
+        if self._reverted:
+            # a skip-back leaves its flows unsampled until the next repartition samples them
+            reverted = {id(st) for st in self._reverted}
+            self._reverted.clear()
+            touched += [g for g, st in self._state_of.items() if id(st) in reverted]
+        for group in sorted(set(touched)):
+            st = self._state_of[group]
             for f in st.partition.flows:
                 self._set_sampled(f, not st.paused)
 
@@ -642,6 +665,7 @@ class Controller:
             self.ns3.Simulator.Cancel(st.resume_event)
         st.paused_from = st.paused_until = None
         st.rates = None
+        self._reverted.append(st)
         self.reverts += 1
         record = self.skips[st.skip_record]
         self.skips[st.skip_record] = replace(

@@ -145,6 +145,18 @@ class FakeBoundary:
         self.warmed_up = True
         return []
 
+    def cxx(self, target):
+        return target
+
+    def memo(self, driver):
+        return driver
+
+    def run_started(self) -> None:
+        pass
+
+    def run_ended(self) -> None:
+        pass
+
 
 @dataclass
 class FakeFlow:

@@ -134,9 +134,9 @@ class Controller:
         self._memo_store, self._memo_context = memo, memo_context
         #: Replays recorded episodes when a memo store is given (see memo/driver.py).
         self.memo: MemoDriver | None = None
-        self.tracker = tracker if tracker is not None else ns3.CreateObject[ns3.FlowTracker]()
         #: Callbacks C++ calls (they must outlive the run), vectors it takes, the warm-up.
         self.boundary = boundary if boundary is not None else Boundary(ns3)
+        self.tracker = self.boundary.cxx(tracker if tracker is not None else ns3.CreateObject[ns3.FlowTracker]())
         self.impl: Any = None
         self.flows: dict[int, FlowInfo] = {}
         self.active: set[int] = set()
@@ -200,7 +200,7 @@ class Controller:
             # bind the tracker methods now, not inside the timed Run() (see boundary.warm_up)
             self.boundary.warm_up(self.tracker, memo=self._memo_store is not None)
             if self._memo_store is not None:
-                self.memo = MemoDriver(self, self._memo_store, self._memo_context)
+                self.memo = self.boundary.memo(MemoDriver(self, self._memo_store, self._memo_context))
 
     def close(self) -> None:
         """Release what the run holds: the memo store, if any (the run's results stay readable)."""
@@ -214,11 +214,12 @@ class Controller:
     def on_run_start(self) -> None:
         self.runs += 1
         self._run_started = time.perf_counter()
+        self.boundary.run_started()
         if not self._attached:
             self._attached = True
             impl = self.ns3.Simulator.GetImplementation()
             cast = self.ns3.DynamicCast[self.ns3.WormholeSimulatorImpl](impl)
-            self.impl = cast if cast else None
+            self.impl = self.boundary.cxx(cast) if cast else None
             if self.accelerate and self.impl is None:
                 # the script chose its own simulator (or touched it first): run it plainly
                 self.accelerate = False
@@ -285,6 +286,7 @@ class Controller:
         return float("inf")
 
     def on_run_end(self) -> None:
+        self.boundary.run_ended()
         self.run_wall += time.perf_counter() - self._run_started
         if self.memo is not None:
             self.memo.run_ended()

@@ -11,9 +11,11 @@ loaded ``ns3`` namespace (``runtime.native.load().ns3``) or a C++ object.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
+from types import CodeType
 from typing import Any
 
 from wormhole_ns3.accel.flows import FlowInfo, FlowResult
+from wormhole_ns3.runtime.profile import RunProfile, Section
 
 
 class Boundary:
@@ -26,31 +28,60 @@ class Boundary:
     wrapper is kept alive, since C++ holds it past the Python call that made it.
     """
 
-    def __init__(self, ns3: Any) -> None:
+    def __init__(self, ns3: Any, profile: RunProfile | None = None) -> None:
+        """With a ``profile``, callbacks, the C++ objects handed out by ``cxx`` and the memo are timed."""
         self.ns3 = ns3
         self.error: BaseException | None = None
+        self.profile = profile
         self._alive: list[object] = []
+        self._guarded_code: CodeType | None = None
 
     def callback(self, function: Callable[..., None], *signature: str) -> Any:
         """``ns3::Callback<void, signature...>`` calling ``function``, guarded as the class says."""
+        body = function if self.profile is None else self.profile.timed(function, _section_of(function))
 
         def guarded(*args: Any) -> None:
             if self.error is not None:
                 return
             try:
-                function(*args)
+                body(*args)
             except BaseException as error:  # noqa: BLE001 - reported after Run() returns
                 self.error = error
 
         std_function, callback = make_callback(self.ns3, guarded, *signature)
         self._alive += [guarded, std_function, callback]
+        #: the code of every guarded callback: C++ calls it straight from Run()
+        self._guarded_code = guarded.__code__
         return callback
+
+    def cxx(self, target: Any) -> Any:
+        """A C++ object the accelerator calls (tracker, simulator): timed as boundary calls when profiling."""
+        return target if self.profile is None else self.profile.timed_object(target, Section.BOUNDARY)
+
+    def memo(self, driver: Any) -> Any:
+        """The memo driver, its methods timed as memo when profiling."""
+        return driver if self.profile is None else self.profile.timed_object(driver, Section.MEMO)
+
+    def run_started(self) -> None:
+        """Called from a callback's body at the start of Run(): the profile starts watching Python entries."""
+        if self.profile is not None:
+            self.profile.run_started(self._guarded_code)
+
+    def run_ended(self) -> None:
+        if self.profile is not None:
+            self.profile.run_ended()
 
     def double_vector(self, values: Iterable[float]) -> Any:
         return double_vector(self.ns3, values)
 
     def warm_up(self, tracker: Any, memo: bool) -> list[str]:
         return warm_up(self.ns3, tracker, memo)
+
+
+def _section_of(function: Callable[..., Any]) -> Section:
+    """Whose decisions a callback makes: the memo's, or the controller's."""
+    module = getattr(function, "__module__", "") or ""
+    return Section.MEMO if module.startswith("wormhole_ns3.memo") else Section.CONTROLLER
 
 
 def make_callback(ns3: Any, function: Callable[..., None], *signature: str) -> tuple[Any, Any]:

@@ -1,0 +1,78 @@
+"""The --profile split: exclusive section times and Python entries, against a clock that ticks per reading."""
+
+import itertools
+
+from wormhole_ns3.runtime.profile import RunProfile, Section
+
+
+def ticking():
+    """A clock that advances one second at every reading: a section's time counts the readings inside it."""
+    return itertools.count().__next__
+
+
+def test_a_section_is_charged_its_own_time_and_not_its_inner_sections():
+    profile = RunProfile(clock=ticking())
+    tracker = profile.timed_object(type("Tracker", (), {"GetState": lambda self, flow: flow * 2})(), Section.BOUNDARY)
+
+    def decide():
+        return tracker.GetState(3) + tracker.GetState(4)
+
+    assert profile.timed(decide, Section.CONTROLLER)() == 14
+    # controller: entered at 0, left at 5 (two boundary calls of 1 s each inside): 5 - 2
+    assert profile.seconds == {Section.BOUNDARY: 2.0, Section.CONTROLLER: 3.0}
+    assert profile.calls == {Section.BOUNDARY: 2, Section.CONTROLLER: 1}
+    assert "GetState" in vars(tracker)  # wrapped once, then found without __getattr__
+
+
+def test_a_raising_call_is_charged_and_the_sections_stay_balanced():
+    profile = RunProfile(clock=ticking())
+
+    def fail():
+        raise ValueError("no flow 0")
+
+    try:
+        profile.timed(fail, Section.MEMO)()
+    except ValueError:
+        pass
+    assert profile.seconds == {Section.MEMO: 1.0} and profile._open == []
+
+
+def test_python_entered_from_the_run_is_split_between_the_accelerator_and_the_script():
+    """``run`` plays Simulator::Run(): what it calls directly stands for what C++ calls."""
+    profile = RunProfile(clock=ticking())
+    controller_work = profile.timed(lambda: None, Section.CONTROLLER)
+
+    def callback(body):  # the Boundary's guarded wrapper
+        body()
+
+    def script_callback():
+        return sum(range(3))
+
+    def run():
+        callback(lambda: profile.run_started(callback.__code__))
+        callback(controller_work)
+        script_callback()
+        callback(profile.run_ended)
+
+    run()
+    split = profile.split(run_wall=100.0)
+    assert profile.entries == 2  # the controller's callback and the script's; not the two the hook was off for
+    assert split[Section.CONTROLLER] == 1.0
+    assert split[Section.SCRIPT] == profile.entries_s - 1.0 > 0
+    assert split[Section.EVENTS] == 100.0 - profile.entries_s
+    assert split[Section.MEMO] == split[Section.BOUNDARY] == 0.0
+
+
+def test_time_outside_run_is_not_in_the_split():
+    profile = RunProfile(clock=ticking())
+    profile.timed(lambda: None, Section.BOUNDARY)()  # a warm-up before Run()
+
+    def callback(body):
+        body()
+
+    def run():
+        callback(lambda: profile.run_started(callback.__code__))
+        callback(profile.run_ended)
+
+    run()
+    assert profile.seconds[Section.BOUNDARY] == 1.0 and profile.split(10.0)[Section.BOUNDARY] == 0.0

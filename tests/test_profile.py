@@ -1,6 +1,7 @@
 """The --profile split: exclusive section times and Python entries, against a clock that ticks per reading."""
 
 import itertools
+import sys
 
 from wormhole_ns3.runtime.profile import RunProfile, Section
 
@@ -40,13 +41,14 @@ def test_a_raising_call_is_charged_and_the_sections_stay_balanced():
 def test_python_entered_from_the_run_is_split_between_the_accelerator_and_the_script():
     """``run`` plays Simulator::Run(): what it calls directly stands for what C++ calls."""
     profile = RunProfile(clock=ticking())
-    controller_work = profile.timed(lambda: None, Section.CONTROLLER)
+    hooks = []
+    controller_work = profile.callback(lambda: hooks.append(sys.getprofile()), Section.CONTROLLER)
 
     def callback(body):  # the Boundary's guarded wrapper
         body()
 
     def script_callback():
-        return sum(range(3))
+        hooks.append(sys.getprofile())
 
     def run():
         callback(lambda: profile.run_started(callback.__code__))
@@ -55,6 +57,8 @@ def test_python_entered_from_the_run_is_split_between_the_accelerator_and_the_sc
         callback(profile.run_ended)
 
     run()
+    assert hooks[0] is None and hooks[1] is not None  # off inside the accelerator, on inside the script
+    assert sys.getprofile() is None and not profile._watching
     split = profile.split(run_wall=100.0)
     assert profile.entries == 2  # the controller's callback and the script's; not the two the hook was off for
     assert split[Section.CONTROLLER] == 1.0

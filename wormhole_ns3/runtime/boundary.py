@@ -38,7 +38,7 @@ class Boundary:
 
     def callback(self, function: Callable[..., None], *signature: str) -> Any:
         """``ns3::Callback<void, signature...>`` calling ``function``, guarded as the class says."""
-        body = function if self.profile is None else self.profile.timed(function, _section_of(function))
+        body = function if self.profile is None else self.profile.callback(function, _section_of(function))
 
         def guarded(*args: Any) -> None:
             if self.error is not None:

@@ -104,7 +104,11 @@ def double_vector(ns3: Any, values: Iterable[float]) -> Any:
 
 def read_flow(tracker: Any, flow: int) -> FlowInfo:
     """What a flow is and where it goes, from the tracker (once the flow sends): one call, one struct."""
-    record = tracker.GetFlowRecord(flow)
+    return flow_info(tracker.GetFlowRecord(flow), flow)
+
+
+def flow_info(record: Any, flow: int) -> FlowInfo:
+    """A ``FlowRecord``'s fields as a FlowInfo (its strings and vectors converted)."""
     return FlowInfo(
         id=flow,
         kind=str(record.kind),
@@ -173,6 +177,10 @@ MEMO_METHODS = (
 )
 
 
+#: FlowTracker methods taking no flow that the controller calls inside Run() (warm_up calls them too).
+SETTERS = ("SetFlowEventCallback", "ConfigureSampling", "GetNFlows")
+
+
 def warm_up(ns3: Any, tracker: Any, memo: bool) -> list[str]:
     """Bind the tracker methods a run calls now, not inside the timed Run(); return those bound.
 
@@ -182,7 +190,10 @@ def warm_up(ns3: Any, tracker: Any, memo: bool) -> list[str]:
     alone is expected (any other is an interface mismatch, and raised). The
     simulator itself is not touched, so a script may still choose its
     implementation. Methods taking a link are left out: they look up nodes,
-    and there are none yet.
+    and there are none yet. The ``SETTERS`` are called with what the tracker
+    holds before Run() (the controller sets them when it starts), and an
+    empty ``FlowRecord`` is read: converting its strings and vectors costs a
+    JIT of its own at the first flow otherwise.
     """
     out_of_range = ns3.cppyy.gbl.std.out_of_range
     arguments: dict[str, tuple[Any, ...]] = {
@@ -200,5 +211,11 @@ def warm_up(ns3: Any, tracker: Any, memo: bool) -> list[str]:
         except out_of_range:
             pass  # there is no flow 0 yet: the wrapper exists all the same
         bound.append(name)
+    # these take no flow: each is given what the tracker holds until Run() starts
+    # (null callbacks, no sampling), so that only the wrappers remain
+    tracker.SetFlowEventCallback(ns3.Callback[("void", "unsigned int", "int")]())
+    tracker.ConfigureSampling(ns3.Time(), 0, ns3.Callback[("void",)]())
+    tracker.GetNFlows()
+    flow_info(ns3.FlowRecord(), 0)  # a record's strings and vectors, as read_flow converts them
     ns3.NanoSeconds(1).GetSeconds()
-    return bound
+    return bound + list(SETTERS)

@@ -80,3 +80,12 @@ def test_time_outside_run_is_not_in_the_split():
 
     run()
     assert profile.seconds[Section.BOUNDARY] == 1.0 and profile.split(10.0)[Section.BOUNDARY] == 0.0
+
+
+def test_compare_and_the_experiment_summary_show_the_split_only_when_profiled():
+    from wormhole_ns3.tools.report import profile_parts
+
+    profile = {"seconds": {"controller (Python decisions)": 0.5, "events executed (C++)": 9.5}}
+    shown = profile_parts({"profile": profile, "run_wall_accelerated_s": 10.0})
+    assert shown == "controller (Python decisions) 0.50 s (5%), events executed (C++) 9.50 s (95%)"
+    assert profile_parts({"profile": None, "run_wall_accelerated_s": 10.0}) is None

@@ -239,4 +239,4 @@ def test_profile_changes_nothing_simulated_and_accounts_for_all_of_run(wormhole,
     assert calls["controller (Python decisions)"] >= 3 and calls["boundary calls (Python into C++)"] > 0
     # every callback but the two that start and stop the watch was seen entering Python from C++
     # (the script's own callback is list.append: a builtin, which enters no Python frame)
-    assert profile["python_entries"] == calls["controller (Python decisions)"] - 2
+    assert profile["entries"] == {"accelerator": calls["controller (Python decisions)"] - 2, "script": 0}

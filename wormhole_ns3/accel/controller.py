@@ -244,6 +244,9 @@ class Controller:
         unattributed event does may affect any flow: it ends every skip.
         """
         tracker = self.tracker  # it discovered the new flows and attributed their starts
+        if (self.memo is None and int(tracker.GetNFlows()) == self._known_flows
+                and not any(st.paused for st in self.partitions.values())):
+            return  # no new flow, no skip to end: the tracker calls after every unattributed event
         workload = int(self.impl.GetCurrentTag()) == int(self.ns3.WormholeSimulatorImpl.WORKLOAD)
         for st in list(self.partitions.values()):
             if st.paused and not workload:

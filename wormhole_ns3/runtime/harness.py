@@ -244,7 +244,7 @@ def profile_results(controller: Controller) -> dict | None:
     return {
         "seconds": profile.split(controller.run_wall),
         "calls": {str(section): n for section, n in profile.calls.items()},
-        "python_entries": profile.entries,
+        "entries": {"accelerator": profile.callback_entries, "script": profile.script_entries},
     }
 
 

@@ -52,14 +52,18 @@ class RunProfile:
     #: Exclusive seconds per timed section since the profile was made (Run() or not).
     seconds: dict[Section, float] = field(default_factory=dict)
     calls: dict[Section, int] = field(default_factory=dict)
-    #: Inside Run() only: seconds per section, Python entered from C++, and how often.
+    #: Inside Run() only: seconds per section, and Python entered from C++ (seconds, entries):
+    #: the accelerator's callbacks (their wrappers included) and the script's.
     in_run: dict[Section, float] = field(default_factory=dict)
-    entries_s: float = 0.0
-    entries: int = 0
+    callbacks_s: float = 0.0
+    callback_entries: int = 0
+    script_s: float = 0.0
+    script_entries: int = 0
     #: Open sections, innermost last: [section, start, seconds spent in inner sections].
     _open: list[list[Any]] = field(default_factory=list)
     _at_start: dict[Section, float] = field(default_factory=dict)
     _outer: FrameType | None = None
+    _callback_code: CodeType | None = None
     #: When the Python entry in progress began (None: none, or it began before the hook).
     _entered: float | None = None
     _watching: bool = False
@@ -108,6 +112,7 @@ class RunProfile:
         while frame is not None and frame.f_code is not callback_code:
             frame = frame.f_back
         self._outer = frame.f_back if frame is not None else None
+        self._callback_code = callback_code
         self._at_start = dict(self.seconds)
         self._previous_hook = sys.getprofile()
         self._watching = True
@@ -122,11 +127,16 @@ class RunProfile:
             self.in_run[section] = self.in_run.get(section, 0.0) + total - self._at_start.get(section, 0.0)
 
     def split(self, run_wall: float) -> dict[str, float]:
-        """Seconds of ``run_wall`` per section; the script's callbacks are the entries not the accelerator's."""
-        ours = sum(self.in_run.get(s, 0.0) for s in TIMED)
+        """Seconds of ``run_wall`` per section; C++ events are what the Python sections leave.
+
+        The accelerator's callbacks take longer than their timed bodies (the
+        guard, the timers): that difference is the controller's.
+        """
         result = {str(s): self.in_run.get(s, 0.0) for s in TIMED}
-        result[str(Section.SCRIPT)] = max(self.entries_s - ours, 0.0)
-        result[str(Section.EVENTS)] = max(run_wall - max(self.entries_s, ours), 0.0)
+        wrappers = self.callbacks_s - sum(result.values())
+        result[str(Section.CONTROLLER)] += max(wrappers, 0.0)
+        result[str(Section.SCRIPT)] = self.script_s
+        result[str(Section.EVENTS)] = max(run_wall - sum(result.values()), 0.0)
         return result
 
     def _enter(self, section: Section) -> None:
@@ -146,8 +156,13 @@ class RunProfile:
         if event == "call":
             self._entered = self.clock()
         elif event == "return" and self._entered is not None:
-            self.entries_s += self.clock() - self._entered
-            self.entries += 1
+            spent = self.clock() - self._entered
+            if frame.f_code is self._callback_code:
+                self.callbacks_s += spent
+                self.callback_entries += 1
+            else:
+                self.script_s += spent
+                self.script_entries += 1
             self._entered = None
 
 

@@ -70,7 +70,8 @@ class _Identity:
 
 
 class FakeImpl:
-    WORKLOAD = 2**32 - 1
+    UNATTRIBUTED = 0
+    WORKLOAD = 2**32 - 2
 
     def __init__(self) -> None:
         self.next_unattributed_ns = NEVER_NS
@@ -145,6 +146,18 @@ class FakeBoundary:
         self.warmed_up = True
         return []
 
+    def cxx(self, target):
+        return target
+
+    def memo(self, driver):
+        return driver
+
+    def run_started(self) -> None:
+        pass
+
+    def run_ended(self) -> None:
+        pass
+
 
 @dataclass
 class FakeFlow:
@@ -172,6 +185,7 @@ class FakeTracker:
         self.link_rates_bps = link_rates_bps
         self.link_delay_ns = link_delay_ns
         self.sampling: tuple[int, int, object] | None = None
+        self.unattributed_watched = True  # FlowTracker's default
 
     def add_flow(self, flow: FakeFlow) -> int:
         flow.tag = 100 + len(self.flows)
@@ -265,6 +279,9 @@ class FakeTracker:
 
     def WatchUnattributedEvents(self, callback) -> None:
         self.after_unattributed = callback
+
+    def SetUnattributedEventsWatched(self, watched: bool) -> None:
+        self.unattributed_watched = watched
 
     def ConfigureSampling(self, period: FakeTime, window: int, callback) -> None:
         self.sampling = (period.ns, window, callback)

@@ -12,7 +12,7 @@ from wormhole_ns3.accel.steady import Limit
 from wormhole_ns3.accel.trace import TraceKind
 from wormhole_ns3.config import AcceleratorConfig
 
-from fakes import FakeBoundary, FakeFlow, FakeNs3, dumbbell
+from fakes import FakeBoundary, FakeFlow, FakeNs3, dumbbell, link_id
 
 PERIOD_NS = 1_000_000  # 1 ms between samples
 WINDOW = 10
@@ -172,3 +172,36 @@ def test_a_flow_starting_on_a_skipped_partitions_links_cuts_the_skip_short():
     assert tracker.flows[0].credited + tracker.flows[1].credited == cut.credited_bytes
     assert ns3.Simulator.cancelled  # the resume event of the skip
     assert cut.kind is TraceKind.STEADY and cut.flow_ids == (0, 1)
+
+
+def test_a_skip_back_leaves_its_flows_unsampled_until_a_flow_event_anywhere_samples_them():
+    """As a pass over every partition at every flow event did: the incremental one must too."""
+    controller, tracker, ns3 = run_with([(10**8, "ns3::TcpDctcp")] * 2)
+    deliver(tracker, {0: 0.49 * BOTTLENECK, 1: 0.49 * BOTTLENECK})
+    ns3.impl.next_unattributed_ns = 31 * PERIOD_NS
+    window_at(controller, ns3, 11 * PERIOD_NS)
+    assert len(controller.skips) == 1 and not tracker.flows[0].sampled
+
+    ns3.now_ns = 16 * PERIOD_NS
+    tracker.after_unattributed()  # an unattributed event ran: every skip is cut short
+    assert controller.reverts == 1 and not any(tracker.flows[f].sampled for f in (0, 1))
+
+    up, down = link_id(7, 1), link_id(8, 1)
+    tracker.link_rates_bps.update({up: 1e9, down: 1e9})
+    other = tracker.add_flow(FakeFlow(src_node=7, dst_node=8, size=10**6, path=(up,), reverse_path=(down,)))
+    tracker.on_flow_event(other, ACTIVE)  # on links of its own: a partition of its own
+    assert [sorted(k) for k in controller.partitions] == [[0, 1], [other]]
+    assert all(tracker.flows[f].sampled for f in (0, 1, other))
+
+
+def test_unattributed_events_reach_python_only_while_a_skip_could_be_cut_short():
+    """A script of unattributed events (a UDP echo) must not call into Python at every event."""
+    controller, tracker, ns3 = run_with([(10**8, "ns3::TcpDctcp")] * 2)
+    deliver(tracker, {0: 0.49 * BOTTLENECK, 1: 0.49 * BOTTLENECK})
+    ns3.impl.next_unattributed_ns = 31 * PERIOD_NS
+    window_at(controller, ns3, 11 * PERIOD_NS)
+    assert len(controller.skips) == 1 and tracker.unattributed_watched
+
+    ns3.now_ns = 16 * PERIOD_NS
+    tracker.after_unattributed()
+    assert controller.reverts == 1 and not tracker.unattributed_watched

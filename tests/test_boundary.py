@@ -34,8 +34,12 @@ def fake_ns3():
     )
     return SimpleNamespace(
         cppyy=SimpleNamespace(gbl=SimpleNamespace(std=std)),
-        Callback=_Templates(lambda wrapped: ("ns3::Callback", wrapped)),
+        Callback=_Templates(lambda *wrapped: ("ns3::Callback", *wrapped)),  # no argument: a null callback
         NanoSeconds=FakeTime,
+        Time=lambda: FakeTime(0),
+        FlowRecord=lambda: SimpleNamespace(
+            kind="", srcNode=0, dstNode=0, src="", dst="", sport=0, dport=0, size=0, start=0.0, path=Vector(),
+            reversePath=Vector(), congestionOps="", constantRate=False, appRateBps=0, tag=0),
     )
 
 
@@ -101,15 +105,20 @@ def test_warm_up_calls_every_method_of_a_run_and_expects_only_out_of_range():
         def __getattr__(self, name):
             def method(*args):
                 called.append((name, args))
-                raise OutOfRange(name)
+                if name not in boundary.SETTERS:
+                    raise OutOfRange(name)
 
             return method
 
     bound = boundary.warm_up(ns3, Tracker(), memo=True)
     assert "GetFlowRecord" in bound and "GetKind" in bound and "ResumeHeld" in bound
-    assert bound == [*boundary.CONTROLLER_METHODS, *boundary.MEMO_METHODS]
+    assert bound == [*boundary.CONTROLLER_METHODS, *boundary.MEMO_METHODS, *boundary.SETTERS]
     assert ("Credit", (0, 0)) in called
-    assert boundary.warm_up(ns3, Tracker(), memo=False) == list(boundary.CONTROLLER_METHODS)
+    # what a tracker holds before Run(): null callbacks, no sampling
+    assert ("SetFlowEventCallback", (("ns3::Callback",),)) in called
+    (period, window, on_window), = [args for name, args in called if name == "ConfigureSampling"]
+    assert (period.ns, window, on_window) == (0, 0, ("ns3::Callback",))
+    assert boundary.warm_up(ns3, Tracker(), memo=False) == [*boundary.CONTROLLER_METHODS, *boundary.SETTERS]
 
     class Missing:
         def __getattr__(self, name):

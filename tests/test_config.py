@@ -32,7 +32,8 @@ def test_config_survives_the_trip_through_child_process_arguments():
 def test_every_setting_is_an_option_and_reaches_a_child_process():
     """No setting is left behind: each field, set away from its default, survives config_argv -> parser."""
     changed = AcceleratorConfig(theta=0.07, window=7, sample_period=1e-4, fairness=0.2, idle_share=0.01,
-                                settle_rtts=12.0, tail_rtts=9.0, min_skip_samples=2.5, max_skip=0.25, enabled=False)
+                                settle_rtts=12.0, tail_rtts=9.0, min_skip_samples=2.5, max_skip=0.25, enabled=False,
+                                profile=True)
     defaults = AcceleratorConfig()
     assert all(getattr(changed, f.name) != getattr(defaults, f.name) for f in fields(AcceleratorConfig))
     argv = config_argv(changed)
@@ -50,3 +51,11 @@ def test_experiment_runs_take_the_same_options():
     argv = ["experiment", "run", "llm-training", "--min-skip-samples", "3", "--no-fast-forward"]
     config = config_from(build_parser().parse_args(argv))
     assert (config.min_skip_samples, config.enabled) == (3.0, False)
+
+
+def test_a_neutral_setting_leaves_the_memo_context_alone_and_a_decisive_one_does_not():
+    from wormhole_ns3.runtime.harness import memo_context
+
+    assert memo_context(AcceleratorConfig(profile=True)) == memo_context(AcceleratorConfig())
+    assert memo_context(AcceleratorConfig(theta=0.04)) != memo_context(AcceleratorConfig())
+    assert "profile" not in AcceleratorConfig().decisive() and "theta" in AcceleratorConfig().decisive()

@@ -217,3 +217,26 @@ def test_enable_takes_a_memo_store_that_the_next_process_replays_from(plain_pyth
     cold_counts, warm_counts = cold_memo.split()[2::2], warm_memo.split()[2::2]
     assert int(cold_counts[2]) >= 1  # recorded
     assert int(warm_counts[0]) > int(cold_counts[0]) and int(warm_counts[1]) < int(cold_counts[1])
+
+
+def test_profile_changes_nothing_simulated_and_accounts_for_all_of_run(wormhole, tmp_path):
+    """``--profile`` is neutral: the same events, flows and skips (a skip-back included) as without it."""
+    script = REPO_SCRIPTS / "flow_dag_star.py"
+    runs = {}
+    for name, options in (("plain", ()), ("profiled", ("--profile",))):
+        done = wormhole("run", *options, "--results", tmp_path / f"{name}.json",
+                        "--trace", tmp_path / f"{name}.csv", script)
+        assert done.returncode == 0, done.stderr
+        runs[name] = load_json(tmp_path / f"{name}.json")
+    plain, profiled = runs["plain"], runs["profiled"]
+    for key in ("events", "skips", "skip_backs", "skipped_time_s", "events_avoided", "flows"):
+        assert profiled[key] == plain[key], key
+    assert (tmp_path / "plain.csv").read_bytes() == (tmp_path / "profiled.csv").read_bytes()
+    assert plain["profile"] is None
+    profile = profiled["profile"]
+    assert sum(profile["seconds"].values()) == pytest.approx(profiled["run_wall_s"])
+    calls = profile["calls"]
+    assert calls["controller (Python decisions)"] >= 3 and calls["boundary calls (Python into C++)"] > 0
+    # every callback but the two that start and stop the watch was seen entering Python from C++
+    # (the script's own callback is list.append: a builtin, which enters no Python frame)
+    assert profile["entries"] == {"accelerator": calls["controller (Python decisions)"] - 2, "script": 0}

@@ -9,13 +9,18 @@ setting reaches every one of them by being declared here.
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, fields
 from typing import Any
 
 
-def _setting(default: Any, help: str, metavar: str | None = None, flag: str | None = None) -> Any:
-    """A config field with its command-line help (``%(default)s`` allowed), metavar and flag name."""
-    return field(default=default, metadata={"help": help, "metavar": metavar, "flag": flag})
+def _setting(default: Any, help: str, metavar: str | None = None, flag: str | None = None,
+             neutral: bool = False) -> Any:
+    """A config field with its command-line help (``%(default)s`` allowed), metavar and flag name.
+
+    A ``neutral`` setting changes how a run is observed, never what it
+    simulates: it is left out of the memo's settings context (``decisive``).
+    """
+    return field(default=default, metadata={"help": help, "metavar": metavar, "flag": flag, "neutral": neutral})
 
 
 @dataclass(frozen=True)
@@ -57,6 +62,11 @@ class AcceleratorConfig:
     max_skip: float | None = _setting(None, "longest single skip (default: unbounded)", metavar="SECONDS")
     #: Turn fast-forwarding off entirely (the run is then plain ns-3 plus counters).
     enabled: bool = _setting(True, "fast-forward steady partitions (default on)", flag="fast-forward")
+    #: Split the accelerated run's Run() wall time by where it went (runtime/profile.py):
+    #: timers around every Python entry point, which cost a little per call, hence off.
+    profile: bool = _setting(
+        False, "split the accelerated run's Run() time: C++ events, controller, memo, boundary calls, "
+        "the script's Python callbacks (run.json 'profile'; default off)", neutral=True)
 
     def __post_init__(self) -> None:
         if not 0 < self.theta < 1:
@@ -75,3 +85,7 @@ class AcceleratorConfig:
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
+
+    def decisive(self) -> dict[str, Any]:
+        """The settings that can change what a run simulates: every one but the neutral ones."""
+        return {f.name: getattr(self, f.name) for f in fields(self) if not f.metadata["neutral"]}

@@ -19,7 +19,7 @@ import numpy as np
 
 from wormhole_ns3.accel.fastforward import FlowProgress, SkipEnd, SkipPlan, plan_skip
 from wormhole_ns3.accel.flows import FlowInfo, FlowKind, FlowResult
-from wormhole_ns3.accel.partition import Partition, partition_flows
+from wormhole_ns3.accel.partition import FlowGroups, Partition
 from wormhole_ns3.accel.steady import Limit, Verdict, judge, judge_paced
 from wormhole_ns3.accel.trace import SkipRecord, TraceKind
 from wormhole_ns3.accel.vocabulary import Label
@@ -134,9 +134,9 @@ class Controller:
         self._memo_store, self._memo_context = memo, memo_context
         #: Replays recorded episodes when a memo store is given (see memo/driver.py).
         self.memo: MemoDriver | None = None
-        self.tracker = tracker if tracker is not None else ns3.CreateObject[ns3.FlowTracker]()
         #: Callbacks C++ calls (they must outlive the run), vectors it takes, the warm-up.
         self.boundary = boundary if boundary is not None else Boundary(ns3)
+        self.tracker = self.boundary.cxx(tracker if tracker is not None else ns3.CreateObject[ns3.FlowTracker]())
         self.impl: Any = None
         self.flows: dict[int, FlowInfo] = {}
         self.active: set[int] = set()
@@ -144,7 +144,14 @@ class Controller:
         #: Finished flows whose last packets (FIN, final ACKs) may still be on their links,
         #: with the time they are gone: they still tie their links' partitions together.
         self.draining: dict[int, float] = {}
+        #: The partitions of the active and draining flows, kept up to date per flow event.
+        self.groups = FlowGroups()
+        #: The state of each group of ``groups`` with active flows, and the same states by their
+        #: active flows, in the groups' order (ascending smallest flow, draining flows included).
+        self._state_of: dict[int, PartitionState] = {}
         self.partitions: dict[frozenset[int], PartitionState] = {}
+        #: States a skip-back left unsampled since the last repartition (see _repartition).
+        self._reverted: list[PartitionState] = []
         self.skips: list[SkipRecord] = []
         self.reverts = 0
         #: Simulated partition-seconds run packet by packet, by the reason they were not skipped.
@@ -166,6 +173,8 @@ class Controller:
         self._link_rtt: dict[int, float] = {}
         #: Flows the controller has looked at (the tracker numbers them in discovery order).
         self._known_flows = 0
+        #: whether the tracker reports unattributed events that created nothing (FlowTracker's default)
+        self._unattributed_watched = True
         self._arrivals: list[tuple[float, int]] = []
         #: Why a run that asked to be accelerated ran plainly, if it did.
         self.fallback: str | None = None
@@ -193,7 +202,7 @@ class Controller:
             # bind the tracker methods now, not inside the timed Run() (see boundary.warm_up)
             self.boundary.warm_up(self.tracker, memo=self._memo_store is not None)
             if self._memo_store is not None:
-                self.memo = MemoDriver(self, self._memo_store, self._memo_context)
+                self.memo = self.boundary.memo(MemoDriver(self, self._memo_store, self._memo_context))
 
     def close(self) -> None:
         """Release what the run holds: the memo store, if any (the run's results stay readable)."""
@@ -207,11 +216,12 @@ class Controller:
     def on_run_start(self) -> None:
         self.runs += 1
         self._run_started = time.perf_counter()
+        self.boundary.run_started()
         if not self._attached:
             self._attached = True
             impl = self.ns3.Simulator.GetImplementation()
             cast = self.ns3.DynamicCast[self.ns3.WormholeSimulatorImpl](impl)
-            self.impl = cast if cast else None
+            self.impl = self.boundary.cxx(cast) if cast else None
             if self.accelerate and self.impl is None:
                 # the script chose its own simulator (or touched it first): run it plainly
                 self.accelerate = False
@@ -238,6 +248,10 @@ class Controller:
         unattributed event does may affect any flow: it ends every skip.
         """
         tracker = self.tracker  # it discovered the new flows and attributed their starts
+        if (self.memo is None and int(tracker.GetNFlows()) == self._known_flows
+                and not any(st.paused for st in self.partitions.values())):
+            self._set_unattributed_watched(False)  # no new flow, no skip to end: nothing to learn
+            return
         unattributed = int(self.impl.GetCurrentTag()) == int(self.ns3.WormholeSimulatorImpl.UNATTRIBUTED)
         for st in list(self.partitions.values()):
             if st.paused and unattributed:
@@ -261,6 +275,19 @@ class Controller:
             self._arrivals = sorted(
                 [a for a in self._arrivals if a[0] >= now and a[1] not in self.flows] + pending
             )
+        self._set_unattributed_watched(
+            any(st.paused for st in self.partitions.values())
+            or (self.memo is not None and self.memo.keeps_link_attributes))
+
+    def watch_unattributed_events(self) -> None:
+        """Something the controller keeps (a skip, the memo's cache) may be changed by any unattributed event."""
+        self._set_unattributed_watched(True)
+
+    def _set_unattributed_watched(self, watched: bool) -> None:
+        """Whether the tracker reports unattributed events that created no flow (one C++ call per change)."""
+        if watched != self._unattributed_watched:
+            self._unattributed_watched = watched
+            self.tracker.SetUnattributedEventsWatched(watched)
 
     def before_flow_start(self, flow: int) -> None:
         """Cut short (skip-back) every skip in progress on links the flow is about to use."""
@@ -280,6 +307,7 @@ class Controller:
         return float("inf")
 
     def on_run_end(self) -> None:
+        self.boundary.run_ended()
         self.run_wall += time.perf_counter() - self._run_started
         if self.memo is not None:
             self.memo.run_ended()
@@ -303,6 +331,7 @@ class Controller:
             self.flows[flow] = info
             self.active.add(flow)
             self._configure_sampling(info)
+            self.groups.add(flow, info.links)
             for st in list(self.partitions.values()):
                 if st.paused and st.partition.links & info.links:
                     self._revert(st, f"flow {flow} started on its links")
@@ -314,6 +343,7 @@ class Controller:
             info = self.flows[flow]
             drain = DRAIN_RTTS * self._path_rtt(info)
             self.draining[flow] = now + drain
+            self.groups.touch(flow)  # its partition's active flows changed
             self.impl.ScheduleSystemCallback(
                 self.ns3.NanoSeconds(max(1, round(drain * 1e9))), self._on_drained
             )
@@ -325,6 +355,8 @@ class Controller:
         gone = [f for f, until in self.draining.items() if until <= now + 1e-12]
         for flow in gone:
             del self.draining[flow]
+            if flow not in self.active:
+                self.groups.remove(flow)
         if gone:
             self._repartition(now)
 
@@ -358,26 +390,31 @@ class Controller:
         return total if info.reverse_path else 2 * total
 
     def _repartition(self, now: float) -> None:
-        """Recompute the partitions, and put each flow's tag in its partition's class.
+        """Bring the partitions the last flow events changed up to date, and their flows' tag classes.
 
         Draining flows take part in the grouping (their last packets share
         links) but not in a partition's identity: a partition whose active
         flows are unchanged keeps its state when a draining flow leaves it.
+        Only the groups ``FlowGroups`` reports stale are looked at; the others
+        kept their flows, class and sampling. The C++ calls are those, in the
+        same order, that a pass over every partition would make.
         """
-        members = self.active | set(self.draining)
-        parts = partition_flows({f: self.flows[f].links for f in members})
-        fresh: dict[frozenset[int], PartitionState] = {}
-        for group in parts:
-            active = group.flows & self.active
-            self._assign_class(group.flows)
+        touched = []
+        for group in self.groups.take_stale():
+            self._state_of.pop(group, None)
+            members = self.groups.get(group)
+            if members is None:
+                continue
+            active = members.flows & self.active
+            self._assign_class(members.flows)
             if not active:
                 continue
-            part = Partition(flows=frozenset(active), links=group.links)
+            part = Partition(flows=frozenset(active), links=members.links)
             st = self.partitions.get(part.key)
             if st is None:
                 st = PartitionState(
                     partition=part,
-                    tag_class=self._class_of(group.flows),
+                    tag_class=self._class_of(members.flows),
                     rtt=max(self._path_rtt(self.flows[f]) for f in active),
                     changed_at=now,
                 )
@@ -385,10 +422,17 @@ class Controller:
                 for f in active:
                     self.tracker.ClearSamples(f)
             else:
-                st.partition, st.tag_class = part, self._class_of(group.flows)
-            fresh[part.key] = st
-        self.partitions = fresh
-        for st in fresh.values():
+                st.partition, st.tag_class = part, self._class_of(members.flows)
+            self._state_of[group] = st
+            touched.append(group)
+        self.partitions = {st.partition.key: st for _, st in sorted(self._state_of.items())}
+        if self._reverted:
+            # a skip-back leaves its flows unsampled until the next repartition samples them
+            reverted = {id(st) for st in self._reverted}
+            self._reverted.clear()
+            touched += [g for g, st in self._state_of.items() if id(st) in reverted]
+        for group in sorted(set(touched)):
+            st = self._state_of[group]
             for f in st.partition.flows:
                 self._set_sampled(f, not st.paused)
 
@@ -581,6 +625,7 @@ class Controller:
             shift = self.tracker.ShiftMonitoredPackets if f in st.idle else self.tracker.ShiftTimes
             shift(f, ns3.NanoSeconds(dt_ns))
         st.paused_from, st.paused_until, st.credits = plan.start, plan.start + dt, credited
+        self.watch_unattributed_events()
         for f in st.partition.flows:
             self._set_sampled(f, False)
         key = st.partition.key
@@ -644,6 +689,7 @@ class Controller:
             self.ns3.Simulator.Cancel(st.resume_event)
         st.paused_from = st.paused_until = None
         st.rates = None
+        self._reverted.append(st)
         self.reverts += 1
         record = self.skips[st.skip_record]
         self.skips[st.skip_record] = replace(

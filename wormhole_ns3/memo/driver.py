@@ -47,6 +47,10 @@ class MemoRun(Protocol):
         """A held flow's completion was injected: it is finished."""
         ...
 
+    def watch_unattributed_events(self) -> None:
+        """The driver keeps something an unattributed event may change: report every one."""
+        ...
+
     def steady_events_avoided(self, flows: set[int]) -> int:
         """Events the skips of partitions made only of these flows avoided."""
         ...
@@ -118,6 +122,11 @@ class MemoDriver:
         """Something outside the flows ran: a link's parameters may have changed."""
         self._link_attributes.clear()
 
+    @property
+    def keeps_link_attributes(self) -> bool:
+        """True while link attributes are cached, which an unattributed event may make stale."""
+        return bool(self._link_attributes)
+
     def _run_starts(self) -> None:
         now = self._now_ns()
         batch = []
@@ -142,6 +151,8 @@ class MemoDriver:
 
     def link_attributes(self, link: int) -> str:
         if link not in self._link_attributes:
+            if not self._link_attributes:
+                self.run.watch_unattributed_events()
             self._link_attributes[link] = str(self.tracker.GetLinkFingerprint(link))
         return self._link_attributes[link]
 

@@ -11,9 +11,11 @@ loaded ``ns3`` namespace (``runtime.native.load().ns3``) or a C++ object.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
+from types import CodeType
 from typing import Any
 
 from wormhole_ns3.accel.flows import FlowInfo, FlowResult
+from wormhole_ns3.runtime.profile import RunProfile, Section
 
 
 class Boundary:
@@ -26,31 +28,60 @@ class Boundary:
     wrapper is kept alive, since C++ holds it past the Python call that made it.
     """
 
-    def __init__(self, ns3: Any) -> None:
+    def __init__(self, ns3: Any, profile: RunProfile | None = None) -> None:
+        """With a ``profile``, callbacks, the C++ objects handed out by ``cxx`` and the memo are timed."""
         self.ns3 = ns3
         self.error: BaseException | None = None
+        self.profile = profile
         self._alive: list[object] = []
+        self._guarded_code: CodeType | None = None
 
     def callback(self, function: Callable[..., None], *signature: str) -> Any:
         """``ns3::Callback<void, signature...>`` calling ``function``, guarded as the class says."""
+        body = function if self.profile is None else self.profile.callback(function, _section_of(function))
 
         def guarded(*args: Any) -> None:
             if self.error is not None:
                 return
             try:
-                function(*args)
+                body(*args)
             except BaseException as error:  # noqa: BLE001 - reported after Run() returns
                 self.error = error
 
         std_function, callback = make_callback(self.ns3, guarded, *signature)
         self._alive += [guarded, std_function, callback]
+        #: the code of every guarded callback: C++ calls it straight from Run()
+        self._guarded_code = guarded.__code__
         return callback
+
+    def cxx(self, target: Any) -> Any:
+        """A C++ object the accelerator calls (tracker, simulator): timed as boundary calls when profiling."""
+        return target if self.profile is None else self.profile.timed_object(target, Section.BOUNDARY)
+
+    def memo(self, driver: Any) -> Any:
+        """The memo driver, its methods timed as memo when profiling."""
+        return driver if self.profile is None else self.profile.timed_object(driver, Section.MEMO)
+
+    def run_started(self) -> None:
+        """Called from a callback's body at the start of Run(): the profile starts watching Python entries."""
+        if self.profile is not None:
+            self.profile.run_started(self._guarded_code)
+
+    def run_ended(self) -> None:
+        if self.profile is not None:
+            self.profile.run_ended()
 
     def double_vector(self, values: Iterable[float]) -> Any:
         return double_vector(self.ns3, values)
 
     def warm_up(self, tracker: Any, memo: bool) -> list[str]:
         return warm_up(self.ns3, tracker, memo)
+
+
+def _section_of(function: Callable[..., Any]) -> Section:
+    """Whose decisions a callback makes: the memo's, or the controller's."""
+    module = getattr(function, "__module__", "") or ""
+    return Section.MEMO if module.startswith("wormhole_ns3.memo") else Section.CONTROLLER
 
 
 def make_callback(ns3: Any, function: Callable[..., None], *signature: str) -> tuple[Any, Any]:
@@ -73,7 +104,11 @@ def double_vector(ns3: Any, values: Iterable[float]) -> Any:
 
 def read_flow(tracker: Any, flow: int) -> FlowInfo:
     """What a flow is and where it goes, from the tracker (once the flow sends): one call, one struct."""
-    record = tracker.GetFlowRecord(flow)
+    return flow_info(tracker.GetFlowRecord(flow), flow)
+
+
+def flow_info(record: Any, flow: int) -> FlowInfo:
+    """A ``FlowRecord``'s fields as a FlowInfo (its strings and vectors converted)."""
     return FlowInfo(
         id=flow,
         kind=str(record.kind),
@@ -142,6 +177,10 @@ MEMO_METHODS = (
 )
 
 
+#: FlowTracker methods taking no flow that the controller calls inside Run() (warm_up calls them too).
+SETTERS = ("SetFlowEventCallback", "ConfigureSampling", "GetNFlows")
+
+
 def warm_up(ns3: Any, tracker: Any, memo: bool) -> list[str]:
     """Bind the tracker methods a run calls now, not inside the timed Run(); return those bound.
 
@@ -151,7 +190,10 @@ def warm_up(ns3: Any, tracker: Any, memo: bool) -> list[str]:
     alone is expected (any other is an interface mismatch, and raised). The
     simulator itself is not touched, so a script may still choose its
     implementation. Methods taking a link are left out: they look up nodes,
-    and there are none yet.
+    and there are none yet. The ``SETTERS`` are called with what the tracker
+    holds before Run() (the controller sets them when it starts), and an
+    empty ``FlowRecord`` is read: converting its strings and vectors costs a
+    JIT of its own at the first flow otherwise.
     """
     out_of_range = ns3.cppyy.gbl.std.out_of_range
     arguments: dict[str, tuple[Any, ...]] = {
@@ -169,5 +211,11 @@ def warm_up(ns3: Any, tracker: Any, memo: bool) -> list[str]:
         except out_of_range:
             pass  # there is no flow 0 yet: the wrapper exists all the same
         bound.append(name)
+    # these take no flow: each is given what the tracker holds until Run() starts
+    # (null callbacks, no sampling), so that only the wrappers remain
+    tracker.SetFlowEventCallback(ns3.Callback[("void", "unsigned int", "int")]())
+    tracker.ConfigureSampling(ns3.Time(), 0, ns3.Callback[("void",)]())
+    tracker.GetNFlows()
+    flow_info(ns3.FlowRecord(), 0)  # a record's strings and vectors, as read_flow converts them
     ns3.NanoSeconds(1).GetSeconds()
-    return bound
+    return bound + list(SETTERS)

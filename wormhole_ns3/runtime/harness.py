@@ -22,6 +22,8 @@ from wormhole_ns3.accel.controller import Controller
 from wormhole_ns3.accel.trace import write_trace
 from wormhole_ns3.config import AcceleratorConfig
 from wormhole_ns3.runtime import loader, native
+from wormhole_ns3.runtime.boundary import Boundary
+from wormhole_ns3.runtime.profile import RunProfile
 
 #: When this module was first imported: the fallback start of the process where /proc is missing.
 _IMPORTED_AT = time.time()
@@ -73,9 +75,10 @@ def prepare(options: RunOptions) -> Controller:
             store = MemoStore.open(options.memo, key=read_memo_key(options.memo_key))
         else:
             store = MemoStore.in_memory()
+    profile = RunProfile() if accelerate and options.config.profile else None
     controller = Controller(
         shim.ns3, options.config, accelerate, progress=options.progress,
-        memo=store, memo_context=memo_context(options.config),
+        memo=store, memo_context=memo_context(options.config), boundary=Boundary(shim.ns3, profile),
     )
     controller.attach()
     if accelerate:
@@ -87,7 +90,7 @@ def memo_context(config: AcceleratorConfig) -> str:
     """What besides the episode itself a memo key must contain: versions and settings."""
     from wormhole_ns3.memo.record import RECORD_FORMAT
 
-    settings = json.dumps(config.as_dict(), sort_keys=True)
+    settings = json.dumps(config.decisive(), sort_keys=True)
     return (f"wormhole-ns3 {__version__}; ns-3 {loader.ns3_version()}; "
             f"record format {RECORD_FORMAT}; accelerator {settings}")
 
@@ -234,7 +237,20 @@ def results_dict(controller: Controller, script: str, argv: list[str], options: 
         },
         **memo,
         "events_avoided": sum(r.events_avoided for r in skips) + (memo["events_avoided_by_memo"] or 0),
+        "profile": profile_results(controller),
         "flows": [asdict(f) for f in (snapshot.flows if snapshot else [])],
+    }
+
+
+def profile_results(controller: Controller) -> dict | None:
+    """Where Run() wall time went, by section, with the calls timed (None unless ``--profile``)."""
+    profile = controller.boundary.profile
+    if profile is None:
+        return None
+    return {
+        "seconds": profile.split(controller.run_wall),
+        "calls": {str(section): n for section, n in profile.calls.items()},
+        "entries": {"accelerator": profile.callback_entries, "script": profile.script_entries},
     }
 
 

@@ -77,8 +77,19 @@ def comparison(baseline: dict, accelerated: dict) -> dict:
         and all(r["rx_bytes_baseline"] == r["rx_bytes_accelerated"] for r in rows),
         "packet_level_time_s": accelerated.get("packet_level_time_s", {}),
         "config": accelerated["config"],
+        "profile": accelerated.get("profile"),
         "flows": rows,
     }
+
+
+def profile_parts(summary: dict) -> str | None:
+    """Where the accelerated Run() time went (``--profile``), as "section s (share)" parts; None without one."""
+    profile = summary.get("profile")
+    if not profile:
+        return None
+    wall = summary["run_wall_accelerated_s"] or 1.0
+    return ", ".join(f"{section} {seconds:.2f} s ({seconds / wall:.0%})"
+                     for section, seconds in profile["seconds"].items())
 
 
 def _fmt(value, spec: str) -> str:
@@ -117,6 +128,9 @@ def format_table(summary: dict) -> str:
     if breakdown:
         parts = ", ".join(f"{why} {t * 1e3:.1f} ms" for why, t in sorted(breakdown.items()))
         lines.append(f"not skipped because    {parts}")
+    profiled = profile_parts(summary)
+    if profiled:
+        lines.append(f"accelerated Run()     {profiled}")
     if "stdout_identical" in summary:
         lines.append(f"script output         {'identical' if summary['stdout_identical'] else 'DIFFERS'}")
     return "\n".join(lines)

@@ -423,6 +423,12 @@ FlowTracker::WatchUnattributedEvents(Callback<void> onChange)
 }
 
 void
+FlowTracker::SetUnattributedEventsWatched(bool watched)
+{
+    m_unattributedWatched = watched;
+}
+
+void
 FlowTracker::AfterNodesEntered()
 {
     DiscoverEnteredNodes();
@@ -447,7 +453,8 @@ FlowTracker::AfterUnattributedEvent()
     WormholeSimulatorImpl* impl = AcceleratingImpl();
     bool unattributed = impl->GetCurrentTag() == WormholeSimulatorImpl::UNATTRIBUTED;
     // a workload's release may have discovered its flows already (OnWorkloadRelease)
-    if (m_flows.size() > m_flowsReported || unattributed || !m_startsToAttribute.empty())
+    if (m_flows.size() > m_flowsReported || (unattributed && m_unattributedWatched) ||
+        !m_startsToAttribute.empty())
     {
         m_flowsReported = m_flows.size();
         m_onUnattributedChange();

@@ -112,6 +112,14 @@ class FlowTracker : public Object
      * (a compute task ending), stay in C++ and scan nothing.
      */
     void WatchUnattributedEvents(Callback<void> onChange);
+    /**
+     * Whether an unattributed event that created no flow is reported to
+     * `onChange` (true, the default): the controller turns it off while no
+     * skip is in progress and nothing it keeps could be changed by such an
+     * event, so a script made of unattributed events (a UDP echo) never calls
+     * into Python.
+     */
+    void SetUnattributedEventsWatched(bool watched);
 
     /**
      * @return the links a flow that has not started will use (data path, then
@@ -472,6 +480,7 @@ class FlowTracker : public Object
     std::vector<uint32_t> m_sampledFlows;    //!< flows SetSampled(true) was last called for
     Callback<void> m_onUnattributedChange;
     std::size_t m_flowsReported{0}; //!< flows m_onUnattributedChange has been told about
+    bool m_unattributedWatched{true}; //!< report unattributed events that created nothing
     std::unordered_map<uint16_t, std::vector<Ptr<PacketSink>>> m_sinksByPort;
     //! (ip << 16 | port) of an application flow's source -> the flow and its number
     std::unordered_map<uint64_t, std::pair<uint32_t, Ptr<ApplicationFlow>>> m_flowBySource;

@@ -35,6 +35,7 @@ SUMMARY_FILE = "summary.json"
 #: Fields of the harness's run.json a run summary repeats as they are (None when absent).
 HARNESS_FIELDS = (
     "run_wall_s", "process_wall_s", "events", "sim_time_s", "skips", "skip_backs", "skipped_time_s", "events_avoided",
+    "profile",
 )
 #: Memo counters of run.json (None without a memo store) and the events each shortcut avoided.
 MEMO_FIELDS = (

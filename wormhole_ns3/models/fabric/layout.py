@@ -157,11 +157,13 @@ def _(spec: HpccTopologyFile) -> Layout:
     topology = spec.topology
     host_ids = topology.hosts
     names = {node: f"host{rank}" for rank, node in enumerate(host_ids)}
-    names.update({node: f"switch{node}" for node in sorted(topology.switches)})
+    names.update({node: f"nvswitch{node}" if node in topology.nvswitches else f"switch{node}"
+                  for node in spec.switches})
     links = []
-    for link in topology.links:
-        touches_host = link.src not in topology.switches or link.dst not in topology.switches
-        links.append(Link(names[link.src], names[link.dst], round(link.rate_bps), link.delay_s,
-                          "host-switch" if touches_host else "switch-switch", link.error_rate))
-    switches = tuple(names[node] for node in sorted(topology.switches))
+    for link in spec.links:
+        touches_host = topology.is_host(link.src) or topology.is_host(link.dst)
+        tier = "nvlink" if topology.is_nvlink(link) else "host-switch" if touches_host else "switch-switch"
+        links.append(Link(names[link.src], names[link.dst], round(link.rate_bps), link.delay_s, tier,
+                          link.error_rate))
+    switches = tuple(names[node] for node in spec.switches)
     return Layout(tuple(names[node] for node in host_ids), switches, tuple(links))

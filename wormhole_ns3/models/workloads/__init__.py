@@ -9,15 +9,7 @@ from wormhole_ns3.models.workloads.collectives import (
 )
 from wormhole_ns3.models.workloads.dag import Task, Workload, WorkloadBuilder
 from wormhole_ns3.models.workloads.estimate import PlainNs3Estimate, estimate_plain_ns3
-from wormhole_ns3.models.workloads.hpcc import (
-    HpccFlow,
-    HpccLink,
-    HpccTopology,
-    hpcc_flows_to_workload,
-    read_flows,
-    read_topology,
-    write_fct,
-)
+from wormhole_ns3.models.workloads.hpcc import HpccFlow, hpcc_flows_to_workload, read_flows, write_fct
 from wormhole_ns3.models.workloads.ideal import IdealSchedule, ideal_schedule
 from wormhole_ns3.models.workloads.models import (
     ComputeModel,
@@ -36,6 +28,7 @@ from wormhole_ns3.models.workloads.simai import (
     simai_to_workload,
 )
 from wormhole_ns3.models.workloads.text import WorkloadFileError
+from wormhole_ns3.models.workloads.topology import HpccLink, HpccTopology, read_topology
 
 __all__ = [
     "Task",

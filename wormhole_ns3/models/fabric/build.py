@@ -241,7 +241,7 @@ def build_fabric(ns, spec: FabricSpec, queues: QueueConfig | None = None,
     return replace(fabric, ports=[replace(p, queue_disc=_root_queue_disc(ns, p.device)) for p in fabric.ports])
 
 
-def _keep_hosts_from_forwarding(ns, plan: Layout, ports: list[Port], nodes: dict[str, object]) -> None:
+def _keep_hosts_from_forwarding(ns, plan: Layout, ports: list[Port], nodes: dict) -> None:
     """Give hosts' links a high routing cost when some host has several links (see HOST_LINK_METRIC).
 
     With one link per host every path starts and ends on a host link, so

@@ -144,7 +144,7 @@ def read_topology(path: str | Path) -> HpccTopology:
     ids, number = _ids(path, lines, header.nvswitches + header.switches, number, kinds)
     for node in ids:
         _check_node(path, number, node, header.nodes)
-    links = []
+    links: list[HpccLink] = []
     for number, fields in lines:
         if len(links) == header.links:
             break  # the counted links are read; the rest is not part of the topology

@@ -77,3 +77,10 @@ def test_a_missing_file_or_a_directory_is_one_line(tmp_path, reader):
     with pytest.raises(WorkloadFileError) as error:
         reader(tmp_path)
     assert str(error.value) == f"{tmp_path}: is a directory, not a file"
+
+
+def test_nvlink_does_not_shorten_the_base_rtt_that_sets_switch_thresholds(tmp_path):
+    path = rail_topology(tmp_path / "topo")
+    rtt = layout(HpccTopologyFile(path)).base_rtt_s(1500)
+    assert rtt == layout(HpccTopologyFile(path, nvlink=False)).base_rtt_s(1500)
+    assert rtt == pytest.approx(4 * (2 * 0.5e-6) + 2 * 1500 * 8 / 100e9 + 2 * 1500 * 8 / 400e9)

@@ -42,13 +42,16 @@ class Layout:
 
         Shortest paths by round-trip cost: each link adds its delay twice
         and the transmission time of one packet (ACKs are taken as free).
-        A host is reached through its first link.
+        A host is reached through its first network link: NVLink only
+        shortens paths inside a server, never the longest one, so it is
+        left out unless there is nothing else.
         """
-        cost = {link: 2 * link.delay_s + packet_bytes * 8 / link.rate_bps for link in self.links}
+        network = [link for link in self.links if link.tier != "nvlink"] or list(self.links)
+        cost = {link: 2 * link.delay_s + packet_bytes * 8 / link.rate_bps for link in network}
         hosts = set(self.hosts)
         attach: dict[str, tuple[str, float]] = {}
         graph: dict[str, list[tuple[str, float]]] = defaultdict(list)
-        for link in self.links:
+        for link in network:
             for near, far in ((link.a, link.b), (link.b, link.a)):
                 if near in hosts:
                     attach.setdefault(near, (far, cost[link]))

@@ -9,7 +9,14 @@ from wormhole_ns3.models.workloads.collectives import (
 )
 from wormhole_ns3.models.workloads.dag import Task, Workload, WorkloadBuilder
 from wormhole_ns3.models.workloads.estimate import PlainNs3Estimate, estimate_plain_ns3
-from wormhole_ns3.models.workloads.hpcc import HpccFlow, hpcc_flows_to_workload, read_flows, write_fct
+from wormhole_ns3.models.workloads.hpcc import (
+    HpccFlow,
+    fct_line,
+    hpcc_address,
+    hpcc_flows_to_workload,
+    read_flows,
+    write_fct,
+)
 from wormhole_ns3.models.workloads.ideal import IdealSchedule, ideal_schedule
 from wormhole_ns3.models.workloads.models import (
     ComputeModel,
@@ -64,4 +71,6 @@ __all__ = [
     "read_flows",
     "read_topology",
     "write_fct",
+    "fct_line",
+    "hpcc_address",
 ]

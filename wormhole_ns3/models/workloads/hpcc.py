@@ -106,11 +106,25 @@ def _hex_ip(address: str) -> str:
     return "".join(f"{int(part):02x}" for part in address.split("."))
 
 
+def hpcc_address(node_id: int) -> str:
+    """The address HPCC gives node ``node_id`` (11.x.y.1 from the id), as fct.txt shows it: 8 hex digits."""
+    return f"{0x0B000001 + (node_id // 256) * 0x10000 + (node_id % 256) * 0x100:08x}"
+
+
+def fct_line(sip: str, dip: str, sport: int, dport: int, size: int, start_s: float, fct_s: float,
+             standalone_s: float) -> str:
+    """One line of ``fct.txt``: addresses as 8 hex digits, times in integer nanoseconds."""
+    return (f"{sip} {dip} {sport} {dport} {size} {round(start_s * 1e9)} {round(fct_s * 1e9)} "
+            f"{round(standalone_s * 1e9)}\n")
+
+
 def write_fct(rows: Iterable[dict], path: str | Path) -> None:
     """Write HPCC-style ``fct.txt`` from flow rows (src, dst, sport, dport, bytes, start, fct).
 
-    ``standalone_fct`` (the flow alone on an idle network) is taken from the
-    row when present, else written as 0.
+    The addresses are the rows' own (IPv4 dotted); ``standalone_fct`` (the
+    flow alone on an idle network) is taken from the row when present, else
+    written as 0. A script that knows its flows' node ids and paths writes a
+    better one as it runs (``ResultWriter``).
     """
     path = Path(path)
     partial = path.with_name(path.name + ".partial")
@@ -118,9 +132,6 @@ def write_fct(rows: Iterable[dict], path: str | Path) -> None:
         for r in rows:
             if r.get("fct") is None:
                 continue
-            out.write(
-                f"{_hex_ip(r['src'])} {_hex_ip(r['dst'])} {r['sport']} {r['dport']} {r['bytes']} "
-                f"{round(r['start'] * 1e9)} {round(r['fct'] * 1e9)} "
-                f"{round(r.get('standalone_fct', 0) * 1e9)}\n"
-            )
+            out.write(fct_line(_hex_ip(r["src"]), _hex_ip(r["dst"]), r["sport"], r["dport"], r["bytes"],
+                               r["start"], r["fct"], r.get("standalone_fct", 0)))
     partial.replace(path)

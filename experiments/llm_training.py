@@ -42,7 +42,9 @@ from wormhole_ns3.models.workloads import (
     WorkloadFileError,
     hpcc_flows_to_workload,
     list_presets,
+    no_flows_reason,
     preset_workload,
+    rank_fit,
     read_flows,
     read_simai_workload,
     simai_to_workload,
@@ -141,26 +143,14 @@ def load_workload(args, topology=None):
         sys.exit(f"llm_training.py: error: {problem}")
 
 
-def no_flows_reason(workload) -> str:
-    """Why a workload moves nothing over the network, in one line."""
-    skipped = workload.metadata.get("skipped_tp", {})
-    if skipped.get("collectives"):
-        return (f"its {skipped['collectives']} collectives ({skipped['bytes'] / 1e9:.3f} GB) are all TP "
-                "collectives, which --intra-server skip (the default, as in the Wormhole paper) leaves out; "
-                "--intra-server nvlink keeps them")
-    return "none of its collectives moves a byte"
-
-
 def check_ranks(workload, spec) -> None:
     """More ranks than the fabric has hosts is an error; fewer leaves hosts idle, which is said."""
-    hosts = spec.host_count
     where = f"the topology {spec.path}" if isinstance(spec, HpccTopologyFile) else "the fabric"
-    if workload.ranks > hosts:
-        sys.exit(f"llm_training.py: error: the workload has {workload.ranks} ranks, {where} has only "
-                 f"{hosts} hosts")
-    if workload.ranks < hosts:
-        print(f"llm_training.py: warning: the workload has {workload.ranks} ranks, {where} has {hosts} hosts: "
-              f"hosts {workload.ranks}..{hosts - 1} (by rank) stay idle", file=sys.stderr)
+    error, warning = rank_fit(workload.ranks, spec.host_count, where)
+    if error:
+        sys.exit(f"llm_training.py: error: {error}")
+    if warning:
+        print(f"llm_training.py: warning: {warning}", file=sys.stderr)
 
 
 def fabric_spec(args, workload, topology=None):
@@ -213,7 +203,7 @@ def main(argv=None):
     topology = topology_file(args)
     workload = load_workload(args, topology)
     if not workload.flows:
-        sys.exit(f"llm_training.py: error: {workload.name} has no network flows: {no_flows_reason(workload)}")
+        sys.exit(f"llm_training.py: error: {no_flows_reason(workload)}")
     spec = fabric_spec(args, workload, topology)
     check_ranks(workload, spec)
     native.load()  # FlowDag, flow-hash ECMP routing and the RDMA models

@@ -1,5 +1,6 @@
 """Training workloads as dependency graphs of flows and compute, and readers for existing input formats."""
 
+from wormhole_ns3.models.workloads.checks import no_flows_reason, rank_fit
 from wormhole_ns3.models.workloads.collectives import (
     all_to_all,
     ring_allgather,
@@ -72,5 +73,7 @@ __all__ = [
     "read_topology",
     "write_fct",
     "fct_line",
+    "no_flows_reason",
+    "rank_fit",
     "hpcc_address",
 ]

@@ -30,11 +30,14 @@ def rail_topology(path: Path, servers: int = 2, gpus_per_server: int = 4, spines
     return path
 
 
-def allreduce_workload(path: Path, gpus: int, tp: int, bytes_: int, layers: int = 1) -> Path:
-    """A SimAI workload of ``layers`` layers, each a forward TP all-reduce and a DP weight-gradient all-reduce."""
+def allreduce_workload(path: Path, gpus: int, tp: int, bytes_: int, layers: int = 1,
+                       tp_bytes: int | None = None) -> Path:
+    """A SimAI workload of ``layers`` layers, each a forward TP all-reduce and a DP weight-gradient all-reduce
+    (of ``tp_bytes`` and ``bytes_``; compute 1 us per pass, update 100 ns)."""
+    tp_bytes = bytes_ if tp_bytes is None else tp_bytes
     header = (f"HYBRID_TRANSFORMER_FWD_IN_BCKWD model_parallel_NPU_group: {tp} ep: 1 pp: 1 ga: 1 "
               f"all_gpus: {gpus} checkpoints: 0 checkpoint_initiates: 0")
-    lines = [f"layer{i} -1 1000 ALLREDUCE {bytes_} 1000 NONE 0 1000 ALLREDUCE {bytes_} 100"
+    lines = [f"layer{i} -1 1000 ALLREDUCE {tp_bytes} 1000 NONE 0 1000 ALLREDUCE {bytes_} 100"
              for i in range(layers)]
     path.write_text("\n".join([header, str(layers), *lines]) + "\n")
     return path

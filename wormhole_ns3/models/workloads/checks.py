@@ -20,7 +20,8 @@ def no_flows_reason(workload: Workload) -> str:
 
 
 def rank_fit(ranks: int, hosts: int, fabric: str) -> tuple[str | None, str | None]:
-    """(error, warning) for ``ranks`` ranks on ``fabric`` of ``hosts`` hosts: more ranks is an error, fewer a warning."""
+    """(error, warning) for ``ranks`` ranks on ``fabric`` of ``hosts`` hosts: more ranks is an error, fewer a
+    warning."""
     if ranks > hosts:
         return f"the workload has {ranks} ranks, {fabric} has only {hosts} hosts", None
     if ranks < hosts:

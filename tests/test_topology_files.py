@@ -1,11 +1,12 @@
 """SimAI's topology files and HPCC's shipped files, read as their simulators read them."""
 
 import pytest
-from simai_inputs import rail_topology
 
 from wormhole_ns3.models.fabric import FabricSpecError, HpccTopologyFile
 from wormhole_ns3.models.fabric.layout import layout
 from wormhole_ns3.models.workloads import WorkloadFileError, read_flows, read_topology
+
+from simai_inputs import rail_topology
 
 
 def test_a_simai_topology_has_gpus_nvswitches_switches_and_its_rates(tmp_path):

@@ -25,7 +25,7 @@ Files in the folder:
 from __future__ import annotations
 
 import csv
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -73,7 +73,7 @@ class ResultWriter:
         self.out_dir = Path(out_dir)
         self.out_dir.mkdir(parents=True, exist_ok=True)
         self.workload = workload
-        write_atomically(self.out_dir / WORKLOAD_FILE, workload.to_json())
+        write_parts_atomically(self.out_dir / WORKLOAD_FILE, workload.json_parts())
         self._iteration_of_end = {task: k for k, task in enumerate(workload.iteration_ends)}
         self._iteration_finish: dict[int, float] = {}
         self._start_time = start_time
@@ -141,6 +141,14 @@ def write_atomically(path: Path, text: str) -> None:
     """Write a whole text file so that a reader sees the old file or the new one, never half of one."""
     partial = path.with_name(path.name + ".partial")
     partial.write_text(text)
+    partial.replace(path)
+
+
+def write_parts_atomically(path: Path, parts: Iterable[str]) -> None:
+    """``write_atomically`` for text made piece by piece (a workload of millions of tasks), never held whole."""
+    partial = path.with_name(path.name + ".partial")
+    with partial.open("w") as handle:
+        handle.writelines(parts)
     partial.replace(path)
 
 

@@ -85,3 +85,18 @@ def test_nvlink_does_not_shorten_the_base_rtt_that_sets_switch_thresholds(tmp_pa
     rtt = layout(HpccTopologyFile(path)).base_rtt_s(1500)
     assert rtt == layout(HpccTopologyFile(path, nvlink=False)).base_rtt_s(1500)
     assert rtt == pytest.approx(4 * (2 * 0.5e-6) + 2 * 1500 * 8 / 100e9 + 2 * 1500 * 8 / 400e9)
+
+
+def test_a_standalone_fct_takes_the_flows_own_path_and_its_slowest_link(tmp_path):
+    from wormhole_ns3.models.fabric.standalone import StandaloneFct
+
+    path = rail_topology(tmp_path / "topo")  # NIC 100G, 0.5 us; NVLink 2400G, 25 ns; spines 400G
+    with_nvlink = StandaloneFct(layout(HpccTopologyFile(path)), packet_bytes=1000)
+    without = StandaloneFct(layout(HpccTopologyFile(path, nvlink=False)), packet_bytes=1000)
+    size = 10**6
+    over_nvlink = 2 * 2 * 25e-9 + 2 * 8000 / 2400e9 + size * 8 / 2400e9
+    over_a_spine = 2 * 4 * 0.5e-6 + 2 * 8000 / 100e9 + 2 * 8000 / 400e9 + size * 8 / 100e9
+    same_rail = 2 * 2 * 0.5e-6 + 2 * 8000 / 100e9 + size * 8 / 100e9
+    assert with_nvlink.seconds(0, 1, size) == pytest.approx(over_nvlink)
+    assert without.seconds(0, 1, size) == pytest.approx(over_a_spine)
+    assert with_nvlink.seconds(0, 4, size) == without.seconds(0, 4, size) == pytest.approx(same_rail)

@@ -19,6 +19,7 @@ also appended to CSV files there as the run goes (see wormhole_ns3.tools.experim
 
 import argparse
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 from ns import ns
@@ -36,14 +37,16 @@ from wormhole_ns3.models.fabric import (
     TransportConfig,
     build_fabric,
 )
+from wormhole_ns3.models.fabric.standalone import StandaloneFct
 from wormhole_ns3.models.workloads import (
     WorkloadFileError,
     hpcc_flows_to_workload,
     list_presets,
+    no_flows_reason,
     preset_workload,
+    rank_fit,
     read_flows,
     read_simai_workload,
-    read_topology,
     simai_to_workload,
 )
 from wormhole_ns3.models.workloads.flowdag import WorkloadRun
@@ -51,6 +54,7 @@ from wormhole_ns3.runtime import native
 
 #: GPUs per server when the workload does not say (SimAI and HPCC inputs).
 GPUS_PER_SERVER = 8
+INTRA_SERVER = ("skip", "nvlink")
 
 
 def parse_args(argv=None):
@@ -60,9 +64,14 @@ def parse_args(argv=None):
                         help="a workload preset (--list shows them; default %(default)s)")
     source.add_argument("--simai", type=Path, metavar="FILE", help="a SimAI / AICB workload file")
     source.add_argument("--hpcc-flows", type=Path, metavar="FILE",
-                        help="an HPCC-ns-3 flow file (needs --hpcc-topology)")
-    parser.add_argument("--hpcc-topology", type=Path, metavar="FILE",
-                        help="an HPCC-ns-3 topology file (the fabric for --hpcc-flows)")
+                        help="an HPCC-ns-3 flow file (needs --topology-file)")
+    parser.add_argument("--topology-file", "--hpcc-topology", dest="topology_file", type=Path, metavar="FILE",
+                        help="the fabric from a topology file of SimAI's generator or of HPCC-ns-3; "
+                             "rank r is its r-th GPU (host) by node id")
+    parser.add_argument("--intra-server", choices=INTRA_SERVER, default="skip",
+                        help="traffic inside a server: skip leaves out TP collectives and NVLink, as the "
+                             "Wormhole paper does; nvlink keeps them, over the topology file's NVLink "
+                             "(default %(default)s)")
     parser.add_argument("--list", action="store_true", help="list the presets and exit")
     parser.add_argument("--iterations", type=int, help="training iterations (default: the preset's)")
     parser.add_argument("--topology", choices=("rail", "leaf-spine", "fat-tree"), default="rail",
@@ -86,8 +95,8 @@ def parse_args(argv=None):
         for name, description in list_presets().items():
             print(f"{name:16} {description}")
         sys.exit(0)
-    if args.hpcc_flows and not args.hpcc_topology:
-        parser.error("--hpcc-flows needs --hpcc-topology")
+    if args.hpcc_flows and not args.topology_file:
+        parser.error("--hpcc-flows needs --topology-file (or --hpcc-topology), the fabric its node ids name")
     if args.iterations is not None and args.iterations < 1:
         parser.error("--iterations must be at least 1")
     if args.ecn_k is not None and args.transport in RDMA_CONGESTION_CONTROLS:
@@ -106,32 +115,57 @@ def transport_config(args):
     )
 
 
-def load_workload(args):
+def topology_file(args):
+    """The fabric of --topology-file, or None; a bad file exits with one clear line."""
+    if args.topology_file is None:
+        return None
+    try:
+        return HpccTopologyFile(args.topology_file, nvlink=args.intra_server == "nvlink")
+    except FabricSpecError as problem:
+        sys.exit(f"llm_training.py: error: {problem}")
+
+
+def load_workload(args, topology=None):
     """The workload the options ask for; a bad file or name exits with one clear line."""
     try:
         if args.simai:
-            return simai_to_workload(read_simai_workload(args.simai), iterations=args.iterations or 1)
+            per_server = topology.gpus_per_server if topology is not None else None
+            return simai_to_workload(read_simai_workload(args.simai), iterations=args.iterations or 1,
+                                     gpus_per_server=per_server or GPUS_PER_SERVER,
+                                     include_tp=args.intra_server == "nvlink", name=args.simai.stem)
         if args.hpcc_flows:
-            topology = read_topology(args.hpcc_topology)
-            return hpcc_flows_to_workload(read_flows(args.hpcc_flows, topology), ranks=len(topology.hosts))
+            ranks = {node: rank for rank, node in enumerate(topology.topology.hosts)}
+            flows = [replace(f, src=ranks[f.src], dst=ranks[f.dst])
+                     for f in read_flows(args.hpcc_flows, topology.topology)]
+            return hpcc_flows_to_workload(flows, ranks=len(ranks), name=args.hpcc_flows.stem)
         return preset_workload(args.preset, iterations=args.iterations)
     except (WorkloadFileError, ValueError, KeyError) as problem:
         sys.exit(f"llm_training.py: error: {problem}")
 
 
-def fabric_spec(args, workload):
-    """The fabric for the workload's GPUs: every rank one host, servers as the workload has them.
+def check_ranks(workload, spec) -> None:
+    """More ranks than the fabric has hosts is an error; fewer leaves hosts idle, which is said."""
+    where = f"the topology {spec.path}" if isinstance(spec, HpccTopologyFile) else "the fabric"
+    error, warning = rank_fit(workload.ranks, spec.host_count, where)
+    if error:
+        sys.exit(f"llm_training.py: error: {error}")
+    if warning:
+        print(f"llm_training.py: warning: {warning}", file=sys.stderr)
+
+
+def fabric_spec(args, workload, topology=None):
+    """The fabric for the workload's GPUs: the topology file, or every rank one host, servers as the workload has them.
 
     Rank r is GPU r % g of server r // g (g GPUs per server), so a rail-optimized
     fabric puts it on rail r % g: where the workload's data- and pipeline-parallel
     groups expect it.
     """
+    if topology is not None:
+        return topology
     ranks = workload.ranks
     per_server = workload.metadata.get("parallelism", {}).get("gpus_per_server", GPUS_PER_SERVER)
     per_server = min(ranks, per_server)
     timing = {"rate_gbps": args.rate_gbps, "delay_us": args.delay_us}
-    if args.hpcc_topology:
-        return HpccTopologyFile(args.hpcc_topology)
     if args.topology == "rail":
         return RailOptimized(servers=-(-ranks // per_server), gpus_per_server=per_server,
                              oversubscription=args.oversubscription, **timing)
@@ -144,16 +178,40 @@ def fabric_spec(args, workload):
     return FatTree(k=k, hosts=ranks, **timing)
 
 
+def fct_labels(workload, fabric, topology, run):
+    """What fct.txt names: HPCC's node ids, the flow file's destination ports, standalone FCTs on this fabric."""
+    from wormhole_ns3.tools.experiment.results import FctLabels
+
+    dports = workload.metadata.get("dports")
+    standalone = StandaloneFct(fabric.layout, fabric.transport.packet_bytes)
+    tasks = workload.tasks
+
+    def ports(task):
+        return (int(run.dag.GetSourcePort(task)),
+                dports[task] if dports is not None else int(run.dag.GetDestinationPort(task)))
+
+    def standalone_s(task):
+        t = tasks[task]
+        return standalone.seconds(t.src, t.dst, t.bytes)
+
+    node_ids = topology.topology.hosts if topology is not None else range(workload.ranks)
+    return FctLabels(node_ids=node_ids, ports=ports, standalone_s=standalone_s)
+
+
 def main(argv=None):
     args = parse_args(argv)
-    workload = load_workload(args)
+    topology = topology_file(args)
+    workload = load_workload(args, topology)
+    if not workload.flows:
+        sys.exit(f"llm_training.py: error: {no_flows_reason(workload)}")
+    spec = fabric_spec(args, workload, topology)
+    check_ranks(workload, spec)
     native.load()  # FlowDag, flow-hash ECMP routing and the RDMA models
     ns.RngSeedManager.SetSeed(1)
     ns.RngSeedManager.SetRun(1)
     try:
         transport = transport_config(args)
-        fabric = build_fabric(ns, fabric_spec(args, workload),
-                              QueueConfig(ecn_threshold_packets=args.ecn_k), transport)
+        fabric = build_fabric(ns, spec, QueueConfig(ecn_threshold_packets=args.ecn_k), transport)
     except FabricSpecError as problem:
         sys.exit(f"llm_training.py: error: {problem}")
     print(f"workload  {workload.name}: {workload.ranks} ranks, {len(workload.flows)} flows, "
@@ -161,10 +219,6 @@ def main(argv=None):
     print(f"fabric    {fabric.describe()}")
 
     writer = None
-    if args.results_dir:
-        from wormhole_ns3.tools.experiment.results import ResultWriter
-
-        writer = ResultWriter(args.results_dir, workload)
     ends = {task: k for k, task in enumerate(workload.iteration_ends)}
     finished_at = {}
 
@@ -175,6 +229,10 @@ def main(argv=None):
             finished_at[ends[task]] = finish
 
     run = WorkloadRun(ns, workload, fabric.hosts, on_finish=task_finished, transport=transport)
+    if args.results_dir:
+        from wormhole_ns3.tools.experiment.results import ResultWriter
+
+        writer = ResultWriter(args.results_dir, workload, fct=fct_labels(workload, fabric, topology, run))
     run.start()
     ns.Simulator.Run()
     previous = 0.0

@@ -95,3 +95,34 @@ def test_an_installed_wheel_carries_the_experiment_scripts(tmp_path):
     assert udp_echo == str(installed / "_experiments" / "scripts" / "udp_echo.py")
     assert llm_folder == str(installed / "_experiments")
     assert dumbbell == str(installed / "examples" / "dctcp_dumbbell.py")
+
+
+def test_a_users_own_inputs_make_a_preset_of_absolute_paths(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "microAllReduce.txt").write_text("")
+    (tmp_path / "topo").write_text("")
+    llm = get_experiment("llm-training")
+    made, name = llm.with_inputs(None, {"--simai": "microAllReduce.txt", "--topology-file": "topo",
+                                        "--intra-server": "nvlink"})
+    assert name == "simai-microAllReduce-topo-nvlink"
+    assert made.script_args(name) == ["--simai", str(tmp_path / "microAllReduce.txt"),
+                                      "--topology-file", str(tmp_path / "topo"), "--intra-server", "nvlink"]
+    made, name = llm.with_inputs("gpt-small-dcqcn", {"--topology-file": "topo"})
+    assert (name, made.script_args(name)) == (
+        "gpt-small-dcqcn-topo",
+        ["--preset", "gpt-small", "--transport", "dcqcn", "--topology-file", str(tmp_path / "topo")])
+
+
+@pytest.mark.parametrize("preset, given, message", [
+    (None, {"--simai": "absent.txt"}, "--simai absent.txt: no such file"),
+    (None, {"--hpcc-flows": "."}, "--hpcc-flows .: is a directory, not a file"),
+    ("gpt-small", {"--simai": "w.txt"}, "--preset and --simai are alternatives: give one of them"),
+])
+def test_bad_inputs_of_ones_own_are_one_line(tmp_path, monkeypatch, preset, given, message):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "w.txt").write_text("")
+    with pytest.raises(ExperimentError) as error:
+        get_experiment("llm-training").with_inputs(preset, given)
+    assert str(error.value) == message
+    with pytest.raises(ExperimentError, match="^experiment dctcp-dumbbell takes no --simai$"):
+        get_experiment("dctcp-dumbbell").with_inputs(None, {"--simai": "w.txt"})

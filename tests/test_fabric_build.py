@@ -146,3 +146,27 @@ def test_128_gpu_rail_fabric_builds_with_routes_between_all_pairs(ns):
     assert (len(fabric.hosts), len(fabric.switches)) == (128, 24)
     for (s, d), path in all_paths(ns, fabric).items():
         assert path[-1] == f"host{d}" and len(path) == (3 if s % 8 == d % 8 else 5)
+
+
+def test_a_simai_topology_routes_inside_a_server_over_nvlink_and_never_through_a_gpu(ns, tmp_path):
+    """2 servers x 4 GPUs: NVLink inside a server, rail ToRs between servers, spines across rails."""
+    from simai_inputs import rail_topology
+
+    fabric = build_fabric(ns, HpccTopologyFile(rail_topology(tmp_path / "topo")))
+    assert len(fabric.hosts) == 8 and len(fabric.switches) == 2 + 4 + 2 and len(fabric.links) == 16 + 8
+    lengths = Counter()
+    for (s, d), path in all_paths(ns, fabric).items():
+        assert not any(node.startswith("host") for node in path[1:-1]), path
+        if s // 4 == d // 4:
+            assert path[1] == f"nvswitch{8 + s // 4}"
+        lengths[len(path)] += 1
+    assert lengths == Counter({3: 8 * 3 + 8, 5: 8 * 3})  # in a server; same rail; across rails
+
+
+def test_without_nvlink_a_simai_topology_keeps_only_the_network(ns, tmp_path):
+    from simai_inputs import rail_topology
+
+    fabric = build_fabric(ns, HpccTopologyFile(rail_topology(tmp_path / "topo"), nvlink=False))
+    assert len(fabric.switches) == 4 + 2 and len(fabric.links) == 8 + 8
+    assert {link.tier for link in fabric.links} == {"host-switch", "switch-switch"}
+    assert flow_path(ns, fabric, 0, 1, TCP, 10_000, 20_000)[2].startswith("switch1")  # over a spine

@@ -132,7 +132,7 @@ def test_hpcc_topology_file_keeps_rates_delays_and_losses(tmp_path):
     (lambda: FatTree(k=5), "k must be even and at least 2, got 5"),
     (lambda: FatTree(k=4, hosts=17), "hosts must be between 1 and k^3/4 = 16, got 17"),
     (lambda: HpccTopologyFile("/nonexistent/topo.txt"),
-     "HPCC topology file /nonexistent/topo.txt does not exist"),
+     "/nonexistent/topo.txt: No such file or directory"),
     (lambda: QueueConfig(ecn_threshold_packets=2000),
      "ecn_threshold_packets must be between 1 and switch_buffer_packets (1000), got 2000"),
     (lambda: QueueConfig(device_queue_packets=0), "device_queue_packets must be at least 1, got 0"),

@@ -2,7 +2,7 @@
 import pytest
 
 from wormhole_ns3.models.workloads import WorkloadFileError, read_flows, read_topology, write_fct
-from wormhole_ns3.models.workloads.hpcc import HpccTopology
+from wormhole_ns3.models.workloads.topology import HpccTopology
 
 TOPOLOGY = """\
 4 1 3

@@ -131,3 +131,23 @@ def test_an_unsupported_simai_workload_is_a_clear_error(tmp_path, edit, problem)
     path.write_text(edit(MICRO.read_text()))
     with pytest.raises(ValueError, match=f"^{problem}$"):
         simai_to_workload(read_simai_workload(path))
+
+
+def test_a_workload_without_network_flows_says_why_and_which_option_keeps_them():
+    from wormhole_ns3.models.workloads import no_flows_reason
+
+    workload = simai_to_workload(read_simai_workload(MICRO), name="microAllReduce")
+    assert no_flows_reason(workload) == (
+        "microAllReduce has no network flows: its 2 collectives (0.084 GB) are all TP collectives, which "
+        "--intra-server skip (the default, as in the Wormhole paper) leaves out; --intra-server nvlink keeps them")
+    kept = simai_to_workload(read_simai_workload(MICRO), include_tp=True)
+    assert len(kept.flows) == 2 * 2 * 8 * 7 and kept.metadata["skipped_tp"] == {"collectives": 0, "bytes": 0}
+
+
+def test_ranks_that_do_not_fit_the_hosts_are_an_error_and_idle_hosts_a_warning():
+    from wormhole_ns3.models.workloads import rank_fit
+
+    assert rank_fit(16, 8, "the topology t") == ("the workload has 16 ranks, the topology t has only 8 hosts", None)
+    assert rank_fit(4, 8, "the topology t") == (
+        None, "the workload has 4 ranks, the topology t has 8 hosts: hosts 4..7 (by rank) stay idle")
+    assert rank_fit(8, 8, "the topology t") == (None, None)

@@ -23,6 +23,11 @@ FIRST_SUBNET = 0x0A000000  # 10.0.0.0
 SUBNET_SIZE = 4  # a /30 per link
 MAX_LINKS = 1 << 22  # 10.0.0.0/8 in /30s
 MIN_MTU = 1500
+#: Routing cost of a host's own links when a host has several (NVLink and NICs, two ToRs). Any path
+#: through another host then costs more than any path through switches alone, so no flow is
+#: forwarded by a GPU, as in SimAI, where only switches and NVSwitches forward; NVLink costs one
+#: less, so traffic inside a server takes NVLink when the network offers a path as short.
+HOST_LINK_METRIC = 1000
 
 
 @dataclass(frozen=True)
@@ -218,6 +223,7 @@ def build_fabric(ns, spec: FabricSpec, queues: QueueConfig | None = None,
                 addresses.setdefault(name, interfaces.GetAddress(end))
     for randomized in builder.randomized:
         stream += randomized.AssignStreams(stream)
+    _keep_hosts_from_forwarding(ns, plan, builder.ports, nodes)
     ns.Ipv4GlobalRoutingHelper.PopulateRoutingTables()
 
     fabric = Fabric(
@@ -233,6 +239,26 @@ def build_fabric(ns, spec: FabricSpec, queues: QueueConfig | None = None,
     if not transport.owns_queues:
         return fabric
     return replace(fabric, ports=[replace(p, queue_disc=_root_queue_disc(ns, p.device)) for p in fabric.ports])
+
+
+def _keep_hosts_from_forwarding(ns, plan: Layout, ports: list[Port], nodes: dict) -> None:
+    """Give hosts' links a high routing cost when some host has several links (see HOST_LINK_METRIC).
+
+    With one link per host every path starts and ends on a host link, so
+    costs are left as ns-3 sets them (1 per link) and routes are unchanged.
+    """
+    hosts = set(plan.hosts)
+    links_of: dict[str, int] = {}
+    for link in plan.links:
+        for end in (link.a, link.b):
+            links_of[end] = links_of.get(end, 0) + 1
+    if all(links_of.get(host, 0) <= 1 for host in hosts):
+        return
+    for port in ports:
+        if port.node in hosts:
+            ipv4 = nodes[port.node].GetObject[ns.Ipv4]()
+            nvlink = plan.links[port.link].tier == "nvlink"
+            ipv4.SetMetric(ipv4.GetInterfaceForDevice(port.device), HOST_LINK_METRIC - nvlink)
 
 
 def _root_queue_disc(ns, device):

@@ -42,13 +42,16 @@ class Layout:
 
         Shortest paths by round-trip cost: each link adds its delay twice
         and the transmission time of one packet (ACKs are taken as free).
-        A host is reached through its first link.
+        A host is reached through its first network link: NVLink only
+        shortens paths inside a server, never the longest one, so it is
+        left out unless there is nothing else.
         """
-        cost = {link: 2 * link.delay_s + packet_bytes * 8 / link.rate_bps for link in self.links}
+        network = [link for link in self.links if link.tier != "nvlink"] or list(self.links)
+        cost = {link: 2 * link.delay_s + packet_bytes * 8 / link.rate_bps for link in network}
         hosts = set(self.hosts)
         attach: dict[str, tuple[str, float]] = {}
         graph: dict[str, list[tuple[str, float]]] = defaultdict(list)
-        for link in self.links:
+        for link in network:
             for near, far in ((link.a, link.b), (link.b, link.a)):
                 if near in hosts:
                     attach.setdefault(near, (far, cost[link]))
@@ -157,11 +160,13 @@ def _(spec: HpccTopologyFile) -> Layout:
     topology = spec.topology
     host_ids = topology.hosts
     names = {node: f"host{rank}" for rank, node in enumerate(host_ids)}
-    names.update({node: f"switch{node}" for node in sorted(topology.switches)})
+    names.update({node: f"nvswitch{node}" if node in topology.nvswitches else f"switch{node}"
+                  for node in spec.switches})
     links = []
-    for link in topology.links:
-        touches_host = link.src not in topology.switches or link.dst not in topology.switches
-        links.append(Link(names[link.src], names[link.dst], round(link.rate_bps), link.delay_s,
-                          "host-switch" if touches_host else "switch-switch", link.error_rate))
-    switches = tuple(names[node] for node in sorted(topology.switches))
+    for link in spec.links:
+        touches_host = topology.is_host(link.src) or topology.is_host(link.dst)
+        tier = "nvlink" if topology.is_nvlink(link) else "host-switch" if touches_host else "switch-switch"
+        links.append(Link(names[link.src], names[link.dst], round(link.rate_bps), link.delay_s, tier,
+                          link.error_rate))
+    switches = tuple(names[node] for node in spec.switches)
     return Layout(tuple(names[node] for node in host_ids), switches, tuple(links))

@@ -103,7 +103,18 @@ class RdmaTransportConfig:
         """Nothing to set before nodes exist: the NICs are configured when installed."""
 
     def install(self, ns, fabric: BuiltFabric, first_stream: int) -> int:
-        """Give every host an RdmaNic and every switch port DCQCN's queues; return the streams used."""
+        """Give every host an RdmaNic and every switch port DCQCN's queues; return the streams used.
+
+        An RdmaNic drives a host's one device: a host with several links (a
+        GPU with NVLink, or on two ToRs) is refused here, in one line, before
+        ns-3 would abort on it.
+        """
+        for rank, host in enumerate(fabric.hosts):
+            links = host.GetNDevices() - 1  # the loopback is device 0
+            if links != 1:
+                raise FabricSpecError(
+                    f"RDMA ({self.congestion_control}) needs one link per host, the host of rank {rank} has "
+                    f"{links}; with a SimAI topology, --intra-server skip leaves NVLink out")
         if self.congestion_control == "hpcc":
             ns.Config.SetDefault("ns3::RdmaHpcc::BaseRtt", ns.TimeValue(
                 ns.NanoSeconds(round(fabric.base_rtt_s * 1e9))))

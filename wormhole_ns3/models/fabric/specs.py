@@ -17,7 +17,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from wormhole_ns3.models.workloads import HpccTopology, read_topology
+from wormhole_ns3.models.workloads import HpccLink, HpccTopology, WorkloadFileError, read_topology
 
 
 class FabricSpecError(ValueError):
@@ -201,23 +201,31 @@ class FatTree(LinkTiming):
 
 @dataclass(frozen=True)
 class HpccTopologyFile:
-    """A topology file of HPCC's ns-3 simulator: rates and delays come from the file.
+    """A topology file of HPCC's ns-3 simulator or of SimAI's generator: rates and delays come from the file.
 
-    Hosts are the nodes not listed as switches; rank r is the r-th host in
-    increasing node id (``rank(node_id)``). A link's error rate becomes a
-    per-packet loss on both of its devices.
+    Hosts are the nodes not listed as switches or NVSwitches; rank r is the
+    r-th host in increasing node id (``rank(node_id)``), which is how SimAI
+    puts GPU r on node r. A link's error rate becomes a per-packet loss on
+    both of its devices. SimAI's NVLink (a GPU's links to its server's
+    NVSwitches) are ordinary point-to-point links at the file's rate, or are
+    left out with their NVSwitches when ``nvlink`` is False (intra-server
+    traffic not simulated).
     """
 
     path: Path
+    nvlink: bool = True
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "path", Path(self.path))
-        _require(self.path.is_file(), f"HPCC topology file {self.path} does not exist")
-        topology = self.topology  # file:line errors come from the reader
+        try:
+            topology = self.topology
+        except WorkloadFileError as problem:  # file:line from the reader, or the file's own problem
+            raise FabricSpecError(str(problem)) from None
         _require(bool(topology.hosts), f"{self.path}: every node is a switch, there is no host")
-        linked = {n for link in topology.links for n in (link.src, link.dst)}
+        linked = {n for link in self.links for n in (link.src, link.dst)}
         for node in topology.hosts:
-            _require(node in linked, f"{self.path}: host {node} has no link")
+            without = "" if self.nvlink or not topology.nvswitches else " but NVLink (left out without NVLink)"
+            _require(node in linked, f"{self.path}: host {node} has no link{without}")
         for link in topology.links:
             _require(link.src != link.dst, f"{self.path}: node {link.src} is linked to itself")
             _require(link.rate_bps > 0, f"{self.path}: link {link.src}-{link.dst} has rate 0")
@@ -230,8 +238,25 @@ class HpccTopologyFile:
         return read_topology(self.path)
 
     @property
+    def links(self) -> list[HpccLink]:
+        """The links to build: all of them, or all but NVLink when ``nvlink`` is False."""
+        topology = self.topology
+        return [link for link in topology.links if self.nvlink or not topology.is_nvlink(link)]
+
+    @property
+    def switches(self) -> list[int]:
+        """The forwarding nodes to build, in node id order (NVSwitches only with NVLink)."""
+        topology = self.topology
+        return sorted(n for n in topology.switches if self.nvlink or n not in topology.nvswitches)
+
+    @property
     def host_count(self) -> int:
         return len(self.topology.hosts)
+
+    @property
+    def gpus_per_server(self) -> int | None:
+        """SimAI's GPUs per server (None for an HPCC file)."""
+        return self.topology.gpus_per_server
 
     def rank(self, node_id: int) -> int:
         """The rank of the host with this node id in the file."""
@@ -241,8 +266,14 @@ class HpccTopologyFile:
 
     def summary(self) -> str:
         t = self.topology
-        return (f"HPCC topology {self.path.name}: {len(t.hosts)} hosts, {len(t.switches)} "
-                f"switches, {len(t.links)} links")
+        if t.gpus_per_server is None:
+            return (f"HPCC topology {self.path.name}: {len(t.hosts)} hosts, {len(t.switches)} "
+                    f"switches, {len(t.links)} links")
+        nvlink = (f"{len(t.nvswitches)} NVSwitches" if self.nvlink
+                  else f"NVLink left out ({len(t.nvswitches)} NVSwitches)")
+        return (f"SimAI topology {self.path.name}: {len(t.hosts)} GPUs ({t.gpus_per_server} per server, "
+                f"{t.gpu_type}), {nvlink}, {len(t.switches) - len(t.nvswitches)} switches, "
+                f"{len(self.links)} links")
 
 
 FabricSpec = LeafSpine | RailOptimized | FatTree | HpccTopologyFile

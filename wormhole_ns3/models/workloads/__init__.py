@@ -1,5 +1,6 @@
 """Training workloads as dependency graphs of flows and compute, and readers for existing input formats."""
 
+from wormhole_ns3.models.workloads.checks import no_flows_reason, rank_fit
 from wormhole_ns3.models.workloads.collectives import (
     all_to_all,
     ring_allgather,
@@ -11,11 +12,10 @@ from wormhole_ns3.models.workloads.dag import Task, Workload, WorkloadBuilder
 from wormhole_ns3.models.workloads.estimate import PlainNs3Estimate, estimate_plain_ns3
 from wormhole_ns3.models.workloads.hpcc import (
     HpccFlow,
-    HpccLink,
-    HpccTopology,
+    fct_line,
+    hpcc_address,
     hpcc_flows_to_workload,
     read_flows,
-    read_topology,
     write_fct,
 )
 from wormhole_ns3.models.workloads.ideal import IdealSchedule, ideal_schedule
@@ -36,6 +36,7 @@ from wormhole_ns3.models.workloads.simai import (
     simai_to_workload,
 )
 from wormhole_ns3.models.workloads.text import WorkloadFileError
+from wormhole_ns3.models.workloads.topology import HpccLink, HpccTopology, read_topology
 
 __all__ = [
     "Task",
@@ -71,4 +72,8 @@ __all__ = [
     "read_flows",
     "read_topology",
     "write_fct",
+    "fct_line",
+    "no_flows_reason",
+    "rank_fit",
+    "hpcc_address",
 ]

@@ -15,8 +15,8 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Iterable
-from dataclasses import dataclass, field, fields
+from collections.abc import Iterable, Iterator
+from dataclasses import InitVar, dataclass, field, fields
 from operator import attrgetter
 
 FLOW = "flow"
@@ -30,7 +30,7 @@ FORMAT = "wormhole-ns3-workload"
 VERSION = 1
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Task:
     """One node of the graph.
 
@@ -88,6 +88,7 @@ class Task:
         return None
 
 
+_LABEL_SET = frozenset(LABELS)
 #: A task's fields in order: the columns of the JSON form and of the DataFrame.
 _COLUMNS = [f.name for f in fields(Task)]
 _DEPS = _COLUMNS.index("deps")
@@ -108,14 +109,18 @@ class Workload:
     tasks: tuple[Task, ...]
     iteration_ends: tuple[int, ...]
     metadata: dict = field(default_factory=dict)
+    #: True when every task was checked as it was made (``WorkloadBuilder``): the graph is then not walked again,
+    #: which at millions of tasks would take as long as building it.
+    checked: InitVar[bool] = False
 
-    def __post_init__(self) -> None:
+    def __post_init__(self, checked: bool) -> None:
         try:
             plain = json.loads(json.dumps(self.metadata, sort_keys=True, allow_nan=False))
         except (TypeError, ValueError) as problem:
             raise ValueError(f"workload {self.name!r}: metadata must be plain JSON ({problem})") from None
         object.__setattr__(self, "metadata", plain)
-        self.validate()
+        if not checked:
+            self.validate()
 
     def validate(self) -> None:
         """Every rule of the graph, checked in one place; the first broken one raises ValueError."""
@@ -147,6 +152,11 @@ class Workload:
 
     def to_json(self) -> str:
         """The workload as JSON text, one task per line; equal workloads give equal bytes."""
+        return "".join(self.json_parts())
+
+    def json_parts(self) -> Iterator[str]:
+        """``to_json`` in pieces (the head, then a task per piece), to write a workload of millions of tasks
+        without holding its text."""
         head = {
             "format": FORMAT,
             "version": VERSION,
@@ -156,9 +166,11 @@ class Workload:
             "metadata": self.metadata,
             "columns": _COLUMNS,
         }
-        rows = (json.dumps(_task_row(t), separators=(",", ":")) for t in self.tasks)
         header = json.dumps(head, sort_keys=True, separators=(",", ":"), allow_nan=False)
-        return header[:-1] + ',"tasks":[\n' + ",\n".join(rows) + "\n]}\n"
+        yield header[:-1] + ',"tasks":[\n'
+        for position, task in enumerate(self.tasks):
+            yield (",\n" if position else "") + json.dumps(_task_row(task), separators=(",", ":"))
+        yield "\n]}\n"
 
     @classmethod
     def from_json(cls, text: str) -> Workload:
@@ -247,10 +259,11 @@ class WorkloadBuilder:
         return end
 
     def build(self) -> Workload:
-        return Workload(self.name, self.ranks, tuple(self._tasks), tuple(self._iteration_ends), dict(self.metadata))
+        return Workload(self.name, self.ranks, tuple(self._tasks), tuple(self._iteration_ends), dict(self.metadata),
+                        checked=True)
 
     def _add(self, kind: str, src: int, dst: int, size: int, duration: float, deps: Iterable[int], labels) -> int:
-        unknown = sorted(set(labels) - set(LABELS))
+        unknown = sorted(labels.keys() - _LABEL_SET)
         if unknown:
             raise TypeError(f"unknown task label(s) {', '.join(unknown)}; labels are {', '.join(LABELS)}")
         labels.setdefault("iteration", self.iteration)

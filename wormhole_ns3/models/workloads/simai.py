@@ -224,7 +224,7 @@ class _SimaiReplay:
     def iteration(self, layers: tuple[SimaiLayer, ...], start: tuple[int, ...]) -> int:
         ranks = range(self.par.world)
         self.ready, self.stream, self.pending = {r: start for r in ranks}, {}, 0.0
-        unfinished: dict[int, tuple[int, ...]] = {r: () for r in ranks}
+        unfinished: dict[int, list[int]] = {r: [] for r in ranks}  # appended to: a tuple per layer was quadratic
         for index, layer in enumerate(layers):
             self._pass(index, layer, layer.forward, "tp", "forward", blocking=True)
         self._flush("forward")
@@ -232,10 +232,12 @@ class _SimaiReplay:
             layer = layers[index]
             self._pass(index, layer, layer.input_gradient, "tp", "backward", blocking=True)
             done = self._pass(index, layer, layer.weight_gradient, "dp", "grad-sync", blocking=False)
-            unfinished = {r: unfinished[r] + done.get(r, ()) for r in ranks}
+            for r, ids in done.items():
+                unfinished[r].extend(ids)
         self._flush("backward")
         update = sum(layer.update_time for layer in layers) * self.time_unit
-        steps = [self.builder.add_compute(r, update, self.ready[r] + unfinished[r], phase="optimizer") for r in ranks]
+        steps = [self.builder.add_compute(r, update, (*self.ready[r], *unfinished[r]), phase="optimizer")
+                 for r in ranks]
         return self.builder.end_iteration(steps)
 
     def _pass(self, index: int, layer: SimaiLayer, pass_: Communication, default_group: str, phase: str,

@@ -11,10 +11,10 @@ SHOWN_CHARS = 40
 
 
 class WorkloadFileError(ValueError):
-    """A malformed input file; the message names the file and line."""
+    """A malformed input file; the message names the file and line (only the file when it cannot be read)."""
 
-    def __init__(self, path: Path, line: int, problem: str) -> None:
-        super().__init__(f"{path}:{line}: {problem}")
+    def __init__(self, path: Path, line: int | None, problem: str) -> None:
+        super().__init__(f"{path}:{line}: {problem}" if line is not None else f"{path}: {problem}")
         self.path, self.line, self.problem = path, line, problem
 
 
@@ -24,7 +24,12 @@ def read_lines(path: Path) -> list[str]:
     Bytes that are not UTF-8 are a WorkloadFileError naming the line they are
     on, not a bare UnicodeDecodeError: the file is the user's, the fault is in it.
     """
-    data = path.read_bytes()
+    if path.is_dir():
+        raise WorkloadFileError(path, None, "is a directory, not a file")
+    try:
+        data = path.read_bytes()
+    except OSError as error:
+        raise WorkloadFileError(path, None, error.strerror or str(error)) from None
     try:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as error:

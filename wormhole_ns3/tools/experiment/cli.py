@@ -47,6 +47,30 @@ def add_experiment_command(commands: argparse._SubParsersAction) -> None:
 def _name_and_preset(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("name", metavar="NAME", help="the experiment (see: wormhole-ns3 experiment list)")
     parser.add_argument("--preset", metavar="P", help="the experiment's preset (default: its default preset)")
+    inputs = parser.add_argument_group("inputs of your own (llm-training), instead of a preset or with it")
+    inputs.add_argument("--simai", metavar="FILE", help="a SimAI / AICB workload file")
+    inputs.add_argument("--hpcc-flows", metavar="FILE", help="an HPCC-ns-3 flow file (needs --topology-file)")
+    inputs.add_argument("--topology-file", "--hpcc-topology", dest="topology_file", metavar="FILE",
+                        help="a topology file of SimAI's generator or of HPCC-ns-3")
+    inputs.add_argument("--intra-server", choices=("skip", "nvlink"),
+                        help="TP collectives and NVLink: skip (the script's default) or nvlink")
+    inputs.add_argument("--transport", metavar="CC", help="the script's --transport (dctcp, dcqcn, hpcc, ...)")
+    inputs.add_argument("--iterations", metavar="N", help="the script's --iterations")
+
+
+#: The input options of ``_name_and_preset``, by their attribute names.
+_INPUT_OPTIONS = {"simai": "--simai", "hpcc_flows": "--hpcc-flows", "topology_file": "--topology-file",
+                  "intra_server": "--intra-server", "transport": "--transport", "iterations": "--iterations"}
+
+
+def _experiment_and_preset(args: argparse.Namespace) -> tuple[Experiment, str]:
+    """The experiment and the preset to run: a named one, or one made of the user's own inputs."""
+    experiment = registry.get_experiment(args.name)
+    given = {option: getattr(args, name) for name, option in _INPUT_OPTIONS.items()
+             if getattr(args, name, None) is not None}
+    if not given:
+        return experiment, args.preset or experiment.default_preset
+    return experiment.with_inputs(args.preset, given)
 
 
 def _run_options(parser: argparse.ArgumentParser) -> None:
@@ -78,13 +102,15 @@ def _dispatch(args: argparse.Namespace) -> int:
     if args.experiment_action == "list":
         print(experiment_table(registry.experiments().values()))
         return 0
-    experiment = registry.get_experiment(args.name)
+    if args.experiment_action == "sweep":
+        experiment = registry.get_experiment(args.name)
+    else:
+        experiment, preset = _experiment_and_preset(args)
     options = _child_options(args)
     native.build()  # here, once, so that no run's process time includes compiling the native modules
     if args.experiment_action == "run":
         from wormhole_ns3.tools.experiment.run import mode_of, run_experiment
 
-        preset = args.preset or experiment.default_preset
         out = args.out or Path("results", experiment.name, preset, mode_of(options))
         summary = run_experiment(experiment, preset, out, options, args.force)
         print(f"wrote {out}: {_run_line(summary)}")
@@ -92,7 +118,6 @@ def _dispatch(args: argparse.Namespace) -> int:
     if args.experiment_action == "compare":
         from wormhole_ns3.tools.experiment.comparison import compare_experiment, markdown_summary
 
-        preset = args.preset or experiment.default_preset
         summary = compare_experiment(experiment, preset, args.out, options, args.force, args.reuse_baseline)
         print(markdown_summary(summary), end="")
         print(f"wrote {args.out}")

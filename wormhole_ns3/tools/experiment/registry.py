@@ -9,7 +9,7 @@ in an installed wheel (``experiment_script``).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from wormhole_ns3.examples import DUMBBELL_PRESETS, dumbbell_path
@@ -45,7 +45,9 @@ class Experiment:
     ``results_dir_option`` is the option through which the script takes the
     folder for its ``ResultWriter``, or None for a script that writes no
     tables of its own (the runner then makes ``flows.csv`` from the flows the
-    harness tracked).
+    harness tracked). ``inputs`` are the script's options through which a
+    user gives inputs of their own (``with_inputs``), by option: whether its
+    value is a file.
     """
 
     name: str
@@ -54,6 +56,7 @@ class Experiment:
     presets: dict[str, list[str]]
     default_preset: str
     results_dir_option: str | None = RESULTS_DIR_OPTION
+    inputs: dict[str, bool] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         if self.default_preset not in self.presets:
@@ -67,6 +70,42 @@ class Experiment:
                 f"experiment {self.name} has no preset {preset!r}; its presets: {', '.join(self.presets)}"
             )
         return list(self.presets[preset])
+
+    def with_inputs(self, preset: str | None, given: dict[str, str]) -> tuple[Experiment, str]:
+        """This experiment with one more preset: the user's inputs (option -> value), and that preset's name.
+
+        A workload input (an option of ``WORKLOAD_INPUTS``) replaces the
+        preset's arguments; other inputs (a topology file, say) come after
+        them. Files must exist and are given to the script as absolute paths,
+        so that the preset means the same files from any folder. The name says
+        what was given: ``simai-microAllReduce``, ``gpt-small-Spectrum-X_8g``.
+        """
+        unknown = [option for option in given if option not in self.inputs]
+        if unknown:
+            raise ExperimentError(f"experiment {self.name} takes no {unknown[0]}")
+        workload = [option for option in given if option in WORKLOAD_INPUTS]
+        if workload and preset is not None:
+            raise ExperimentError(f"--preset and {workload[0]} are alternatives: give one of them")
+        base = preset or self.default_preset
+        args = [] if workload else self.script_args(base)
+        parts = [] if workload else [base]
+        for option, value in given.items():
+            if self.inputs[option]:
+                path = Path(value)
+                if not path.is_file():
+                    problem = "is a directory, not a file" if path.is_dir() else "no such file"
+                    raise ExperimentError(f"{option} {value}: {problem}")
+                value = str(path.resolve())
+                parts.append(WORKLOAD_INPUTS.get(option, "") + path.stem)
+            else:
+                parts.append(value)
+            args += [option, value]
+        name = "-".join(parts)
+        return replace(self, presets={**self.presets, name: args}), name
+
+
+#: Inputs that are a workload of their own (instead of a preset's), and the prefix of the preset they make.
+WORKLOAD_INPUTS = {"--simai": "simai-", "--hpcc-flows": "hpcc-"}
 
 
 def experiment_script(relative: str) -> Path:
@@ -89,6 +128,8 @@ def experiments() -> dict[str, Experiment]:
                 for name in list_presets()
             },
             default_preset="gpt-small",
+            inputs={"--simai": True, "--hpcc-flows": True, "--topology-file": True, "--intra-server": False,
+                    "--transport": False, "--iterations": False},
         ),
         Experiment(
             name="dctcp-dumbbell",

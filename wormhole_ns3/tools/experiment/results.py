@@ -15,15 +15,21 @@ Files in the folder:
 * ``flows.csv`` -- one row per finished flow task (``FLOW_COLUMNS``): the task's
   labels from the workload, its start (release + delay) and finish (last byte
   received) in simulated seconds, and ``fct = finish - start``;
-* ``iterations.csv`` -- one row per finished training iteration (``ITERATION_COLUMNS``).
+* ``iterations.csv`` -- one row per finished training iteration (``ITERATION_COLUMNS``);
+* ``fct.txt`` -- with ``FctLabels``, one line per finished flow as HPCC writes it
+  (its node-id addresses, the flow's ports, a standalone FCT), so that HPCC's
+  own analysis scripts read it; without, the runner writes one from the
+  harness's results.
 """
 
 from __future__ import annotations
 
 import csv
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
-from wormhole_ns3.models.workloads import Workload, write_fct
+from wormhole_ns3.models.workloads import Workload, fct_line, hpcc_address, write_fct
 from wormhole_ns3.models.workloads.dag import FLOW
 
 WORKLOAD_FILE = "workload.json"
@@ -39,6 +45,20 @@ ITERATION_COLUMNS = ("iteration", "start", "finish", "time")
 _TEXT_COLUMNS = ("collective", "group", "phase")
 
 
+@dataclass(frozen=True)
+class FctLabels:
+    """What HPCC's ``fct.txt`` names and a workload does not hold.
+
+    ``node_ids`` maps a rank to its node id (in a topology file, else the
+    rank), ``ports`` a flow task to its (source, destination) port, and
+    ``standalone_s`` a flow task to its FCT alone on the idle fabric.
+    """
+
+    node_ids: Sequence[int]
+    ports: Callable[[int], tuple[int, int]]
+    standalone_s: Callable[[int], float]
+
+
 class ResultWriter:
     """Appends a script's finished flows and iterations to CSV files in ``out_dir`` as they happen.
 
@@ -48,16 +68,19 @@ class ResultWriter:
     for that end (``WorkloadBuilder.end_iteration``).
     """
 
-    def __init__(self, out_dir: Path, workload: Workload, start_time: float = 0.0) -> None:
+    def __init__(self, out_dir: Path, workload: Workload, start_time: float = 0.0,
+                 fct: FctLabels | None = None) -> None:
         self.out_dir = Path(out_dir)
         self.out_dir.mkdir(parents=True, exist_ok=True)
         self.workload = workload
-        write_atomically(self.out_dir / WORKLOAD_FILE, workload.to_json())
+        write_parts_atomically(self.out_dir / WORKLOAD_FILE, workload.json_parts())
         self._iteration_of_end = {task: k for k, task in enumerate(workload.iteration_ends)}
         self._iteration_finish: dict[int, float] = {}
         self._start_time = start_time
         self._flows, self._flow_rows = _open_table(self.out_dir / FLOWS_FILE, FLOW_COLUMNS)
         self._iterations, self._iteration_rows = _open_table(self.out_dir / ITERATIONS_FILE, ITERATION_COLUMNS)
+        self._fct_labels = fct
+        self._fct = (self.out_dir / FCT_FILE).open("w") if fct is not None else None
 
     def task_finished(self, task_id: int, start: float, finish: float) -> None:
         """Record any finished task: a flow gets its row, an iteration's end closes the iteration."""
@@ -78,6 +101,13 @@ class ResultWriter:
              float(start), float(finish), float(finish) - float(start))
         )
         self._flows.flush()
+        if self._fct is not None and self._fct_labels is not None:
+            labels = self._fct_labels
+            sport, dport = labels.ports(task_id)
+            self._fct.write(fct_line(hpcc_address(labels.node_ids[t.src]), hpcc_address(labels.node_ids[t.dst]),
+                                     sport, dport, t.bytes, float(start), float(finish) - float(start),
+                                     labels.standalone_s(task_id)))
+            self._fct.flush()
 
     def iteration_finished(self, k: int, start: float, finish: float) -> None:
         """One row of ``iterations.csv`` for iteration ``k``, flushed at once."""
@@ -88,6 +118,8 @@ class ResultWriter:
     def close(self) -> None:
         self._flows.close()
         self._iterations.close()
+        if self._fct is not None:
+            self._fct.close()
 
     def __enter__(self) -> ResultWriter:
         return self
@@ -109,6 +141,14 @@ def write_atomically(path: Path, text: str) -> None:
     """Write a whole text file so that a reader sees the old file or the new one, never half of one."""
     partial = path.with_name(path.name + ".partial")
     partial.write_text(text)
+    partial.replace(path)
+
+
+def write_parts_atomically(path: Path, parts: Iterable[str]) -> None:
+    """``write_atomically`` for text made piece by piece (a workload of millions of tasks), never held whole."""
+    partial = path.with_name(path.name + ".partial")
+    with partial.open("w") as handle:
+        handle.writelines(parts)
     partial.replace(path)
 
 

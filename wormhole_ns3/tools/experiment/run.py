@@ -83,7 +83,8 @@ def execute_run(experiment: Experiment, preset: str, folder: Path, options: Chil
     run_results = json.loads((folder / RUN_RESULTS_FILE).read_text())
     if not (folder / FLOWS_FILE).exists():
         write_flow_table(harness_flow_rows(run_results), folder / FLOWS_FILE)
-    write_hpcc_fct(run_results, folder / FCT_FILE)
+    if not (folder / FCT_FILE).exists():
+        write_hpcc_fct(run_results, folder / FCT_FILE)
     flows = read_flows(folder / FLOWS_FILE)
     iterations = read_iterations(folder / ITERATIONS_FILE) if (folder / ITERATIONS_FILE).exists() else None
     write_parquet(flows, folder / FLOWS_FILE)

@@ -316,7 +316,7 @@ void
 FlowDag::OnSinkRx(uint32_t task, Ptr<const Packet> packet, const Address& from)
 {
     Task& t = m_tasks[task];
-    if (!t.finish.IsNegative() || t.sink->GetTotalRx() < t.bytes)
+    if (!t.finish.IsStrictlyNegative() || t.sink->GetTotalRx() < t.bytes)
     {
         return;
     }
@@ -333,7 +333,7 @@ FlowDag::GetUpcomingFlows(Time horizon) const
     for (uint32_t i = 0; i < m_tasks.size(); ++i)
     {
         const Task& t = m_tasks[i];
-        if (!t.dst && !t.release.IsNegative() && t.finish.IsNegative())
+        if (!t.dst && !t.release.IsStrictlyNegative() && t.finish.IsStrictlyNegative())
         {
             ending.emplace((t.release + t.delay).GetNanoSeconds(), i);
         }
@@ -352,7 +352,7 @@ FlowDag::GetUpcomingFlows(Time horizon) const
         for (uint32_t next : m_tasks[task].dependents)
         {
             const Task& d = m_tasks[next];
-            if (!d.release.IsNegative())
+            if (!d.release.IsStrictlyNegative())
             {
                 continue;
             }
@@ -408,7 +408,7 @@ Time
 FlowDag::GetStartTime(uint32_t task) const
 {
     const Task& t = m_tasks.at(task);
-    if (t.release.IsNegative() || !t.dst)
+    if (t.release.IsStrictlyNegative() || !t.dst)
     {
         return t.release;
     }

@@ -87,7 +87,7 @@ RdmaQueuePair::Start()
 {
     NS_ABORT_MSG_IF(m_started, "RDMA flow " << m_flowId << " started twice");
     m_started = true;
-    m_startTime = m_resumedFrom.IsNegative() ? Simulator::Now() : m_resumedFrom;
+    m_startTime = m_resumedFrom.IsStrictlyNegative() ? Simulator::Now() : m_resumedFrom;
     m_nextSend = Simulator::Now();
     m_cc->Start(m_nic->GetLineRate());
     if (!m_initialState.empty())

@@ -58,18 +58,8 @@ class WorkloadRun:
             self._on_finish(int(task), self.start_time(int(task)), self.dag.GetFinishTime(task).GetSeconds())
 
     def start_time(self, task: int) -> float:
-        """When a task started, in seconds: a flow at its release plus its delay, a compute task at its release.
-
-        FlowDag::GetStartTime leaves out the delay of a flow released at time
-        0 (it tests the release with Time::IsNegative, which counts 0 as
-        negative), so a flow of an HPCC file, released at 0 to start at its
-        start time, would show start 0; the delay is added here in that case.
-        """
-        start = self.dag.GetStartTime(task).GetSeconds()
-        spec = self.workload.tasks[task]
-        if spec.kind == FLOW and start == 0.0:
-            return spec.duration
-        return start
+        """When a task started, in seconds: a flow at its release plus its delay, a compute task at its release."""
+        return float(self.dag.GetStartTime(task).GetSeconds())
 
     @property
     def finished_tasks(self) -> int:

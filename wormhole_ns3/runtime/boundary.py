@@ -46,6 +46,18 @@ class Boundary:
         self._alive += [guarded, std_function, callback]
         return callback
 
+    def at_destroy(self, function: Callable[[], None]) -> None:
+        """Call ``function`` from Simulator::Destroy(), before the simulator itself is freed."""
+        def guarded() -> None:
+            try:
+                function()
+            except BaseException as error:  # noqa: BLE001 - reported after the script ends
+                self.error = self.error or error
+
+        std_function = self.ns3.cppyy.gbl.std.function["void()"](guarded)
+        self._alive += [guarded, std_function]
+        self.ns3.Simulator.ScheduleDestroy(self.ns3.MakeEvent(std_function))
+
     def double_vector(self, values: Iterable[float]) -> Any:
         return double_vector(self.ns3, values)
 

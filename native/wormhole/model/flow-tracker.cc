@@ -1019,7 +1019,7 @@ FlowTracker::ScheduleSample()
     if (any)
     {
         m_sampleEvent =
-            impl->ScheduleSystem(m_samplePeriod, MakeEvent(&FlowTracker::Sample, this));
+            impl->ScheduleHousekeeping(m_samplePeriod, MakeEvent(&FlowTracker::Sample, this));
     }
 }
 

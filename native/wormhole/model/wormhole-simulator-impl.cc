@@ -47,7 +47,12 @@ WormholeSimulatorImpl::WormholeSimulatorImpl()
       m_currentContext(Simulator::NO_CONTEXT),
       m_currentTag(UNATTRIBUTED),
       m_eventCount(0),
-      m_systemEventCount(0)
+      m_systemEventCount(0),
+      m_systemPending(0),
+      m_housekeepingPending(0),
+      m_watchdogLimit(100000),
+      m_watchdogFired(false),
+      m_watchdogSince(0)
 {
     NS_LOG_FUNCTION(this);
 }
@@ -65,6 +70,7 @@ WormholeSimulatorImpl::DoDispose()
         pending.impl->Unref();
     }
     m_queue.clear();
+    m_systemPending = m_housekeepingPending = 0;
     std::fill(m_tagHead.begin(), m_tagHead.end(), nullptr);
     m_moved.clear();
     SimulatorImpl::DoDispose();
@@ -212,6 +218,7 @@ WormholeSimulatorImpl::ProcessOneEvent()
     {
         ForgetMoved(node, false);
     }
+    CountOut(node.second);
     m_queue.erase(first);
 
     if (key.m_ts != m_currentTs)
@@ -253,10 +260,20 @@ WormholeSimulatorImpl::IsFlowTag(uint32_t tag)
     return tag != UNATTRIBUTED && tag != SYSTEM && tag != WORKLOAD;
 }
 
+inline void
+WormholeSimulatorImpl::CountOut(const Pending& pending)
+{
+    if (pending.tag == SYSTEM)
+    {
+        --m_systemPending;
+        m_housekeepingPending -= pending.housekeeping ? 1 : 0;
+    }
+}
+
 bool
 WormholeSimulatorImpl::IsFinished() const
 {
-    return m_queue.empty() || m_stop;
+    return m_queue.size() == m_housekeepingPending || m_stop;
 }
 
 void
@@ -264,12 +281,43 @@ WormholeSimulatorImpl::Run()
 {
     NS_LOG_FUNCTION(this);
     m_stop = false;
+    m_watchdogFired = false;
     RunObserver::NotifyRunStart();
-    while (!m_queue.empty() && !m_stop)
+    uint64_t alone = 0; // system events run in a row with nothing but system events pending
+    // housekeeping alone keeps no run alive: plain ns-3 stops when its queue is empty
+    while (m_queue.size() > m_housekeepingPending && !m_stop)
     {
+        alone = m_queue.size() == m_systemPending ? alone + 1 : 0;
+        if (alone == 1)
+        {
+            m_watchdogSince = m_currentTs;
+        }
+        if (alone > m_watchdogLimit)
+        {
+            m_watchdogFired = true;
+            break;
+        }
         ProcessOneEvent();
     }
     RunObserver::NotifyRunEnd();
+}
+
+void
+WormholeSimulatorImpl::SetWatchdogLimit(uint64_t events)
+{
+    m_watchdogLimit = events;
+}
+
+bool
+WormholeSimulatorImpl::WatchdogFired() const
+{
+    return m_watchdogFired;
+}
+
+Time
+WormholeSimulatorImpl::GetWatchdogSince() const
+{
+    return TimeStep(m_watchdogSince);
 }
 
 void
@@ -285,15 +333,25 @@ WormholeSimulatorImpl::Stop(const Time& delay)
 }
 
 EventId
-WormholeSimulatorImpl::Insert(uint64_t ts, uint32_t context, uint32_t tag, EventImpl* event)
+WormholeSimulatorImpl::Insert(uint64_t ts,
+                              uint32_t context,
+                              uint32_t tag,
+                              EventImpl* event,
+                              bool housekeeping)
 {
     Scheduler::EventKey key;
     key.m_ts = ts;
     key.m_uid = m_uid;
     key.m_context = context;
     m_uid++;
-    auto [it, inserted] = m_queue.emplace(key, Pending{event, tag, false, nullptr, nullptr});
+    auto [it, inserted] =
+        m_queue.emplace(key, Pending{event, tag, false, housekeeping, nullptr, nullptr});
     NS_ASSERT(inserted);
+    if (tag == SYSTEM)
+    {
+        ++m_systemPending;
+        m_housekeepingPending += housekeeping ? 1 : 0;
+    }
     if (IsListed(tag))
     {
         Link(&*it);
@@ -337,6 +395,19 @@ WormholeSimulatorImpl::ScheduleSystem(const Time& delay, EventImpl* event)
 {
     NS_ASSERT(delay.IsPositive());
     return Insert(m_currentTs + delay.GetTimeStep(), Simulator::NO_CONTEXT, SYSTEM, event);
+}
+
+EventId
+WormholeSimulatorImpl::ScheduleHousekeeping(const Time& delay, EventImpl* event)
+{
+    NS_ASSERT(delay.IsPositive());
+    return Insert(m_currentTs + delay.GetTimeStep(), Simulator::NO_CONTEXT, SYSTEM, event, true);
+}
+
+EventId
+WormholeSimulatorImpl::ScheduleHousekeepingCallback(const Time& delay, Callback<void> callback)
+{
+    return ScheduleHousekeeping(delay, MakeEvent([callback]() { callback(); }));
 }
 
 EventId
@@ -415,6 +486,7 @@ WormholeSimulatorImpl::Remove(const EventId& id)
     {
         ForgetMoved(*it, true);
     }
+    CountOut(it->second);
     m_queue.erase(it);
     impl->Cancel();
     // whereas the event was ref'ed in Insert, it is unref'ed now

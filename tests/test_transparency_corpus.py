@@ -92,3 +92,26 @@ def test_a_cpp_programs_pcap_files_are_closed_by_simulator_destroy(tmp_path):
     assert load_json(tmp_path / "accelerated" / "run.json")["skips"] == 0
     assert _files(tmp_path / "accelerated") == _files(tmp_path / "baseline")
     assert (tmp_path / "baseline" / "tcp-bulk-1-0.pcap").stat().st_size == 327828
+
+
+@pytest.mark.slow
+def test_names_in_strings_and_cppdef_find_modules_the_script_never_named(tmp_path):
+    """Log components, TypeIds, attribute paths and cppdef'd C++ name modules not loaded yet."""
+    plain, _ = plain_and_wrapped(tmp_path, "names_in_strings.py", "helper")
+    assert plain.returncode == 0, plain.stderr
+    assert plain.stdout.splitlines() == [
+        "ns3::YansWifiPhy", "ns3::LteNetDevice", "x = 1.0", "pcap link type 105",
+    ]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("option", ["--PrintGlobals", "--PrintAttributes=ns3::TcpL4Protocol",
+                                    "--PrintTypeIds"])
+def test_ns3s_print_options_show_plain_ns3_whatever_is_loaded(tmp_path, option):
+    plain, _ = plain_and_wrapped(tmp_path, "print_registry.py", option)
+    assert plain.returncode == 0
+    assert "Wormhole" not in plain.stdout and "SkipAware" not in plain.stdout
+    expected = {"--PrintGlobals": "SimulatorImplementationType=[ns3::DefaultSimulatorImpl]",
+                "--PrintAttributes=ns3::TcpL4Protocol": "[ns3::RttMeanDeviation]",
+                "--PrintTypeIds": "ns3::zigbee::ZigbeeStack"}[option]
+    assert expected in plain.stdout

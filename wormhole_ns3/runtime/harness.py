@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import runpy
 import sys
 import time
@@ -101,15 +102,39 @@ def _watch_flow_monitors(ns, controller: Controller) -> None:
         setattr(helper, name, install)
 
 
+#: ns-3 CommandLine options that print what is registered (or help) and exit the process.
+_INTROSPECTION = re.compile(
+    r"--?(PrintHelp|help|PrintVersion|version|PrintGroups|PrintTypeIds|PrintGlobals)|"
+    r"--?(PrintGroup|PrintAttributes)=.*"
+)
+
+
+def introspects(argv: list[str]) -> bool:
+    """True if ns-3's CommandLine will print its registry (``--PrintTypeIds``, ...) and exit."""
+    return any(_INTROSPECTION.fullmatch(arg) for arg in argv)
+
+
 def run_script(script: str, argv: list[str], options: RunOptions) -> int:
     """Run ``script`` with ``argv`` as ``python script argv`` would; return its exit code."""
     path = Path(script)
     if not path.is_file():
         print(f"wormhole-ns3: can't open file '{script}': no such file", file=sys.stderr)
         return 2
+    cxx = path.suffix in (".cc", ".cpp", ".cxx")
+    if not cxx and introspects(argv):
+        # the script will print ns-3's globals, TypeIds or attributes and exit, before
+        # simulating: they must be plain ns-3's, with no accelerator module or setting in them
+        loader.install_ns_module()
+        return _run_python(path, script, argv)
     controller = prepare(options)
-    if path.suffix in (".cc", ".cpp", ".cxx"):
+    if cxx:
         return _run_program(controller, path, argv, options)
+    code = _run_python(path, script, argv)
+    return _finish(controller, script, argv, options, code)
+
+
+def _run_python(path: Path, script: str, argv: list[str]) -> int:
+    """Run a Python script as ``python script argv`` would; return its exit code."""
     saved_argv = sys.argv
     sys.argv = [script, *argv]
     sys.path.insert(0, str(path.resolve().parent))
@@ -126,7 +151,7 @@ def run_script(script: str, argv: list[str], options: RunOptions) -> int:
         if sys.path and sys.path[0] == str(path.resolve().parent):
             sys.path.pop(0)
         sys.stdout.flush()
-    return _finish(controller, script, argv, options, code)
+    return code
 
 
 def _run_program(controller: Controller, path: Path, argv: list[str], options: RunOptions) -> int:
@@ -207,6 +232,7 @@ def results_dict(controller: Controller, script: str, argv: list[str], options: 
         "argv": argv,
         "exit_code": code,
         "fallback": controller.fallback,
+        "watchdog": controller.watchdog,
         "config": options.config.as_dict(),
         "sample_period_s": controller.sample_period,
         "runs": controller.runs,

@@ -19,3 +19,10 @@ def test_cpp_text_names_the_modules_of_its_includes_and_classes():
     """
     assert loader._named_modules(code) == {"olsr", "csma", "core", "network", "mobility"}
     assert loader._named_modules("int f() { return 1; }") == set()
+
+
+def test_a_cpp_program_links_the_modules_of_every_header_it_includes():
+    from wormhole_ns3.runtime import cxx, native
+
+    source = '#include "ns3/yans-wifi-helper.h"\n#include <ns3/mobility-helper.h>\n#include "ns3/csma-module.h"\n'
+    assert cxx.modules_of(source) == [*native.LINKED_MODULES, "wifi", "mobility", "csma"]

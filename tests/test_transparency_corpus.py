@@ -115,3 +115,19 @@ def test_ns3s_print_options_show_plain_ns3_whatever_is_loaded(tmp_path, option):
                 "--PrintAttributes=ns3::TcpL4Protocol": "[ns3::RttMeanDeviation]",
                 "--PrintTypeIds": "ns3::zigbee::ZigbeeStack"}[option]
     assert expected in plain.stdout
+
+
+@pytest.mark.slow
+def test_a_cpp_program_including_single_module_headers_links_and_runs_as_built_natively(tmp_path):
+    from wormhole_ns3.runtime import cxx, native
+
+    program = SCRIPTS / "wifi_headers.cc"
+    binary = tmp_path / "wifi_headers"
+    subprocess.run([native.compiler(), *native.compile_flags(), str(program), "-o", str(binary),
+                    *native.link_flags(tuple(cxx.modules_of(program.read_text())))], check=True)
+    plain = subprocess.run([str(binary)], capture_output=True, text=True, check=True)
+    assert plain.stdout == "pcap link type 105\n"
+    for flags in ([], ["--baseline"]):
+        ours = _in(tmp_path / f"run{len(flags)}", [sys.executable, "-m", "wormhole_ns3", "run", *flags,
+                                                   str(program)], 600)
+        assert (ours.returncode, ours.stdout) == (0, plain.stdout), ours.stderr

@@ -87,15 +87,22 @@ def _kebab(name: str) -> str:
     return re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "-", name).lower()
 
 
+def included_modules(code: str) -> list[str]:
+    """The modules whose headers C++ text includes (``ns3/<m>-module.h`` or any header of it), in order."""
+    index = _header_index()
+    available = set(available_modules())
+    modules = []
+    for header in re.findall(r'#include\s+[<"]ns3/([\w.-]+\.h)[>"]', code):
+        module = header[: -len("-module.h")] if header.endswith("-module.h") else index.get(header)
+        if module in available and module not in modules:
+            modules.append(module)
+    return modules
+
+
 def _named_modules(code: str) -> set[str]:
     """The modules whose headers C++ text includes or whose classes it names (by file name)."""
     index = _header_index()
-    available = set(available_modules())
-    modules = set()
-    for header in re.findall(r'#include\s+[<"]ns3/([\w.-]+\.h)[>"]', code):
-        module = header[: -len("-module.h")] if header.endswith("-module.h") else index.get(header)
-        if module in available:
-            modules.add(module)
+    modules = set(included_modules(code))
     for name in set(re.findall(r"\b[A-Z][A-Za-z0-9]*", code)):
         module = index.get(_kebab(name) + ".h")
         if module is not None:

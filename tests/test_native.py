@@ -273,6 +273,20 @@ def test_the_watchdog_ends_a_run_only_system_events_keep_going(sim):
     assert ns3.Simulator.GetEventCount() == 1
 
 
+def test_housekeeping_counts_nothing_towards_the_watchdog(sim):
+    """A memo's start waits as a system event; samplers of idle flows tick meanwhile: no hang."""
+    ns3, test = sim
+    impl = test.Impl()
+    impl.SetWatchdogLimit(5)
+    keep = []
+    ticks = _every(ns3, impl, "ScheduleHousekeepingCallback", 0.1, keep)
+    impl.ScheduleSystemCallback(ns3.Seconds(3), _python_callback(ns3, lambda: test.ScheduleMark(1.0, 1), keep))
+    ns3.Simulator.Run()
+    assert not impl.WatchdogFired()
+    assert _fired(test) == [(1, 4.0)]
+    assert len(ticks) == 39
+
+
 def test_rtt_samples_spanning_a_skip_do_not_count_the_skipped_time(sim):
     ns3, test = sim
     impl = test.Impl()

@@ -283,19 +283,26 @@ WormholeSimulatorImpl::Run()
     m_stop = false;
     m_watchdogFired = false;
     RunObserver::NotifyRunStart();
-    uint64_t alone = 0; // system events run in a row with nothing but system events pending
+    // system events (housekeeping aside) run in a row with nothing but system events pending
+    uint64_t alone = 0;
     // housekeeping alone keeps no run alive: plain ns-3 stops when its queue is empty
     while (m_queue.size() > m_housekeepingPending && !m_stop)
     {
-        alone = m_queue.size() == m_systemPending ? alone + 1 : 0;
-        if (alone == 1)
+        if (m_queue.size() != m_systemPending)
         {
-            m_watchdogSince = m_currentTs;
+            alone = 0;
         }
-        if (alone > m_watchdogLimit)
+        else if (!m_queue.begin()->second.housekeeping)
         {
-            m_watchdogFired = true;
-            break;
+            if (alone++ == 0)
+            {
+                m_watchdogSince = m_currentTs;
+            }
+            if (alone > m_watchdogLimit)
+            {
+                m_watchdogFired = true;
+                break;
+            }
         }
         ProcessOneEvent();
     }

@@ -60,7 +60,7 @@ namespace ns3
  * bookkeeping (samplers, drain and resume timers) is "housekeeping": Run()
  * returns once only housekeeping events remain, where plain ns-3's Run()
  * returns because its queue is empty. A watchdog ends a Run() in which system
- * events alone went on for WatchdogLimit events in a row (see WatchdogFired).
+ * events alone went on for a limit of events (see SetWatchdogLimit).
  */
 class WormholeSimulatorImpl : public SimulatorImpl
 {
@@ -196,8 +196,9 @@ class WormholeSimulatorImpl : public SimulatorImpl
 
     // Watchdog
     /**
-     * End Run() once this many system events ran in a row with no other event
-     * pending: a run plain ns-3 would have ended, kept alive by the accelerator.
+     * End Run() once this many system events (housekeeping aside: it cannot keep
+     * a run alive) ran with no model event pending: a run plain ns-3 would
+     * have ended, kept alive by the accelerator.
      */
     void SetWatchdogLimit(uint64_t events);
     /** @return true if the watchdog ended the last Run(). */

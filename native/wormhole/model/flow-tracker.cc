@@ -678,7 +678,9 @@ FlowTracker::WalkRoute(Ptr<Node> from,
             header.SetDestination(dst);
             header.SetProtocol(protocol);
             Socket::SocketErrno error;
-            route = routing->RouteOutput(Create<Packet>(), header, nullptr, error);
+            // no packet, as TCP's Connect asks: global and static routing never read it, and
+            // a packet made here would take a uid, shifting every uid the script's packets get
+            route = routing->RouteOutput(nullptr, header, nullptr, error);
         }
         if (!route || !route->GetOutputDevice())
         {

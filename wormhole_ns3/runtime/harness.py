@@ -12,6 +12,7 @@ import json
 import os
 import re
 import runpy
+import signal
 import sys
 import time
 import traceback
@@ -121,16 +122,30 @@ def run_script(script: str, argv: list[str], options: RunOptions) -> int:
         print(f"wormhole-ns3: can't open file '{script}': no such file", file=sys.stderr)
         return 2
     cxx = path.suffix in (".cc", ".cpp", ".cxx")
-    if not cxx and introspects(argv):
-        # the script will print ns-3's globals, TypeIds or attributes and exit, before
-        # simulating: they must be plain ns-3's, with no accelerator module or setting in them
-        loader.install_ns_module()
-        return _run_python(path, script, argv)
-    controller = prepare(options)
-    if cxx:
-        return _run_program(controller, path, argv, options)
-    code = _run_python(path, script, argv)
-    return _finish(controller, script, argv, options, code)
+    try:
+        if not cxx and introspects(argv):
+            # the script will print ns-3's globals, TypeIds or attributes and exit, before
+            # simulating: they must be plain ns-3's, with no accelerator module or setting in them
+            loader.install_ns_module()
+            return _run_python(path, script, argv)
+        controller = prepare(options)
+        if cxx:
+            return _run_program(controller, path, argv, options)
+        code = _run_python(path, script, argv)
+        return _finish(controller, script, argv, options, code)
+    finally:
+        _stop_interval_timer()
+
+
+def _stop_interval_timer() -> None:
+    """Disarm the interval timer a library left running: the script is done.
+
+    ns-3's OpenFlow module ticks SIGALRM every 0.1 s for its clock. cppyy's
+    teardown at exit restores SIGALRM's default action, and a tick after that
+    killed the process (exit 142) after a run that had succeeded.
+    """
+    if signal.getitimer(signal.ITIMER_REAL)[1] > 0:
+        signal.setitimer(signal.ITIMER_REAL, 0)
 
 
 def _run_python(path: Path, script: str, argv: list[str]) -> int:

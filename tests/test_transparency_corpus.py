@@ -131,3 +131,18 @@ def test_a_cpp_program_including_single_module_headers_links_and_runs_as_built_n
         ours = _in(tmp_path / f"run{len(flags)}", [sys.executable, "-m", "wormhole_ns3", "run", *flags,
                                                    str(program)], 600)
         assert (ours.returncode, ours.stdout) == (0, plain.stdout), ours.stderr
+
+
+@pytest.mark.slow
+def test_a_script_given_by_a_relative_path_sees_what_python_shows_it(tmp_path):
+    """``__file__`` is absolute, ``sys.argv[0]`` as typed, tracebacks name the absolute path."""
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "sub" / "where.py").write_text(
+        "import sys\nprint(__file__, sys.argv[0])\nraise ValueError('here')\n")
+    runs = [subprocess.run(command, cwd=tmp_path, env=child_environment(), capture_output=True,
+                           text=True, timeout=300)
+            for command in ([sys.executable, "sub/where.py"],
+                            [sys.executable, "-m", "wormhole_ns3", "run", "sub/where.py"])]
+    plain, ours = (Completed(r.returncode, r.stdout, r.stderr) for r in runs)
+    assert plain.stdout == f"{tmp_path / 'sub' / 'where.py'} sub/where.py\n"
+    assert (ours.returncode, ours.stdout, ours.stderr_lines) == (1, plain.stdout, plain.stderr_lines)

@@ -8,15 +8,17 @@ before it starts and the hooks around its ``Simulator::Run()``.
 
 from __future__ import annotations
 
+import builtins
 import json
 import os
 import re
-import runpy
 import signal
 import sys
 import time
 import traceback
+import types
 from dataclasses import asdict, dataclass, field
+from importlib.machinery import SourceFileLoader
 from pathlib import Path
 
 from wormhole_ns3 import __version__
@@ -155,7 +157,7 @@ def _run_python(path: Path, script: str, argv: list[str]) -> int:
     sys.path.insert(0, str(path.resolve().parent))
     code = 0
     try:
-        runpy.run_path(script, run_name="__main__")
+        _exec_main(script)
     except SystemExit as exit_:
         code = _exit_code(exit_)
     except BaseException as error:  # noqa: BLE001 - shown exactly as Python shows it
@@ -167,6 +169,27 @@ def _run_python(path: Path, script: str, argv: list[str]) -> int:
             sys.path.pop(0)
         sys.stdout.flush()
     return code
+
+
+def _exec_main(script: str) -> None:
+    """Run a file as ``__main__`` as ``python script`` does.
+
+    ``__file__`` is the absolute path and so are the traceback's file names,
+    while ``sys.argv[0]`` stays as typed (``runpy.run_path`` would set it to
+    the path it is given).
+    """
+    filename = os.path.abspath(script)
+    code = compile(Path(filename).read_bytes(), filename, "exec")
+    main = types.ModuleType("__main__")
+    main.__dict__.update(__file__=filename, __cached__=None, __builtins__=builtins,
+                         __loader__=SourceFileLoader("__main__", filename))
+    saved = sys.modules.get("__main__")
+    sys.modules["__main__"] = main
+    try:
+        exec(code, main.__dict__)
+    finally:
+        if saved is not None:
+            sys.modules["__main__"] = saved
 
 
 def _run_program(controller: Controller, path: Path, argv: list[str], options: RunOptions) -> int:

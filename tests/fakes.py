@@ -99,6 +99,12 @@ class FakeImpl:
         self.scheduled.append(event)
         return event
 
+    def ScheduleHousekeepingCallback(self, delay: FakeTime, callback) -> tuple[int, object]:
+        return self.ScheduleSystemCallback(delay, callback)
+
+    def WatchdogFired(self) -> bool:
+        return False
+
     def SetTagClass(self, tag: int, tag_class: int) -> None:
         self.classes[tag] = tag_class
 
@@ -135,9 +141,13 @@ class FakeBoundary:
     def __init__(self) -> None:
         self.error: BaseException | None = None
         self.warmed_up = False
+        self.destroy_hooks: list = []
 
     def callback(self, function, *signature: str):
         return function
+
+    def at_destroy(self, function) -> None:
+        self.destroy_hooks.append(function)
 
     def double_vector(self, values) -> tuple[float, ...]:
         return tuple(values)

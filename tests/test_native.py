@@ -222,6 +222,71 @@ def test_workload_events_are_never_moved_nor_a_bound_and_the_hook_sees_them(sim)
     assert hooked == [workload]
 
 
+def _every(ns3, impl, schedule, period, keep):
+    """A self-rescheduling accelerator event (a sampler), scheduled with ``schedule``; its times."""
+    times = []
+
+    def tick():
+        times.append(round(ns3.Simulator.Now().GetSeconds(), 9))
+        getattr(impl, schedule)(ns3.Seconds(period), callback)
+
+    callback = _python_callback(ns3, tick, keep)
+    getattr(impl, schedule)(ns3.Seconds(period), callback)
+    return times
+
+
+def test_housekeeping_events_alone_keep_no_run_alive(sim):
+    ns3, test = sim
+    impl = test.Impl()
+    keep = []
+    ticks = _every(ns3, impl, "ScheduleHousekeepingCallback", 0.3, keep)
+    test.ScheduleMark(1.0, 1)
+    test.ScheduleMark(2.0, 2)
+    ns3.Simulator.Run()
+    # Run() returns after the last model event, as plain ns-3's does when its queue is empty
+    assert ns3.Simulator.Now().GetSeconds() == 2.0
+    assert ns3.Simulator.IsFinished()
+    assert ticks == [0.3, 0.6, 0.9, 1.2, 1.5, 1.8]
+    assert not impl.WatchdogFired()
+    # a later Run() with more to do picks the pending housekeeping up where it was
+    test.ScheduleMark(1.0, 3)
+    assert not ns3.Simulator.IsFinished()
+    ns3.Simulator.Run()
+    assert ticks[6:] == [2.1, 2.4, 2.7]
+    assert _fired(test) == [(1, 1.0), (2, 2.0), (3, 3.0)]
+    assert ns3.Simulator.GetEventCount() == 3
+    assert impl.GetSystemEventCount() == 9
+
+
+def test_the_watchdog_ends_a_run_only_system_events_keep_going(sim):
+    ns3, test = sim
+    impl = test.Impl()
+    impl.SetWatchdogLimit(50)
+    keep = []
+    # the old hang: an accelerator event that reschedules itself for ever
+    ticks = _every(ns3, impl, "ScheduleSystemCallback", 1.0, keep)
+    test.ScheduleMark(100.5, 1)
+    ns3.Simulator.Run()
+    assert impl.WatchdogFired()
+    assert _fired(test) == [(1, 100.5)]  # while a model event is pending, system events run freely
+    assert len(ticks) == 150  # 100 before the model event, then the limit
+    assert ns3.Simulator.GetEventCount() == 1
+
+
+def test_housekeeping_counts_nothing_towards_the_watchdog(sim):
+    """A memo's start waits as a system event; samplers of idle flows tick meanwhile: no hang."""
+    ns3, test = sim
+    impl = test.Impl()
+    impl.SetWatchdogLimit(5)
+    keep = []
+    ticks = _every(ns3, impl, "ScheduleHousekeepingCallback", 0.1, keep)
+    impl.ScheduleSystemCallback(ns3.Seconds(3), _python_callback(ns3, lambda: test.ScheduleMark(1.0, 1), keep))
+    ns3.Simulator.Run()
+    assert not impl.WatchdogFired()
+    assert _fired(test) == [(1, 4.0)]
+    assert len(ticks) == 39
+
+
 def test_rtt_samples_spanning_a_skip_do_not_count_the_skipped_time(sim):
     ns3, test = sim
     impl = test.Impl()

@@ -180,6 +180,8 @@ class Controller:
         self.fallback: str | None = None
         #: Snapshot taken when the last Run() returned (Destroy() frees the models).
         self.last_run: RunSnapshot | None = None
+        #: Why the watchdog ended a Run(), if it did (see WormholeSimulatorImpl::SetWatchdogLimit).
+        self.watchdog: str | None = None
 
     @property
     def error(self) -> BaseException | None:
@@ -222,6 +224,9 @@ class Controller:
             impl = self.ns3.Simulator.GetImplementation()
             cast = self.ns3.DynamicCast[self.ns3.WormholeSimulatorImpl](impl)
             self.impl = self.boundary.cxx(cast) if cast else None
+            # Simulator::Destroy() frees the simulator, and with it what its pending events
+            # hold (a device, and the pcap file its trace writes): only if we let go of it
+            self.boundary.at_destroy(self.on_destroy)
             if self.accelerate and self.impl is None:
                 # the script chose its own simulator (or touched it first): run it plainly
                 self.accelerate = False
@@ -230,6 +235,11 @@ class Controller:
                 self.tracker.SetFlowEventCallback(self._on_flow_event)
                 self.tracker.WatchUnattributedEvents(self._after_unattributed)
         self.tracker.Discover()
+
+    def on_destroy(self) -> None:
+        """The simulator is being destroyed: hold no reference to it (a later Run() attaches anew)."""
+        self.impl = None
+        self._attached = False
 
     def after_unattributed(self) -> None:
         """Learn the flows an event created, before they send.
@@ -309,6 +319,8 @@ class Controller:
     def on_run_end(self) -> None:
         self.boundary.run_ended()
         self.run_wall += time.perf_counter() - self._run_started
+        if self.impl is not None and self.impl.WatchdogFired():
+            self._watchdog_fired()
         if self.memo is not None:
             self.memo.run_ended()
         self.last_run = RunSnapshot(
@@ -319,6 +331,15 @@ class Controller:
         )
         if self.progress:
             self._print_progress(final=True)
+
+    def _watchdog_fired(self) -> None:
+        """Say, on one line, that the accelerator's own events alone were keeping the run going."""
+        since = self.impl.GetWatchdogSince().GetSeconds()
+        self.watchdog = (
+            f"from t={since:.9f} s only the accelerator's own events were left, where plain "
+            f"ns-3 ends a run; they kept it going to t={self.now():.9f} s, so it was ended"
+        )
+        print(f"wormhole-ns3: watchdog: {self.watchdog}", file=sys.stderr, flush=True)
 
     # ----------------------------------------------------------- flow events
     def now(self) -> float:
@@ -344,7 +365,7 @@ class Controller:
             drain = DRAIN_RTTS * self._path_rtt(info)
             self.draining[flow] = now + drain
             self.groups.touch(flow)  # its partition's active flows changed
-            self.impl.ScheduleSystemCallback(
+            self.impl.ScheduleHousekeepingCallback(
                 self.ns3.NanoSeconds(max(1, round(drain * 1e9))), self._on_drained
             )
         self._repartition(now)
@@ -630,7 +651,7 @@ class Controller:
             self._set_sampled(f, False)
         key = st.partition.key
         st.end = plan.end
-        st.resume_event = self.impl.ScheduleSystemCallback(ns3.NanoSeconds(dt_ns), self._on_resume)
+        st.resume_event = self.impl.ScheduleHousekeepingCallback(ns3.NanoSeconds(dt_ns), self._on_resume)
         st.skip_record = len(self.skips)
         self.skips.append(
             SkipRecord(

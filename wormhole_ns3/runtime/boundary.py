@@ -71,6 +71,18 @@ class Boundary:
         if self.profile is not None:
             self.profile.run_ended()
 
+    def at_destroy(self, function: Callable[[], None]) -> None:
+        """Call ``function`` from Simulator::Destroy(), before the simulator itself is freed."""
+        def guarded() -> None:
+            try:
+                function()
+            except BaseException as error:  # noqa: BLE001 - reported after the script ends
+                self.error = self.error or error
+
+        std_function = self.ns3.cppyy.gbl.std.function["void()"](guarded)
+        self._alive += [guarded, std_function]
+        self.ns3.Simulator.ScheduleDestroy(self.ns3.MakeEvent(std_function))
+
     def double_vector(self, values: Iterable[float]) -> Any:
         return double_vector(self.ns3, values)
 

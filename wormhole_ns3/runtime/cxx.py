@@ -10,7 +10,6 @@ the same simulator implementation and Run() hooks as a Python script.
 from __future__ import annotations
 
 import hashlib
-import re
 from pathlib import Path
 
 from wormhole_ns3.runtime import loader, native
@@ -19,11 +18,8 @@ ENTRY = "wormhole_user_main"
 
 
 def modules_of(source: str) -> list[str]:
-    """The ns-3 modules a program includes (``#include "ns3/<m>-module.h"``), plus the base ones."""
-    included = re.findall(r'#include\s+[<"]ns3/([\w-]+)-module\.h[>"]', source)
-    available = set(loader.available_modules())
-    wanted = [*native.LINKED_MODULES, *included]
-    return [m for m in dict.fromkeys(wanted) if m in available]
+    """The ns-3 modules a program includes (``ns3/<m>-module.h``, or any header of ``m``), plus the base ones."""
+    return list(dict.fromkeys([*native.LINKED_MODULES, *loader.included_modules(source)]))
 
 
 def build_program(path: Path) -> Path:
@@ -46,7 +42,11 @@ def run_program(path: Path, argv: list[str]) -> int:
     """Load the compiled program and call its main with ``argv``; return main's exit code."""
     library = build_program(path)
     cppyy = loader.cppyy_module()
-    cppyy.load_library(str(library))
+    try:
+        cppyy.load_library(str(library))
+    except RuntimeError as error:  # a symbol no loaded library defines, say
+        why = str(error).strip().splitlines()[-1].rsplit("]: ", 1)[-1]
+        raise native.NativeBuildError(f"loading {path.name} failed: {why}") from None
     if not hasattr(cppyy.gbl, "wormhole_call_main"):
         cppyy.cppdef(
             f"""

@@ -8,13 +8,17 @@ before it starts and the hooks around its ``Simulator::Run()``.
 
 from __future__ import annotations
 
+import builtins
 import json
 import os
-import runpy
+import re
+import signal
 import sys
 import time
 import traceback
+import types
 from dataclasses import asdict, dataclass, field
+from importlib.machinery import SourceFileLoader
 from pathlib import Path
 
 from wormhole_ns3 import __version__
@@ -110,21 +114,59 @@ def _watch_flow_monitors(ns, controller: Controller) -> None:
         setattr(helper, name, install)
 
 
+#: ns-3 CommandLine options that print what is registered (or help) and exit the process.
+_INTROSPECTION = re.compile(
+    r"--?(PrintHelp|help|PrintVersion|version|PrintGroups|PrintTypeIds|PrintGlobals)|"
+    r"--?(PrintGroup|PrintAttributes)=.*"
+)
+
+
+def introspects(argv: list[str]) -> bool:
+    """True if ns-3's CommandLine will print its registry (``--PrintTypeIds``, ...) and exit."""
+    return any(_INTROSPECTION.fullmatch(arg) for arg in argv)
+
+
 def run_script(script: str, argv: list[str], options: RunOptions) -> int:
     """Run ``script`` with ``argv`` as ``python script argv`` would; return its exit code."""
     path = Path(script)
     if not path.is_file():
         print(f"wormhole-ns3: can't open file '{script}': no such file", file=sys.stderr)
         return 2
-    controller = prepare(options)
-    if path.suffix in (".cc", ".cpp", ".cxx"):
-        return _run_program(controller, path, argv, options)
+    cxx = path.suffix in (".cc", ".cpp", ".cxx")
+    try:
+        if not cxx and introspects(argv):
+            # the script will print ns-3's globals, TypeIds or attributes and exit, before
+            # simulating: they must be plain ns-3's, with no accelerator module or setting in them
+            loader.install_ns_module()
+            return _run_python(path, script, argv)
+        controller = prepare(options)
+        if cxx:
+            return _run_program(controller, path, argv, options)
+        code = _run_python(path, script, argv)
+        return _finish(controller, script, argv, options, code)
+    finally:
+        _stop_interval_timer()
+
+
+def _stop_interval_timer() -> None:
+    """Disarm the interval timer a library left running: the script is done.
+
+    ns-3's OpenFlow module ticks SIGALRM every 0.1 s for its clock. cppyy's
+    teardown at exit restores SIGALRM's default action, and a tick after that
+    killed the process (exit 142) after a run that had succeeded.
+    """
+    if signal.getitimer(signal.ITIMER_REAL)[1] > 0:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+
+
+def _run_python(path: Path, script: str, argv: list[str]) -> int:
+    """Run a Python script as ``python script argv`` would; return its exit code."""
     saved_argv = sys.argv
     sys.argv = [script, *argv]
     sys.path.insert(0, str(path.resolve().parent))
     code = 0
     try:
-        runpy.run_path(script, run_name="__main__")
+        _exec_main(script)
     except SystemExit as exit_:
         code = _exit_code(exit_)
     except BaseException as error:  # noqa: BLE001 - shown exactly as Python shows it
@@ -135,7 +177,28 @@ def run_script(script: str, argv: list[str], options: RunOptions) -> int:
         if sys.path and sys.path[0] == str(path.resolve().parent):
             sys.path.pop(0)
         sys.stdout.flush()
-    return _finish(controller, script, argv, options, code)
+    return code
+
+
+def _exec_main(script: str) -> None:
+    """Run a file as ``__main__`` as ``python script`` does.
+
+    ``__file__`` is the absolute path and so are the traceback's file names,
+    while ``sys.argv[0]`` stays as typed (``runpy.run_path`` would set it to
+    the path it is given).
+    """
+    filename = os.path.abspath(script)
+    code = compile(Path(filename).read_bytes(), filename, "exec")
+    main = types.ModuleType("__main__")
+    main.__dict__.update(__file__=filename, __cached__=None, __builtins__=builtins,
+                         __loader__=SourceFileLoader("__main__", filename))
+    saved = sys.modules.get("__main__")
+    sys.modules["__main__"] = main
+    try:
+        exec(code, main.__dict__)
+    finally:
+        if saved is not None:
+            sys.modules["__main__"] = saved
 
 
 def _run_program(controller: Controller, path: Path, argv: list[str], options: RunOptions) -> int:
@@ -216,6 +279,7 @@ def results_dict(controller: Controller, script: str, argv: list[str], options: 
         "argv": argv,
         "exit_code": code,
         "fallback": controller.fallback,
+        "watchdog": controller.watchdog,
         "config": options.config.as_dict(),
         "sample_period_s": controller.sample_period,
         "runs": controller.runs,

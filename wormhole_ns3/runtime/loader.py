@@ -5,6 +5,14 @@ The wheel's own ``ns`` package includes every module's headers (~45 modules,
 those and serves everything else lazily: an attribute that is not found is
 looked up in the header index of the remaining modules, whose header is then
 included, so user scripts see the same ``ns`` namespace either way.
+
+What a script names inside a string must be found too, as after the wheel's
+``from ns import ns``: a log component, a TypeId in ``Config::Set`` or an
+``ObjectFactory``, an attribute path. Those are registered by the libraries'
+static initializers, not by the headers, so every module's library is loaded
+at once (dlopen alone, about 0.1 s). C++ a script hands to ``cppyy.cppdef``
+needs headers: the modules it names are included before it is compiled, and
+all of them if it still does not compile.
 """
 
 from __future__ import annotations
@@ -70,7 +78,7 @@ def _header_index() -> dict[str, str]:
     index: dict[str, str] = {}
     for module in available_modules():
         text = (include / f"{module}-module.h").read_text(errors="replace")
-        for header in re.findall(r'#include\s+"(?:ns3/)?([\w.-]+\.h)"', text):
+        for header in re.findall(r'#include\s+[<"](?:ns3/)?([\w.-]+\.h)[>"]', text):
             index.setdefault(header, module)
     return index
 
@@ -79,12 +87,37 @@ def _kebab(name: str) -> str:
     return re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "-", name).lower()
 
 
+def included_modules(code: str) -> list[str]:
+    """The modules whose headers C++ text includes (``ns3/<m>-module.h`` or any header of it), in order."""
+    index = _header_index()
+    available = set(available_modules())
+    modules = []
+    for header in re.findall(r'#include\s+[<"]ns3/([\w.-]+\.h)[>"]', code):
+        module = header[: -len("-module.h")] if header.endswith("-module.h") else index.get(header)
+        if module in available and module not in modules:
+            modules.append(module)
+    return modules
+
+
+def _named_modules(code: str) -> set[str]:
+    """The modules whose headers C++ text includes or whose classes it names (by file name)."""
+    index = _header_index()
+    modules = set(included_modules(code))
+    for name in set(re.findall(r"\b[A-Z][A-Za-z0-9]*", code)):
+        module = index.get(_kebab(name) + ".h")
+        if module is not None:
+            modules.add(module)
+    return modules
+
+
 class NsLoader:
     """Includes ns-3 modules into cppyy on demand (one per process)."""
 
     def __init__(self) -> None:
         self.loaded: list[str] = []
         self._cppyy = None
+        self._libraries_loaded = False
+        self._cppdef = None
 
     @property
     def cppyy(self):
@@ -113,6 +146,34 @@ class NsLoader:
             self.loaded.append(module)
         if fresh and len(self.loaded) == len(fresh):
             _install_python_conveniences(cppyy)
+
+    def load_libraries(self) -> None:
+        """Load every module's library, headers aside: what it registers by name is then known."""
+        if not self._libraries_loaded:
+            for module in available_modules():
+                if module not in self.loaded:
+                    self.cppyy.load_library(str(library_path(module)))
+            self._libraries_loaded = True
+
+    def cppdef(self, code: str):
+        """``cppyy.cppdef`` for a script: the modules its C++ names are included first."""
+        assert self._cppdef is not None, "install_cppdef() first"
+        self.load(sorted(_named_modules(code)))
+        try:
+            return self._cppdef(code)
+        except SyntaxError:
+            missing = [m for m in available_modules() if m not in self.loaded]
+            if not missing:
+                raise
+            self.load(missing)  # a name the scan missed: retry with every header, as plain ns-3 has
+            return self._cppdef(code)
+
+    def install_cppdef(self) -> None:
+        """Route the scripts' ``cppyy.cppdef`` (and ``ns.cppyy.cppdef``) through ``cppdef``."""
+        if self._cppdef is None:
+            cppyy = self.cppyy
+            self._cppdef = cppyy.cppdef
+            cppyy.cppdef = self.cppdef
 
     def load_for(self, name: str) -> bool:
         """Load the module that most likely declares ``name``; True if one was loaded."""
@@ -197,8 +258,14 @@ def load_ns(modules: tuple[str, ...] | list[str] = BASE_MODULES) -> LazyNamespac
 
 
 def install_ns_module() -> LazyNamespace:
-    """Make ``from ns import ns`` return the fast namespace instead of the wheel's loader."""
+    """Make ``from ns import ns`` return the fast namespace instead of the wheel's loader.
+
+    Every module's library is loaded, as the wheel's loader does, so that what a
+    script looks up by name is registered; headers stay lazy.
+    """
     ns = load_ns()
+    _LOADER.load_libraries()
+    _LOADER.install_cppdef()
     module = types.ModuleType("ns", "ns-3 bindings, loaded by wormhole_ns3.loader")
     module.ns = ns  # type: ignore[attr-defined]
     module.__path__ = []  # a package, as the wheel's is

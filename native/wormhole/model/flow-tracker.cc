@@ -740,7 +740,9 @@ FlowTracker::WalkRoute(Ptr<Node> from,
             header.SetDestination(dst);
             header.SetProtocol(protocol);
             Socket::SocketErrno error;
-            route = routing->RouteOutput(Create<Packet>(), header, nullptr, error);
+            // no packet, as TCP's Connect asks: global and static routing never read it, and
+            // a packet made here would take a uid, shifting every uid the script's packets get
+            route = routing->RouteOutput(nullptr, header, nullptr, error);
         }
         if (!route || !route->GetOutputDevice())
         {
@@ -1081,7 +1083,7 @@ FlowTracker::ScheduleSample()
     if (any)
     {
         m_sampleEvent =
-            impl->ScheduleSystem(m_samplePeriod, MakeEvent(&FlowTracker::Sample, this));
+            impl->ScheduleHousekeeping(m_samplePeriod, MakeEvent(&FlowTracker::Sample, this));
     }
 }
 

@@ -47,7 +47,12 @@ WormholeSimulatorImpl::WormholeSimulatorImpl()
       m_currentContext(Simulator::NO_CONTEXT),
       m_currentTag(UNATTRIBUTED),
       m_eventCount(0),
-      m_systemEventCount(0)
+      m_systemEventCount(0),
+      m_systemPending(0),
+      m_housekeepingPending(0),
+      m_watchdogLimit(100000),
+      m_watchdogFired(false),
+      m_watchdogSince(0)
 {
     NS_LOG_FUNCTION(this);
 }
@@ -65,6 +70,7 @@ WormholeSimulatorImpl::DoDispose()
         pending.impl->Unref();
     }
     m_queue.clear();
+    m_systemPending = m_housekeepingPending = 0;
     std::fill(m_tagHead.begin(), m_tagHead.end(), nullptr);
     m_moved.clear();
     SimulatorImpl::DoDispose();
@@ -213,6 +219,7 @@ WormholeSimulatorImpl::ProcessOneEvent()
     {
         ForgetMoved(node, false);
     }
+    CountOut(node.second);
     m_queue.erase(first);
 
     if (key.m_ts != m_currentTs)
@@ -264,10 +271,20 @@ WormholeSimulatorImpl::ProcessOneEvent()
     }
 }
 
+inline void
+WormholeSimulatorImpl::CountOut(const Pending& pending)
+{
+    if (pending.tag == SYSTEM)
+    {
+        --m_systemPending;
+        m_housekeepingPending -= pending.housekeeping ? 1 : 0;
+    }
+}
+
 bool
 WormholeSimulatorImpl::IsFinished() const
 {
-    return m_queue.empty() || m_stop;
+    return m_queue.size() == m_housekeepingPending || m_stop;
 }
 
 void
@@ -275,12 +292,50 @@ WormholeSimulatorImpl::Run()
 {
     NS_LOG_FUNCTION(this);
     m_stop = false;
+    m_watchdogFired = false;
     RunObserver::NotifyRunStart();
-    while (!m_queue.empty() && !m_stop)
+    // system events (housekeeping aside) run in a row with nothing but system events pending
+    uint64_t alone = 0;
+    // housekeeping alone keeps no run alive: plain ns-3 stops when its queue is empty
+    while (m_queue.size() > m_housekeepingPending && !m_stop)
     {
+        if (m_queue.size() != m_systemPending)
+        {
+            alone = 0;
+        }
+        else if (!m_queue.begin()->second.housekeeping)
+        {
+            if (alone++ == 0)
+            {
+                m_watchdogSince = m_currentTs;
+            }
+            if (alone > m_watchdogLimit)
+            {
+                m_watchdogFired = true;
+                break;
+            }
+        }
         ProcessOneEvent();
     }
     RunObserver::NotifyRunEnd();
+}
+
+void
+WormholeSimulatorImpl::SetWatchdogLimit(uint64_t events)
+{
+    m_watchdogLimit = events;
+}
+
+bool
+WormholeSimulatorImpl::WatchdogFired() const
+{
+    return m_watchdogFired;
+}
+
+Time
+WormholeSimulatorImpl::GetWatchdogSince() const
+{
+    return TimeStep(m_watchdogSince);
 }
 
 void
@@ -300,6 +355,7 @@ WormholeSimulatorImpl::Insert(uint64_t ts,
                               uint32_t context,
                               uint32_t tag,
                               EventImpl* event,
+                              bool housekeeping,
                               bool enters)
 {
     Scheduler::EventKey key;
@@ -307,8 +363,14 @@ WormholeSimulatorImpl::Insert(uint64_t ts,
     key.m_uid = m_uid;
     key.m_context = context;
     m_uid++;
-    auto [it, inserted] = m_queue.emplace(key, Pending{event, tag, false, enters, nullptr, nullptr});
+    auto [it, inserted] =
+        m_queue.emplace(key, Pending{event, tag, false, housekeeping, enters, nullptr, nullptr});
     NS_ASSERT(inserted);
+    if (tag == SYSTEM)
+    {
+        ++m_systemPending;
+        m_housekeepingPending += housekeeping ? 1 : 0;
+    }
     if (IsListed(tag))
     {
         Link(&*it);
@@ -334,7 +396,7 @@ WormholeSimulatorImpl::ScheduleWithContext(uint32_t context, const Time& delay, 
     {
         m_enteredNodes.push_back(context);
     }
-    Insert(m_currentTs + delay.GetTimeStep(), context, m_currentTag, event, enters);
+    Insert(m_currentTs + delay.GetTimeStep(), context, m_currentTag, event, false, enters);
 }
 
 EventId
@@ -357,6 +419,19 @@ WormholeSimulatorImpl::ScheduleSystem(const Time& delay, EventImpl* event)
 {
     NS_ASSERT(delay.IsPositive());
     return Insert(m_currentTs + delay.GetTimeStep(), Simulator::NO_CONTEXT, SYSTEM, event);
+}
+
+EventId
+WormholeSimulatorImpl::ScheduleHousekeeping(const Time& delay, EventImpl* event)
+{
+    NS_ASSERT(delay.IsPositive());
+    return Insert(m_currentTs + delay.GetTimeStep(), Simulator::NO_CONTEXT, SYSTEM, event, true);
+}
+
+EventId
+WormholeSimulatorImpl::ScheduleHousekeepingCallback(const Time& delay, Callback<void> callback)
+{
+    return ScheduleHousekeeping(delay, MakeEvent([callback]() { callback(); }));
 }
 
 EventId
@@ -435,6 +510,7 @@ WormholeSimulatorImpl::Remove(const EventId& id)
     {
         ForgetMoved(*it, true);
     }
+    CountOut(it->second);
     m_queue.erase(it);
     impl->Cancel();
     // whereas the event was ref'ed in Insert, it is unref'ed now

@@ -56,7 +56,11 @@ namespace ns3
  * the old timestamp.
  *
  * Events the accelerator itself schedules (samplers, controller wake-ups) are
- * "system" events: never moved, never counted in GetEventCount().
+ * "system" events: never moved, never counted in GetEventCount(). Its periodic
+ * bookkeeping (samplers, drain and resume timers) is "housekeeping": Run()
+ * returns once only housekeeping events remain, where plain ns-3's Run()
+ * returns because its queue is empty. A watchdog ends a Run() in which system
+ * events alone went on for a limit of events (see SetWatchdogLimit).
  *
  * ns-3 hands a node new work at the current instant through
  * ScheduleWithContext with a zero delay: Node::AddApplication schedules the
@@ -206,8 +210,27 @@ class WormholeSimulatorImpl : public SimulatorImpl
     EventId ScheduleSystem(const Time& delay, EventImpl* event);
     /** Schedule a callback as a system event (what Python uses). */
     EventId ScheduleSystemCallback(const Time& delay, Callback<void> callback);
+    /**
+     * Schedule a housekeeping event: a system event that keeps no run alive
+     * (Run() returns when only such events are pending; they stay pending).
+     */
+    EventId ScheduleHousekeeping(const Time& delay, EventImpl* event);
+    /** ScheduleHousekeeping for a callback (what Python uses). */
+    EventId ScheduleHousekeepingCallback(const Time& delay, Callback<void> callback);
     /** @return the number of system events executed. */
     uint64_t GetSystemEventCount() const;
+
+    // Watchdog
+    /**
+     * End Run() once this many system events (housekeeping aside: it cannot keep
+     * a run alive) ran with no model event pending: a run plain ns-3 would
+     * have ended, kept alive by the accelerator.
+     */
+    void SetWatchdogLimit(uint64_t events);
+    /** @return true if the watchdog ended the last Run(). */
+    bool WatchdogFired() const;
+    /** @return when only system events were left, in the Run() the watchdog ended. */
+    Time GetWatchdogSince() const;
 
   private:
     void DoDispose() override;
@@ -222,10 +245,11 @@ class WormholeSimulatorImpl : public SimulatorImpl
     {
         EventImpl* impl;
         uint32_t tag;
-        bool moved;  //!< a move changed its time: its current time is in m_moved
-        bool enters; //!< scheduled on its node at the instant it was scheduled (see class doc)
-        Node* prev;  //!< the previous pending event of the same tag (listed tags only)
-        Node* next;  //!< the next pending event of the same tag (listed tags only)
+        bool moved;        //!< a move changed its time: its current time is in m_moved
+        bool housekeeping; //!< a system event that keeps no run alive
+        bool enters;       //!< scheduled on its node at the instant it was scheduled (see class doc)
+        Node* prev;        //!< the previous pending event of the same tag (listed tags only)
+        Node* next;        //!< the next pending event of the same tag (listed tags only)
     };
 
     /** Current (and original) time of an event a move changed, by uid. */
@@ -248,7 +272,10 @@ class WormholeSimulatorImpl : public SimulatorImpl
                    uint32_t context,
                    uint32_t tag,
                    EventImpl* event,
+                   bool housekeeping = false,
                    bool enters = false);
+    /** A pending event leaves the queue (it runs, or is removed): count it out. */
+    void CountOut(const Pending& pending);
     /** @return true if the tag's pending events are listed (unattributed and flow tags). */
     bool IsListed(uint32_t tag) const;
     void Link(Node* node);
@@ -285,6 +312,12 @@ class WormholeSimulatorImpl : public SimulatorImpl
     uint32_t m_currentTag;
     uint64_t m_eventCount;
     uint64_t m_systemEventCount;
+    /** Pending system events (housekeeping included), and housekeeping ones. */
+    uint64_t m_systemPending;
+    uint64_t m_housekeepingPending;
+    uint64_t m_watchdogLimit;
+    bool m_watchdogFired;
+    uint64_t m_watchdogSince;
 };
 
 } // namespace ns3

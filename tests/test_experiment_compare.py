@@ -53,8 +53,7 @@ def test_compare_reports_speed_and_accuracy_from_both_runs(compared):
     assert summary["rx_bytes_exact"]
     stdouts = {(out / side / "stdout.txt").read_text() for side in ("baseline", "accelerated")}
     assert summary["stdout_identical"] == (len(stdouts) == 1)  # the script prints iteration times to 1 ns
-    assert summary["memo_hits"] == runs["accelerated"]["memo_hits"] >= 0  # the run's own store, by default
-    assert summary["baseline_from"] is None
+    assert summary["memo_hits"] is None and summary["baseline_from"] is None
     assert "| events | " in (out / "summary.md").read_text()
     assert (out / "summary.md").read_text() in done.stdout
 

@@ -53,12 +53,10 @@ def test_run_writes_the_tables_the_harness_results_and_a_summary(experiment_cli,
     assert summary["events"] == run["events"] > 100_000
     assert summary["run_wall_s"] == run["run_wall_s"] > 0
     assert summary["script_args"] == ["--hosts", "2", "--mb", "8", "--iterations", "1", "--compute-ms", "1"]
-    assert {f: summary[f] for f in MEMO_FIELDS} == {f: run[f] for f in MEMO_FIELDS}
-    assert run["memo_path"] is None and summary["memo_misses"] >= 1  # memoized in the run's own store
+    for field in ("memo_hits", "memo_misses", "memo_recorded", "memo_entries", "events_avoided_by_memo"):
+        assert summary[field] is None  # no memo store
     assert summary["events_avoided_by_skip"] == run["events_avoided_by_skip"]
-    trace = pd.read_csv(out / "skips.csv")
-    assert summary["skips"] == run["skips"] == (trace["kind"] == "steady").sum()
-    assert trace["kind"].str.startswith("memo-").sum() == len(trace) - summary["skips"] >= summary["memo_misses"]
+    assert summary["skips"] == run["skips"] == len(pd.read_csv(out / "skips.csv"))
     pd.testing.assert_frame_equal(pd.read_parquet(out / "flows.parquet"), read_flows(out / "flows.csv"),
                                   check_dtype=False)
     fct_lines = (out / "fct.txt").read_text().splitlines()

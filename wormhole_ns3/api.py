@@ -11,16 +11,15 @@ from wormhole_ns3.config import AcceleratorConfig
 _enabled: list[Controller] = []
 
 
-def enable(config: AcceleratorConfig | None = None, *, memo: str | Path | bool = True,
+def enable(config: AcceleratorConfig | None = None, *, memo: str | Path | None = None,
            **settings) -> Controller:
     """Accelerate the rest of this process's ns-3 simulation.
 
     Call it before the script creates nodes or touches ``ns.Simulator``;
     keyword arguments are AcceleratorConfig fields (``theta=0.05, window=10``).
-    ``memo``: True (the default) records contention episodes and replays them
-    within this run, as ``wormhole-ns3 run`` does; a path keeps them in that memo
-    store across runs, as ``--memo PATH`` does; False does not memoize
-    (``--no-memo``). The store is closed when the process exits. Returns the controller, whose ``skips`` and
+    ``memo`` is a memo store to record contention episodes in and replay them
+    from, as ``wormhole-ns3 run --memo PATH`` does (``":memory:"``: a store of
+    this run only); it is closed when the process exits. Returns the controller, whose ``skips`` and
     ``flow_results()`` report what was fast-forwarded and replayed.
     """
     from wormhole_ns3.runtime.harness import ACCELERATED, RunOptions, prepare
@@ -31,8 +30,8 @@ def enable(config: AcceleratorConfig | None = None, *, memo: str | Path | bool =
         raise TypeError("pass either a config or keyword settings, not both")
     if _enabled:
         raise RuntimeError("wormhole_ns3.enable() was already called in this process")
-    kept = None if isinstance(memo, bool) else Path(memo)
-    controller = prepare(RunOptions(mode=ACCELERATED, config=config, memo=kept, no_memo=memo is False))
+    controller = prepare(RunOptions(mode=ACCELERATED, config=config,
+                                    memo=Path(memo) if memo is not None else None))
     if controller.memo is not None:
         atexit.register(controller.close)
     _enabled.append(controller)

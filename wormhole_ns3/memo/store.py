@@ -94,6 +94,10 @@ _PLAIN = Sealer(None)
 Database = Any
 
 
+#: What ``--memo`` names for a store of one run only (MemoStore.in_memory), as SQLite names one.
+RUN_ONLY = ":memory:"
+
+
 def default_memo_path() -> Path:
     """``$WORMHOLE_NS3_MEMO``, else ``~/.cache/wormhole-ns3/memo``."""
     configured = os.environ.get("WORMHOLE_NS3_MEMO")
@@ -236,7 +240,7 @@ class MemoStore:
 
     @classmethod
     def in_memory(cls, warn: Callable[[str], None] | None = None) -> MemoStore:
-        """A store for one run: what ``wormhole-ns3 run`` memoizes in without ``--memo``.
+        """A store for one run: what ``wormhole-ns3 run --memo :memory:`` memoizes in.
 
         Training repeats its contention episodes within a run (every iteration,
         every layer), so a run gains from its own recordings; the store lives in a

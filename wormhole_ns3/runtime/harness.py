@@ -48,11 +48,9 @@ class RunOptions:
     results: Path | None = None
     trace: Path | None = None
     progress: bool = False
-    #: Memo store to record episodes in and replay them from, kept across runs (accelerated
-    #: runs only). None: the run memoizes in a store of its own (MemoStore.in_memory).
+    #: Memo store to record episodes in and replay them from (accelerated runs only); a path
+    #: named ``:memory:`` (memo.store.RUN_ONLY) is a store of this run only (MemoStore.in_memory).
     memo: Path | None = None
-    #: Run without memoization at all (``--no-memo``).
-    no_memo: bool = False
     #: File holding the shared secret that seals the memo store (None: the file $WORMHOLE_NS3_MEMO_KEY names, if set).
     memo_key: Path | None = None
 
@@ -71,14 +69,14 @@ def prepare(options: RunOptions) -> Controller:
             ns.TypeIdValue(ns.SkipAwareRttEstimator.GetTypeId()),
         )
     store = None
-    if accelerate and not options.no_memo:
+    if accelerate and options.memo is not None:
         from wormhole_ns3.memo.seal import read_memo_key
-        from wormhole_ns3.memo.store import MemoStore
+        from wormhole_ns3.memo.store import RUN_ONLY, MemoStore
 
-        if options.memo is not None:
-            store = MemoStore.open(options.memo, key=read_memo_key(options.memo_key))
-        else:
+        if str(options.memo) == RUN_ONLY:
             store = MemoStore.in_memory()
+        else:
+            store = MemoStore.open(options.memo, key=read_memo_key(options.memo_key))
     profile = RunProfile() if accelerate and options.config.profile else None
     controller = Controller(
         shim.ns3, options.config, accelerate, progress=options.progress,

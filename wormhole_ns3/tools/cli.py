@@ -94,7 +94,6 @@ def _main(argv: list[str] | None) -> int:
             progress=args.progress,
             memo=args.memo,
             memo_key=args.memo_key,
-            no_memo=args.no_memo,
         )
         return run_script(args.script, _script_args(args), options)
     if args.command in ("compare", "demo"):
@@ -104,7 +103,7 @@ def _main(argv: list[str] | None) -> int:
 
         return compare_script(
             args.script, _script_args(args), config, args.json, args.trace, args.progress,
-            args.memo, args.memo_key, args.no_memo,
+            args.memo, args.memo_key,
         )
     if args.command == "demo":
         from wormhole_ns3.examples import DUMBBELL_PRESETS, dumbbell_path

@@ -33,7 +33,6 @@ def compare_script(
     progress: bool = False,
     memo: Path | None = None,
     memo_key: Path | None = None,
-    no_memo: bool = False,
 ) -> int:
     """Run baseline then accelerated; print the table; write the JSON; return an exit code."""
     if not Path(script).is_file():
@@ -47,7 +46,6 @@ def compare_script(
             command = run_command(
                 script, argv, results[side], not accelerated, config,
                 trace if accelerated else None, progress and accelerated, memo, memo_key,
-                no_memo,
             )
             code, outputs[side] = run_child(command, side)
             if code != 0 or not results[side].exists():

@@ -17,6 +17,7 @@ from dataclasses import Field, fields
 from pathlib import Path
 
 from wormhole_ns3.config import AcceleratorConfig
+from wormhole_ns3.memo.store import RUN_ONLY
 
 
 def _flag(spec: Field) -> str:
@@ -65,16 +66,9 @@ def config_argv(config: AcceleratorConfig) -> list[str]:
 
 
 def add_memo_options(parser: argparse.ArgumentParser, kept: str) -> None:
-    """``--memo PATH`` / ``--no-memo`` (one or the other) and ``--memo-key``.
-
-    Without either, an accelerated run memoizes in a store of its own: training
-    repeats its episodes within one run, and a drop-in user should get that
-    without knowing the option exists.
-    """
-    choice = parser.add_mutually_exclusive_group()
-    choice.add_argument("--memo", type=Path, metavar="PATH", help=kept)
-    choice.add_argument("--no-memo", action="store_true",
-                        help="do not memoize (default: episodes are recorded and replayed within the run)")
+    """``--memo PATH`` (``:memory:`` for a store of the run only) and ``--memo-key``."""
+    parser.add_argument("--memo", type=Path, metavar="PATH",
+                        help=f"{kept}; {RUN_ONLY} records and replays within this run only")
     parser.add_argument("--memo-key", type=Path, metavar="KEYFILE",
                         help="file holding the shared secret that seals the memo store with HMAC-SHA256"
                              " (default: the file $WORMHOLE_NS3_MEMO_KEY names)")
@@ -82,7 +76,7 @@ def add_memo_options(parser: argparse.ArgumentParser, kept: str) -> None:
 
 def run_command(script: str, argv: list[str], results: Path, baseline: bool, config: AcceleratorConfig,
                 trace: Path | None = None, progress: bool = False, memo: Path | None = None,
-                memo_key: Path | None = None, no_memo: bool = False) -> list[str]:
+                memo_key: Path | None = None) -> list[str]:
     """``wormhole-ns3 run`` of one side; the accelerator's settings and memo store only for the accelerated one."""
     command = [sys.executable, "-m", "wormhole_ns3", "run", "--results", str(results)]
     if trace is not None:
@@ -93,9 +87,7 @@ def run_command(script: str, argv: list[str], results: Path, baseline: bool, con
         command.append("--baseline")
     else:
         command += config_argv(config)
-        if no_memo:
-            command.append("--no-memo")
-        elif memo is not None:
+        if memo is not None:
             command += ["--memo", str(memo)]
         if memo_key is not None:
             command += ["--memo-key", str(memo_key)]

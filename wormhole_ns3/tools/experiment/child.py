@@ -50,7 +50,6 @@ class ChildOptions:
     config: AcceleratorConfig = field(default_factory=AcceleratorConfig)
     memo: Path | None = None
     memo_key: Path | None = None
-    no_memo: bool = False
     progress: bool = False
     echo: bool = True
 
@@ -60,7 +59,6 @@ def harness_command(script: Path, script_args: list[str], folder: Path, options:
     return run_command(
         str(script), script_args, folder / RUN_RESULTS_FILE, options.baseline, options.config,
         trace=folder / SKIPS_FILE, memo=options.memo, memo_key=options.memo_key,
-        no_memo=options.no_memo,
     )
 
 

@@ -146,7 +146,6 @@ def _child_options(args: argparse.Namespace) -> ChildOptions:
         config=config,
         memo=args.memo,
         memo_key=args.memo_key,
-        no_memo=args.no_memo,
         progress=not sweeping and _show_progress(args),
         echo=not sweeping,
     )

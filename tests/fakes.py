@@ -290,6 +290,9 @@ class FakeTracker:
     def WatchUnattributedEvents(self, callback) -> None:
         self.after_unattributed = callback
 
+    def FollowRunTimeFlows(self) -> None:
+        self.follows_run_time_flows = True
+
     def SetUnattributedEventsWatched(self, watched: bool) -> None:
         self.unattributed_watched = watched
 

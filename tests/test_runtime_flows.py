@@ -51,6 +51,17 @@ def test_every_message_is_tracked_wherever_it_was_created(ring):
     assert all(flow["fct"] is not None for flow in accelerated["flows"])
 
 
+def test_the_baseline_tracks_the_same_flows_so_each_flow_has_its_error(ring):
+    """A plain run finds the flows born in callbacks too, without an event of its own."""
+    (baseline, _), (accelerated, _), _ = ring
+    assert len(baseline["flows"]) == MESSAGES
+    plain = {flow["id"]: flow for flow in baseline["flows"]}
+    for flow in accelerated["flows"]:
+        twin = plain[flow["id"]]
+        assert (twin["src"], twin["dst"], twin["bytes"]) == (flow["src"], flow["dst"], flow["bytes"])
+        assert abs(flow["fct"] - twin["fct"]) <= 0.03 * twin["fct"]
+
+
 def test_allreduce_times_and_bytes_match_plain_ns3(ring):
     (_, base_out), (_, accel_out), _ = ring
     base, accel = _allreduce_times(base_out), _allreduce_times(accel_out)
@@ -70,3 +81,42 @@ def test_flows_created_in_callbacks_are_fast_forwarded_and_say_so(ring):
     steps_skipped = [line for line in trace.splitlines()[1:] if line.endswith(",steady")]
     assert len(steps_skipped) == accelerated["skips"]
     assert any(f"{first} {first + 1} {first + 2}," in trace for first in (3, 6, 9))  # flows born at run time
+
+
+MEMO_HOSTS, MEMO_ALLREDUCES = 4, 3
+MEMO_ARGS = ["--hosts", str(MEMO_HOSTS), "--message-mb", "4", "--allreduces", str(MEMO_ALLREDUCES)]
+
+
+@pytest.fixture(scope="module")
+def memo_ring(tmp_path_factory):
+    """(baseline stdout, memoized run.json, its stdout): 4 hosts, 3 all-reduces, a memo for this run only."""
+    out = tmp_path_factory.mktemp("memo-ring")
+    sides = {}
+    for side, flags in (("baseline", ["--baseline"]), ("memo", ["--memo", ":memory:"])):
+        done = subprocess.run(
+            [sys.executable, "-m", "wormhole_ns3", "run", "--results", str(out / f"{side}.json"), *flags,
+             str(RING), *MEMO_ARGS],
+            cwd=out, capture_output=True, text=True, env={**os.environ, "PYTHONPATH": str(REPO)}, timeout=900,
+        )
+        assert done.returncode == 0, done.stderr
+        sides[side] = (load_json(out / f"{side}.json"), done.stdout)
+    return sides["baseline"][1], sides["memo"][0], sides["memo"][1]
+
+
+def test_ring_steps_born_in_replayed_completions_are_memoized_and_stay_exact(memo_ring):
+    """A replayed step's completions run the sinks' Rx callbacks, which start the next step.
+
+    Those flows are created inside the memo's own (system) events; each must reach
+    the memo before it starts, or it runs unseen beside replayed flows whose packets
+    are never sent (its ACKs then skip their queues, and the all-reduce drifts).
+    """
+    base_out, memo, memo_out = memo_ring
+    base, fast = _allreduce_times(base_out), _allreduce_times(memo_out)
+    assert len(base) == len(fast) == MEMO_ALLREDUCES
+    for plain, replayed in zip(base, fast):
+        assert abs(replayed - plain) <= 0.001 * plain
+    assert memo["memo_hits"] >= 2 * MEMO_HOSTS and memo["memo_diverged"] == 0
+    assert memo["flows_replayed"] >= memo["memo_hits"] * (MEMO_HOSTS - 1)
+    assert f"messages received {MEMO_HOSTS * 2 * (MEMO_HOSTS - 1) * MEMO_ALLREDUCES}" in memo_out
+    assert [line for line in base_out.splitlines() if line.startswith("host ")] == [
+        line for line in memo_out.splitlines() if line.startswith("host ")]

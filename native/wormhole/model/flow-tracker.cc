@@ -11,6 +11,7 @@
 #include "private-access.h"
 #include "route-oracle.h"
 #include "workload-oracle.h"
+#include "wormhole-baseline-simulator-impl.h"
 #include "wormhole-simulator-impl.h"
 
 #include "ns3/application.h"
@@ -408,6 +409,7 @@ FlowTracker::AttributeStartEvents()
         ++count;
         return true;
     });
+    m_startsAttributedUnreported += count;
     return count;
 }
 
@@ -423,6 +425,27 @@ FlowTracker::WatchUnattributedEvents(Callback<void> onChange)
 }
 
 void
+FlowTracker::FollowRunTimeFlows()
+{
+    auto baseline =
+        dynamic_cast<WormholeBaselineSimulatorImpl*>(PeekPointer(Simulator::GetImplementation()));
+    if (baseline)
+    {
+        baseline->SetNodeEnteredHook(MakeCallback(&FlowTracker::OnBaselineNodeEntered, this));
+    }
+}
+
+void
+FlowTracker::OnBaselineNodeEntered(uint32_t node)
+{
+    if (node < NodeList::GetNNodes())
+    {
+        DiscoverNode(NodeList::GetNode(node));
+        FinishDiscovery();
+    }
+}
+
+void
 FlowTracker::SetUnattributedEventsWatched(bool watched)
 {
     m_unattributedWatched = watched;
@@ -432,16 +455,19 @@ void
 FlowTracker::AfterNodesEntered()
 {
     DiscoverEnteredNodes();
-    uint32_t attributed = AttributeStartEvents();
+    AttributeStartEvents();
     uint32_t tag = AcceleratingImpl()->GetCurrentTag();
-    if (!WormholeSimulatorImpl::IsFlowTag(tag))
+    if (tag == WormholeSimulatorImpl::UNATTRIBUTED || tag == WormholeSimulatorImpl::WORKLOAD)
     {
         return; // AfterUnattributedEvent reports, right after this
     }
-    // a flow's own event (a user's callback on its packets) created flows
-    if (m_flows.size() > m_flowsReported || attributed > 0)
+    // a flow's own event (a user's callback on its packets) created flows, or a system
+    // event did (a memo replay's completion runs the sink's Rx trace, and the user's
+    // callback on it): the controller must see them before they start
+    if (m_flows.size() > m_flowsReported || m_startsAttributedUnreported > 0)
     {
         m_flowsReported = m_flows.size();
+        m_startsAttributedUnreported = 0;
         m_onUnattributedChange();
     }
 }
@@ -453,10 +479,15 @@ FlowTracker::AfterUnattributedEvent()
     WormholeSimulatorImpl* impl = AcceleratingImpl();
     bool unattributed = impl->GetCurrentTag() == WormholeSimulatorImpl::UNATTRIBUTED;
     // a workload's release may have discovered its flows already (OnWorkloadRelease)
-    if (m_flows.size() > m_flowsReported || (unattributed && m_unattributedWatched) ||
+    // starts attributed here, or in AfterNodesEntered right before, are news: a start the
+    // controller could not take over at the flow's creation (its application was not
+    // initialized yet) can be taken over now
+    if (m_flows.size() > m_flowsReported || m_startsAttributedUnreported > 0 ||
+        (unattributed && m_unattributedWatched) ||
         !m_startsToAttribute.empty())
     {
         m_flowsReported = m_flows.size();
+        m_startsAttributedUnreported = 0;
         m_onUnattributedChange();
     }
 }
@@ -474,10 +505,20 @@ FlowTracker::PlannedRoute(const Flow& f) const
     {
         return {};
     }
-    Ipv4Address src = t.GetSrcAddress().IsAny() || t.GetSrcAddress() == Ipv4Address()
-                          ? ipv4->GetAddress(1, 0).GetLocal()
-                          : t.GetSrcAddress();
-    return Route(t, src);
+    return Route(t, SourceAddress(t));
+}
+
+Ipv4Address
+FlowTracker::SourceAddress(const TrackedFlow& t)
+{
+    Ipv4Address bound = t.GetSrcAddress();
+    if (!bound.IsAny() && bound != Ipv4Address())
+    {
+        return bound;
+    }
+    // not connected yet, or never (a memo replay holds it): its node's first address
+    Ptr<Ipv4> ipv4 = t.GetSrcNode() ? t.GetSrcNode()->GetObject<Ipv4>() : nullptr;
+    return ipv4 && ipv4->GetNInterfaces() > 1 ? ipv4->GetAddress(1, 0).GetLocal() : bound;
 }
 
 std::vector<uint64_t>
@@ -805,7 +846,7 @@ FlowTracker::GetDstNode(uint32_t flow) const
 std::string
 FlowTracker::GetSrcAddress(uint32_t flow) const
 {
-    return AddressString(m_flows.at(flow).flow->GetSrcAddress());
+    return AddressString(SourceAddress(*m_flows.at(flow).flow));
 }
 
 std::string

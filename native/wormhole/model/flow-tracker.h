@@ -113,6 +113,13 @@ class FlowTracker : public Object
      */
     void WatchUnattributedEvents(Callback<void> onChange);
     /**
+     * In a baseline run (WormholeBaselineSimulatorImpl), find the flows created
+     * while the simulation runs, as an accelerated run does: after each event
+     * that entered a node, that node is looked at. Nothing else is done per
+     * event, so the baseline stays plain ns-3. Does nothing under another simulator.
+     */
+    void FollowRunTimeFlows();
+    /**
      * Whether an unattributed event that created no flow is reported to
      * `onChange` (true, the default): the controller turns it off while no
      * skip is in progress and nothing it keeps could be changed by such an
@@ -417,6 +424,13 @@ class FlowTracker : public Object
     void FinishDiscovery();
     /** Look at the nodes entered since the last look (WormholeSimulatorImpl::TakeEnteredNodes). */
     void DiscoverEnteredNodes();
+    /**
+     * @return the flow's source address: the one its socket bound, or, before it
+     * connects (or if a memo replay never lets it), its node's first address
+     */
+    static Ipv4Address SourceAddress(const TrackedFlow& t);
+    /** A baseline run's event entered a node: look for new flows there. */
+    void OnBaselineNodeEntered(uint32_t node);
     void AfterNodesEntered();
     void OnAppTx(uint32_t flow, Ptr<const Packet> packet);
     /** The flow sent its first data: learn its source, route and tags; it is active. */
@@ -480,6 +494,7 @@ class FlowTracker : public Object
     std::vector<uint32_t> m_sampledFlows;    //!< flows SetSampled(true) was last called for
     Callback<void> m_onUnattributedChange;
     std::size_t m_flowsReported{0}; //!< flows m_onUnattributedChange has been told about
+    uint32_t m_startsAttributedUnreported{0}; //!< starts attributed since it was last called
     bool m_unattributedWatched{true}; //!< report unattributed events that created nothing
     std::unordered_map<uint16_t, std::vector<Ptr<PacketSink>>> m_sinksByPort;
     //! (ip << 16 | port) of an application flow's source -> the flow and its number

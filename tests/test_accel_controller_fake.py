@@ -41,17 +41,17 @@ def deliver(tracker, rates, samples=WINDOW + 1):
         tracker.flows[flow].samples = [round(i * rate * PERIOD_NS * 1e-9) for i in range(samples)]
 
 
-def window_at(controller, ns3, t_ns):
+def sample_at(controller, ns3, t_ns):
     ns3.now_ns = t_ns
-    controller.on_window()
+    controller.on_sample()
 
 
 def test_the_controller_runs_without_ns3_and_binds_its_callbacks():
     controller, tracker, ns3 = run_with([(10**7, "ns3::TcpDctcp")] * 2)
     assert controller.boundary.warmed_up
     assert controller.impl is ns3.impl
-    period_ns, window, on_window = tracker.sampling
-    assert (period_ns, window) == (PERIOD_NS, WINDOW) and on_window == controller.on_window
+    period_ns, samples_per_call, on_sample = tracker.sampling
+    assert (period_ns, samples_per_call) == (PERIOD_NS, 1) and on_sample == controller.on_sample
     assert len(controller.partitions) == 1  # both flows cross the bottleneck
 
 
@@ -72,7 +72,7 @@ def test_a_steady_fair_partition_is_skipped_to_the_first_flows_tail():
     controller, tracker, ns3 = run_with([(5 * 10**6, "ns3::TcpDctcp"), (10**7, "ns3::TcpDctcp")])
     deliver(tracker, {0: 0.49 * BOTTLENECK, 1: 0.49 * BOTTLENECK})
     now_ns = 11 * PERIOD_NS
-    window_at(controller, ns3, now_ns)
+    sample_at(controller, ns3, now_ns)
 
     assert len(controller.skips) == 1
     skip = controller.skips[0]
@@ -96,28 +96,52 @@ def test_a_steady_fair_partition_is_skipped_to_the_first_flows_tail():
 def test_an_unfair_partition_is_refused_and_its_window_charged_to_unfair_shares():
     controller, tracker, ns3 = run_with([(10**8, "ns3::TcpDctcp")] * 2)
     deliver(tracker, {0: 0.75 * BOTTLENECK, 1: 0.23 * BOTTLENECK})
-    window_at(controller, ns3, 11 * PERIOD_NS)
+    sample_at(controller, ns3, 11 * PERIOD_NS)
 
     st = next(iter(controller.partitions.values()))
     assert controller.skips == []
     assert st.last_verdict.limit is Limit.UNFAIR and st.last_verdict.flow == 0
-    assert controller.packet_level_time == {PacketLevel.UNFAIR_SHARES: pytest.approx(WINDOW * PERIOD_NS * 1e-9)}
+    assert controller.packet_level_time == {PacketLevel.UNFAIR_SHARES: pytest.approx(PERIOD_NS * 1e-9)}
+
+
+def test_the_window_slides_a_refused_partition_is_judged_again_after_a_growing_back_off():
+    controller, tracker, ns3 = run_with([(10**8, "ns3::TcpDctcp")] * 2)
+    deliver(tracker, {0: 0.75 * BOTTLENECK, 1: 0.23 * BOTTLENECK})
+    st = next(iter(controller.partitions.values()))
+    sample_at(controller, ns3, 11 * PERIOD_NS)
+    assert st.last_verdict.limit is Limit.UNFAIR and st.refusals == 1
+    deliver(tracker, {0: 0.49 * BOTTLENECK, 1: 0.49 * BOTTLENECK})
+    sample_at(controller, ns3, 12 * PERIOD_NS)  # backing off: 2 samples after the refusal
+    assert st.last_verdict.limit is Limit.UNFAIR and controller.skips == []
+    sample_at(controller, ns3, 13 * PERIOD_NS)  # judged at a sample that ends no multiple of the window
+    assert st.last_verdict.steady and st.refusals == 0
+    (skip,) = controller.skips
+    assert skip.time == pytest.approx(13 * PERIOD_NS * 1e-9)
+
+
+def test_no_judgement_before_a_window_of_samples_can_have_been_taken():
+    controller, tracker, ns3 = run_with([(10**8, "ns3::TcpDctcp")] * 2)
+    deliver(tracker, {0: 0.49 * BOTTLENECK, 1: 0.49 * BOTTLENECK})
+    sample_at(controller, ns3, 9 * PERIOD_NS)
+    st = next(iter(controller.partitions.values()))
+    assert st.last_verdict is None and controller.skips == []
+    assert controller.packet_level_time == {PacketLevel.FILLING_WINDOW: pytest.approx(PERIOD_NS * 1e-9)}
 
 
 def test_packet_level_time_is_charged_by_the_verdicts_limit():
     controller, tracker, ns3 = run_with([(10**8, "ns3::TcpDctcp")] * 2)
-    window_at(controller, ns3, PERIOD_NS)  # right after the flows started
+    sample_at(controller, ns3, PERIOD_NS)  # right after the flows started
     deliver(tracker, {0: 0.49 * BOTTLENECK, 1: 0.49 * BOTTLENECK}, samples=5)
-    window_at(controller, ns3, 11 * PERIOD_NS)
+    sample_at(controller, ns3, 11 * PERIOD_NS)
     tracker.flows[0].samples = [i * 90_000 if i % 2 else i * 30_000 for i in range(WINDOW + 1)]
     tracker.flows[1].samples = [i * 60_000 for i in range(WINDOW + 1)]
-    window_at(controller, ns3, 12 * PERIOD_NS)
+    sample_at(controller, ns3, 13 * PERIOD_NS)  # two samples on: the back-off after the refusal
 
-    window = WINDOW * PERIOD_NS * 1e-9
+    period = PERIOD_NS * 1e-9  # each sample charges its period
     assert controller.packet_level_time == {
-        PacketLevel.SETTLING: pytest.approx(window),
-        PacketLevel.FILLING_WINDOW: pytest.approx(window),
-        PacketLevel.AGGREGATE_UNSTEADY: pytest.approx(window),
+        PacketLevel.SETTLING: pytest.approx(period),
+        PacketLevel.FILLING_WINDOW: pytest.approx(period),
+        PacketLevel.AGGREGATE_UNSTEADY: pytest.approx(period),
     }
     st = next(iter(controller.partitions.values()))
     assert st.last_verdict.limit is Limit.SPREAD
@@ -129,7 +153,7 @@ def test_packet_level_time_is_charged_by_the_verdicts_limit():
 def test_a_flow_whose_congestion_control_keeps_time_based_state_is_never_skipped():
     controller, tracker, ns3 = run_with([(10**8, "ns3::TcpCubic"), (10**8, "ns3::TcpDctcp")])
     deliver(tracker, {0: 0.49 * BOTTLENECK, 1: 0.49 * BOTTLENECK})
-    window_at(controller, ns3, 11 * PERIOD_NS)
+    sample_at(controller, ns3, 11 * PERIOD_NS)
 
     assert controller.skips == []
     assert controller.flows[0].skip_blocker == "ns3::TcpCubic keeps time-based state"
@@ -140,7 +164,7 @@ def test_a_skip_never_crosses_an_unattributed_event_and_is_judged_afresh_after_i
     controller, tracker, ns3 = run_with([(10**8, "ns3::TcpDctcp")] * 2)
     deliver(tracker, {0: 0.49 * BOTTLENECK, 1: 0.49 * BOTTLENECK})
     ns3.impl.next_unattributed_ns = 20 * PERIOD_NS
-    window_at(controller, ns3, 11 * PERIOD_NS)
+    sample_at(controller, ns3, 11 * PERIOD_NS)
 
     (skip,) = controller.skips
     st = next(iter(controller.partitions.values()))
@@ -155,7 +179,7 @@ def test_a_flow_starting_on_a_skipped_partitions_links_cuts_the_skip_short():
     controller, tracker, ns3 = run_with([(10**8, "ns3::TcpDctcp")] * 2)
     deliver(tracker, {0: 0.49 * BOTTLENECK, 1: 0.49 * BOTTLENECK})
     ns3.impl.next_unattributed_ns = 31 * PERIOD_NS
-    window_at(controller, ns3, 11 * PERIOD_NS)
+    sample_at(controller, ns3, 11 * PERIOD_NS)
     (skip,) = controller.skips
     credited = skip.credited_bytes
 
@@ -179,7 +203,7 @@ def test_a_skip_back_leaves_its_flows_unsampled_until_a_flow_event_anywhere_samp
     controller, tracker, ns3 = run_with([(10**8, "ns3::TcpDctcp")] * 2)
     deliver(tracker, {0: 0.49 * BOTTLENECK, 1: 0.49 * BOTTLENECK})
     ns3.impl.next_unattributed_ns = 31 * PERIOD_NS
-    window_at(controller, ns3, 11 * PERIOD_NS)
+    sample_at(controller, ns3, 11 * PERIOD_NS)
     assert len(controller.skips) == 1 and not tracker.flows[0].sampled
 
     ns3.now_ns = 16 * PERIOD_NS
@@ -199,7 +223,7 @@ def test_unattributed_events_reach_python_only_while_a_skip_could_be_cut_short()
     controller, tracker, ns3 = run_with([(10**8, "ns3::TcpDctcp")] * 2)
     deliver(tracker, {0: 0.49 * BOTTLENECK, 1: 0.49 * BOTTLENECK})
     ns3.impl.next_unattributed_ns = 31 * PERIOD_NS
-    window_at(controller, ns3, 11 * PERIOD_NS)
+    sample_at(controller, ns3, 11 * PERIOD_NS)
     assert len(controller.skips) == 1 and tracker.unattributed_watched
 
     ns3.now_ns = 16 * PERIOD_NS

@@ -49,10 +49,13 @@ class AcceleratorConfig:
     #: Off (0) by default: on the demo it skips 2.5x more but a stall's end depends
     #: on the marking of single packets, and FCT errors reach 9% (README).
     idle_share: float = _setting(0.0, "skip around flows below this share of their fair rate (default off)")
-    #: After a flow starts or finishes in a partition, wait this many round-trip
-    #: times before judging it (DCTCP's alpha needs ~1/g = 16 RTTs to settle).
-    #: Defaults of this group were chosen on the demo dumbbell (README: tuning).
-    settle_rtts: float = _setting(30.0, "RTTs to wait after a flow event before judging (default %(default)s)")
+    #: After a flow starts or finishes in a partition whose flows contend, wait this
+    #: many round-trip times before judging it (DCTCP's alpha needs ~1/g = 16 RTTs to
+    #: settle the shares). A flow alone on its links has no share to settle: its window
+    #: alone says when it holds its rate. Defaults of this group were chosen on the demo
+    #: dumbbell (README: tuning).
+    settle_rtts: float = _setting(
+        30.0, "RTTs to wait after a flow event before judging flows that contend (default %(default)s)")
     #: A skip stops this many round-trip times of bytes before a flow's end, so
     #: every flow finishes with real packets (real Rx traces, real last ACKs).
     tail_rtts: float = _setting(20.0, "RTTs of bytes left to real packets at a flow's end (default %(default)s)")

@@ -1,4 +1,4 @@
-"""The accelerator's brain: per flow event and per sampling window, never per packet.
+"""The accelerator's brain: per flow event and per rate sample, never per packet.
 
 It keeps the partitions of the active flows up to date, asks the steady-state
 detector about each partition, and fast-forwards the steady ones through the
@@ -20,7 +20,7 @@ import numpy as np
 from wormhole_ns3.accel.fastforward import FlowProgress, SkipEnd, SkipPlan, plan_skip
 from wormhole_ns3.accel.flows import FlowInfo, FlowKind, FlowResult
 from wormhole_ns3.accel.partition import FlowGroups, Partition
-from wormhole_ns3.accel.steady import Limit, Verdict, judge, judge_paced
+from wormhole_ns3.accel.steady import Limit, Verdict, judge, judge_paced, max_min_fair
 from wormhole_ns3.accel.trace import SkipRecord, TraceKind
 from wormhole_ns3.accel.vocabulary import Label
 from wormhole_ns3.config import AcceleratorConfig
@@ -69,6 +69,11 @@ PACKET_LEVEL_BY_LIMIT = {
 #: Skip ends after which something outside the partition's flows ran (or its rates
 #: expired): its rates are judged afresh.
 JUDGE_AFRESH_AFTER = frozenset({SkipEnd.UNATTRIBUTED_EVENT, SkipEnd.RATES_SEEN_TO_HOLD})
+#: A partition is judged at every sample once its window is full: the window slides, so a
+#: partition skips as soon as its last ``window`` samples are steady, not at the next
+#: multiple of ``window``. After a refusal the next judgement waits 2, 4, ... samples (at
+#: most a window): a window that shares most of its samples with a refused one is
+#: seldom steady, and judging costs a read of every flow's samples.
 
 
 @dataclass
@@ -79,6 +84,10 @@ class PartitionState:
     tag_class: int
     rtt: float
     changed_at: float
+    #: Whether some flow's max-min share is below the narrowest link of its path: only
+    #: then does the congestion control have shares to settle after a flow event. A flow
+    #: alone on its links is judged as soon as a window shows it holding its rate.
+    contended: bool = True
     rates: dict[int, float] | None = None
     #: Until when the rates may be carried forward (the verdict's horizon from its judgement).
     rates_until: float = float("inf")
@@ -95,6 +104,9 @@ class PartitionState:
     idle: frozenset[int] = frozenset()
     mark_time: float = 0.0
     mark_events: int = 0
+    #: No judgement before this time (the back-off after refusals), and how many in a row.
+    next_judgement: float = 0.0
+    refusals: int = 0
 
     @property
     def paused(self) -> bool:
@@ -197,7 +209,7 @@ class Controller:
         if self.accelerate:
             # made now: wrapping a callable costs a JIT, which must not land inside Run()
             self._on_flow_event = self.callback(self.on_flow_event, "unsigned int", "int")
-            self._on_window = self.callback(self.on_window)
+            self._on_sample = self.callback(self.on_sample)
             self._on_resume = self.callback(self.on_resume)
             self._on_drained = self.callback(self.on_drained)
             self._after_unattributed = self.callback(self.after_unattributed)
@@ -234,6 +246,9 @@ class Controller:
             if self.accelerate:
                 self.tracker.SetFlowEventCallback(self._on_flow_event)
                 self.tracker.WatchUnattributedEvents(self._after_unattributed)
+            else:
+                # a baseline's results must hold the flows a script creates while it runs
+                self.tracker.FollowRunTimeFlows()
         self.tracker.Discover()
 
     def on_destroy(self) -> None:
@@ -386,11 +401,11 @@ class Controller:
             return
         self.sample_period = self.config.sample_period or 4 * self._path_rtt(info)
         period = self.ns3.NanoSeconds(max(1, round(self.sample_period * 1e9)))
-        self.tracker.ConfigureSampling(period, self.config.window, self._on_window)
+        self.tracker.ConfigureSampling(period, 1, self._on_sample)
 
     @property
     def period(self) -> float:
-        """The sampling period, s (chosen when the first flow starts, before any window)."""
+        """The sampling period, s (chosen when the first flow starts, before any sample)."""
         assert self.sample_period is not None, "no window before the first flow starts"
         return self.sample_period
 
@@ -438,6 +453,7 @@ class Controller:
                     tag_class=self._class_of(members.flows),
                     rtt=max(self._path_rtt(self.flows[f]) for f in active),
                     changed_at=now,
+                    contended=self._contended(part.flows),
                 )
                 st.mark_time, st.mark_events = now, self._class_events(st)
                 for f in active:
@@ -456,6 +472,17 @@ class Controller:
             st = self._state_of[group]
             for f in st.partition.flows:
                 self._set_sampled(f, not st.paused)
+
+    def _contended(self, flows: frozenset[int]) -> bool:
+        """Whether a flow's max-min fair share is below the narrowest link on its path."""
+        paths = {f: frozenset(self.flows[f].path) for f in flows}
+        capacity = {link: float(self.tracker.GetLinkRate(link)) for link in frozenset().union(*paths.values())}
+        fair = max_min_fair(paths, capacity)
+        return any(not paths[f] or fair[f] < min(capacity[link] for link in paths[f]) * (1 - 1e-9) for f in flows)
+
+    def _settling(self, st: PartitionState, now: float) -> bool:
+        """Whether a contended partition is still within its settling time after its last flow event."""
+        return st.contended and now - st.changed_at < self.config.settle_rtts * st.rtt
 
     def _set_sampled(self, flow: int, sampled: bool) -> None:
         """FlowTracker::SetSampled, unless the flow is sampled (or not) already.
@@ -485,7 +512,8 @@ class Controller:
         return sum(int(self.impl.GetTagEventCount(self.flows[f].tag)) for f in st.partition.flows)
 
     # -------------------------------------------------------- steady & skip
-    def on_window(self) -> None:
+    def on_sample(self) -> None:
+        """The tracker took a rate sample of every sampled flow: judge the partitions whose turn it is."""
         now = self.now()
         for st in list(self.partitions.values()):
             if not st.paused:
@@ -499,15 +527,20 @@ class Controller:
         part = st.partition
         if any(self.flows[f].skip_blocker for f in part.flows):
             return
-        if now - st.changed_at < self.config.settle_rtts * st.rtt:
+        if self._settling(st, now):
             return
         if st.rates is not None and now >= st.rates_until:
             st.rates = None  # carried as far as they were seen to hold: judge afresh
         if st.rates is None:
+            if now < st.next_judgement or now - st.mark_time < self.config.window * self.period * (1 - 1e-9):
+                return  # backing off, or the window cannot be full yet: nothing to read
             verdict = self._judge(st)
             st.last_verdict = verdict
             if not verdict.steady:
+                st.refusals += 1
+                st.next_judgement = now + self.period * min(2**st.refusals, self.config.window) * (1 - 1e-9)
                 return
+            st.refusals = 0
             st.rates, st.reason, st.idle = dict(verdict.rates), verdict.reason, verdict.idle
             st.rates_until = now + verdict.horizon
         exempt = self._idle_hosts(st)
@@ -536,16 +569,15 @@ class Controller:
             st.rates = None  # shares with idle flows hold only until one of them wakes
 
     def _account(self, st: PartitionState, now: float) -> None:
-        """Charge the last window of packet-level time of a partition to why it was not skipped."""
+        """Charge the last sampling period of packet-level time of a partition to why it was not skipped."""
         if st.paused:
-            return  # it skipped at this window
+            return  # it skipped at this sample
         why = self._packet_level_reason(st, now)
-        window = self.period * self.config.window
-        self.packet_level_time[why] = self.packet_level_time.get(why, 0.0) + window
+        self.packet_level_time[why] = self.packet_level_time.get(why, 0.0) + self.period
 
     def _packet_level_reason(self, st: PartitionState, now: float) -> PacketLevel:
-        """Why an unpaused partition ran its last window packet by packet."""
-        if now - st.changed_at < self.config.settle_rtts * st.rtt:
+        """Why an unpaused partition ran its last sampling period packet by packet."""
+        if self._settling(st, now):
             return PacketLevel.SETTLING
         if st.end is SkipEnd.FLOW_TAIL and st.rates is not None:
             return PacketLevel.FLOW_TAILS
@@ -668,7 +700,7 @@ class Controller:
                 ),
                 limit=plan.limit,
                 reason=f"{st.reason}; {(plan.start - st.changed_at) / st.rtt:.0f} RTTs "
-                f"since last flow event",
+                f"since last flow event{'' if st.contended else ' (no flow contends: no settling)'}",
             )
         )
 

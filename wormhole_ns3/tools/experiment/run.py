@@ -9,8 +9,11 @@ is installed, and ``summary.json``.
 
 from __future__ import annotations
 
+import hashlib
 import importlib.util
 import json
+import os
+import platform
 import threading
 from pathlib import Path
 
@@ -134,7 +137,21 @@ def run_summary(experiment: Experiment, preset: str, folder: Path, run_results: 
         "config": run_results["config"] if run_results["mode"] == "accelerated" else None,
         "wormhole_ns3_version": run_results["wormhole_ns3_version"],
         "ns3_version": run_results["ns3_version"],
+        "workload_sha256": hashlib.sha256(workload_path.read_bytes()).hexdigest() if workload_path.exists() else None,
+        "machine": machine_facts(),
     }
+
+
+def machine_facts() -> dict:
+    """What a run's times depend on, so that a kept result says where it was measured."""
+    model = None
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8", errors="replace") as cpuinfo:
+            model = next((line.split(":", 1)[1].strip() for line in cpuinfo if line.startswith("model name")), None)
+    except OSError:
+        pass
+    return {"cpu": model or platform.processor() or platform.machine(), "cores": os.cpu_count(),
+            "python": platform.python_version(), "system": f"{platform.system()} {platform.release()}"}
 
 
 def write_parquet(frame, csv_path: Path) -> None:

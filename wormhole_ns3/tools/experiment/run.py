@@ -9,8 +9,11 @@ is installed, and ``summary.json``.
 
 from __future__ import annotations
 
+import hashlib
 import importlib.util
 import json
+import os
+import platform
 import threading
 from pathlib import Path
 
@@ -32,6 +35,7 @@ from wormhole_ns3.tools.experiment.results import (
 )
 
 SUMMARY_FILE = "summary.json"
+COMMAND_FILE = "command.txt"
 #: Fields of the harness's run.json a run summary repeats as they are (None when absent).
 HARNESS_FIELDS = (
     "run_wall_s", "process_wall_s", "events", "sim_time_s", "skips", "skip_backs", "skipped_time_s", "events_avoided",
@@ -50,13 +54,23 @@ def mode_of(options: ChildOptions) -> str:
 
 
 def run_experiment(experiment: Experiment, preset: str, out: Path, options: ChildOptions,
-                   force: bool = False, stop: threading.Event | None = None) -> dict:
-    """Run one preset into ``out`` (staged, renamed when complete); return its summary."""
+                   force: bool = False, stop: threading.Event | None = None, command: str | None = None) -> dict:
+    """Run one preset into ``out`` (staged, renamed when complete); return its summary.
+
+    ``command``, the command line that asked for the run, is kept in ``command.txt``.
+    """
     check_runnable(experiment, preset)
     staged = StagedDir.create(out, force)
     summary = execute_run(experiment, preset, staged.staging, options, stop)
+    write_command(staged.staging, command)
     staged.commit()
     return summary
+
+
+def write_command(folder: Path, command: str | None) -> None:
+    """``command.txt``: the command that made the result in ``folder``, so that a kept result says how to remake it."""
+    if command is not None:
+        write_atomically(folder / COMMAND_FILE, command + "\n")
 
 
 def check_runnable(experiment: Experiment, preset: str) -> None:
@@ -134,7 +148,21 @@ def run_summary(experiment: Experiment, preset: str, folder: Path, run_results: 
         "config": run_results["config"] if run_results["mode"] == "accelerated" else None,
         "wormhole_ns3_version": run_results["wormhole_ns3_version"],
         "ns3_version": run_results["ns3_version"],
+        "workload_sha256": hashlib.sha256(workload_path.read_bytes()).hexdigest() if workload_path.exists() else None,
+        "machine": machine_facts(),
     }
+
+
+def machine_facts() -> dict:
+    """What a run's times depend on, so that a kept result says where it was measured."""
+    model = None
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8", errors="replace") as cpuinfo:
+            model = next((line.split(":", 1)[1].strip() for line in cpuinfo if line.startswith("model name")), None)
+    except OSError:
+        pass
+    return {"cpu": model or platform.processor() or platform.machine(), "cores": os.cpu_count(),
+            "python": platform.python_version(), "system": f"{platform.system()} {platform.release()}"}
 
 
 def write_parquet(frame, csv_path: Path) -> None:

@@ -107,6 +107,28 @@ def test_a_baseline_of_other_versions_or_settings_is_refused_in_one_line(tmp_pat
     assert text.startswith(f"--reuse-baseline {folder}: ") and message in text and "\n" not in text
 
 
+def test_a_baseline_of_an_input_file_is_recognised_by_name_and_content_in_another_checkout(tmp_path):
+    """``--simai FILE`` reaches the script as an absolute path, which differs from checkout to checkout."""
+    source = REPO / "tests" / "data" / "simai_workload_gpt7b_64g.txt"
+    here = tmp_path / "checkout" / source.name
+    here.parent.mkdir()
+    shutil.copy(source, here)
+    experiment, preset = LLM.with_inputs(None, {"--simai": str(here), "--transport": "dcqcn"})
+    assert preset == "simai-simai_workload_gpt7b_64g-dcqcn"
+    folder = tmp_path / "baseline"
+    shutil.copytree(KEPT, folder)
+    summary = load_json(folder / "summary.json")
+    elsewhere = f"/elsewhere/tests/data/{source.name}"
+    summary.update(preset=preset, script_args=["--simai", elsewhere, "--transport", "dcqcn"],
+                   input_sha256={source.name: hashlib.sha256(source.read_bytes()).hexdigest()})
+    (folder / "summary.json").write_text(json.dumps(summary))
+    versions = {name: summary[name] for name in VERSION_FIELDS}
+    assert check_reusable_baseline(folder, experiment, preset, versions)["preset"] == preset
+    here.write_text(source.read_text() + "\n")
+    with pytest.raises(ExperimentError, match=r"its input files differ from this run's \(input_sha256 "):
+        check_reusable_baseline(folder, experiment, preset, versions)
+
+
 def test_a_baseline_of_another_workload_is_refused_after_the_run_made_its_own():
     baseline = load_json(KEPT / "summary.json")
     changed = dict(baseline, mode="accelerated", workload_sha256="0" * 64)

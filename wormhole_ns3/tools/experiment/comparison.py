@@ -38,6 +38,8 @@ from wormhole_ns3.tools.experiment.run import (
     SUMMARY_FILE,
     check_runnable,
     execute_run,
+    input_digests,
+    portable_args,
     write_command,
     write_json,
     write_parquet,
@@ -103,7 +105,8 @@ def check_reusable_baseline(folder: Path, experiment: Experiment, preset: str, v
     """The summary of the baseline in ``folder``; ExperimentError unless it can stand for this run's baseline.
 
     It must be a finished baseline run of this experiment, preset and script
-    arguments, made with these ``versions`` (``installed_versions``), and
+    arguments (input files by name and content, wherever the checkout is),
+    made with these ``versions`` (``installed_versions``), and
     record its workload's digest, which ``check_same_run`` compares with the
     accelerated run's once that has made its workload.
     """
@@ -113,11 +116,15 @@ def check_reusable_baseline(folder: Path, experiment: Experiment, preset: str, v
         raise ExperimentError(f"--reuse-baseline {folder}: not a finished run (no readable {SUMMARY_FILE})") from None
     found = (summary.get("mode"), summary.get("experiment"), summary.get("preset"), summary.get("script_args"))
     wanted = ("baseline", experiment.name, preset, experiment.script_args(preset))
-    if found != wanted:
+    if found[:3] != wanted[:3] or portable_args(found[3] or []) != portable_args(wanted[3]):
         raise ExperimentError(
             f"--reuse-baseline {folder}: it holds a run of {found[1]} preset {found[2]} in {found[0]} mode "
             f"(args {found[3]}), not the baseline of {experiment.name} preset {preset} (args {wanted[3]})"
         )
+    inputs = input_digests(wanted[3])
+    if inputs and summary.get("input_sha256") != inputs:
+        raise ExperimentError(f"--reuse-baseline {folder}: its input files differ from this run's "
+                              f"(input_sha256 {summary.get('input_sha256')} vs {inputs}): make the baseline again")
     for name, version in versions.items():
         if summary.get(name) != version:
             raise ExperimentError(f"--reuse-baseline {folder}: it was made with {name} {summary.get(name)}, "

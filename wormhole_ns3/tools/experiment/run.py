@@ -149,8 +149,25 @@ def run_summary(experiment: Experiment, preset: str, folder: Path, run_results: 
         "wormhole_ns3_version": run_results["wormhole_ns3_version"],
         "ns3_version": run_results["ns3_version"],
         "workload_sha256": hashlib.sha256(workload_path.read_bytes()).hexdigest() if workload_path.exists() else None,
+        "input_sha256": input_digests(experiment.script_args(preset)),
         "machine": machine_facts(),
     }
+
+
+def input_digests(script_args: list[str]) -> dict[str, str]:
+    """SHA-256 of each input file among the script's arguments, by file name.
+
+    Inputs of the user's own are given to the script as absolute paths
+    (``Experiment.with_inputs``), which differ from checkout to checkout; a
+    kept run is recognised elsewhere by its files' names and contents.
+    """
+    files = [Path(arg) for arg in script_args if Path(arg).is_absolute() and Path(arg).is_file()]
+    return {path.name: hashlib.sha256(path.read_bytes()).hexdigest() for path in files}
+
+
+def portable_args(script_args: list[str]) -> list[str]:
+    """The script's arguments with absolute paths shortened to their file names (see ``input_digests``)."""
+    return [Path(arg).name if Path(arg).is_absolute() else arg for arg in script_args]
 
 
 def machine_facts() -> dict:

@@ -117,6 +117,25 @@ def test_only_a_finished_baseline_of_the_same_preset_is_reused(compared, tmp_pat
         assert not (tmp_path / "x").exists()
 
 
+def test_a_kept_baseline_of_another_workload_is_refused_once_the_run_made_its_own(compared, tmp_path):
+    """The workload is made by the script: a changed generator shows only in the accelerated run's workload.json."""
+    import json
+
+    first, _ = compared
+    kept = experiment(tmp_path, "keep", first / "baseline", "--into", "kept", "--command", "ring baseline")
+    assert kept.returncode == 0, kept.stderr
+    summary = load_json(tmp_path / "kept" / "summary.json")
+    assert summary["workload_sha256"] == load_json(first / "accelerated" / "summary.json")["workload_sha256"]
+    (tmp_path / "kept" / "summary.json").write_text(json.dumps(dict(summary, workload_sha256="0" * 64)))
+    done = experiment(tmp_path, "compare", "ring", "--preset", "small", "--out", "x", "--reuse-baseline", "kept")
+    assert done.returncode == 2
+    assert "running accelerated ring small" in done.stderr
+    (line,) = [line for line in done.stderr.splitlines() if line.startswith("wormhole-ns3")]
+    assert line == (f"wormhole-ns3: error: --reuse-baseline kept: its workload differs from this run's "
+                    f"(workload_sha256 {'0' * 64} vs {summary['workload_sha256']}): make the baseline again")
+    assert not (tmp_path / "x").exists()
+
+
 def test_the_llm_training_experiment_compares_end_to_end(tmp_path):
     """The product's own experiment, smallest GPT preset: both runs complete, every flow and iteration compared."""
     from wormhole_ns3.models.workloads import preset_workload

@@ -150,8 +150,9 @@ def test_force_replaces_a_finished_result_only_once_the_new_one_is_complete(expe
     done = experiment_cli("experiment", "run", "ring", "--out", "out", "--force")
     assert done.returncode == 0, done.stderr
     assert sorted(p.name for p in (tmp_path / "out").iterdir()) == sorted(
-        ["flows.csv", "flows.parquet", "iterations.csv", "iterations.parquet", "fct.txt", "run.json", "skips.csv",
-         "stderr.txt", "stdout.txt", "summary.json", "workload.json"])
+        ["command.txt", "flows.csv", "flows.parquet", "iterations.csv", "iterations.parquet", "fct.txt", "run.json",
+         "skips.csv", "stderr.txt", "stdout.txt", "summary.json", "workload.json"])
+    assert (tmp_path / "out" / "command.txt").read_text() == "wormhole-ns3 experiment run ring --out out --force\n"
 
 
 @pytest.mark.parametrize(

@@ -53,6 +53,29 @@ def test_a_simai_workload_on_a_simai_topology_runs_as_plain_ns3_does(simai_compa
             "16 links") in (out / "baseline" / "stdout.txt").read_text()
 
 
+def test_its_baseline_is_reused_from_another_folder_holding_the_same_files(simai_compare, tmp_path):
+    """The inputs reach the script as absolute paths: a kept baseline is recognised by their names and contents."""
+    import shutil
+
+    from test_experiment_compare import experiment
+
+    folder, _ = simai_compare
+    baseline = load_json(folder / "cmp" / "baseline" / "summary.json")
+    assert sorted(baseline["input_sha256"]) == ["layer.txt", "topo"]
+    for name in ("layer.txt", "topo"):
+        shutil.copy(folder / name, tmp_path / name)
+    args = ("compare", "llm-training", "--simai", "layer.txt", "--topology-file", "topo", "--transport", "dcqcn",
+            "--reuse-baseline", folder / "cmp" / "baseline")
+    done = experiment(tmp_path, *args, "--out", "again")
+    assert done.returncode == 0, done.stderr
+    assert load_json(tmp_path / "again" / "summary.json")["events_baseline"] == baseline["events"]
+    (tmp_path / "topo").write_text((tmp_path / "topo").read_text() + "\n")
+    refused = experiment(tmp_path, *args, "--out", "edited")
+    assert refused.returncode == 2
+    assert "its input files differ from this run's (input_sha256 " in refused.stderr
+    assert "running accelerated" not in refused.stderr
+
+
 def test_its_fct_file_names_gpus_as_hpcc_does_with_a_standalone_fct(simai_compare):
     folder, _ = simai_compare
     flows = pd.read_csv(folder / "cmp" / "baseline" / "flows.csv").sort_values(["start", "src"])

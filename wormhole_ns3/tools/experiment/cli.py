@@ -1,8 +1,9 @@
-"""``wormhole-ns3 experiment list|run|compare|sweep``: named experiments into result folders."""
+"""``wormhole-ns3 experiment list|run|compare|sweep|keep|scoreboard``: named experiments into result folders."""
 
 from __future__ import annotations
 
 import argparse
+import shlex
 import signal
 import sys
 from pathlib import Path
@@ -16,7 +17,8 @@ from wormhole_ns3.tools.options import add_config_options, add_memo_options, con
 
 def add_experiment_command(commands: argparse._SubParsersAction) -> None:
     """Add ``experiment`` and its actions to the top-level command parser."""
-    experiment = commands.add_parser("experiment", help="run named experiments (list, run, compare, sweep)")
+    experiment = commands.add_parser(
+        "experiment", help="run named experiments (list, run, compare, sweep), keep results, the scoreboard")
     actions = experiment.add_subparsers(dest="experiment_action", required=True, metavar="ACTION")
     actions.add_parser("list", help="the experiments and their presets")
 
@@ -42,6 +44,22 @@ def add_experiment_command(commands: argparse._SubParsersAction) -> None:
     sweep.add_argument("--baseline", action="store_true", help="plain ns-3 runs")
     sweep.add_argument("--out", type=Path, metavar="DIR", required=True, help="folder of the runs and runs.csv")
     _run_options(sweep)
+
+    keep = actions.add_parser("keep", help="a finished run or comparison in the compact form the repository keeps")
+    keep.add_argument("result", type=Path, metavar="RESULT_DIR", help="the folder of a finished run or compare")
+    keep.add_argument("--into", type=Path, metavar="DIR", required=True,
+                      help="the kept folder, e.g. experiments/baselines/PRESET or experiments/scoreboard/PRESET")
+    keep.add_argument("--command", dest="made_by", metavar="TEXT",
+                      help="the command that made the result (default: the command.txt it holds)")
+    keep.add_argument("--force", action="store_true", help="replace a result already kept in --into")
+
+    scoreboard = actions.add_parser("scoreboard", help="the table of the kept comparisons, into the README")
+    scoreboard.add_argument("--kept", type=Path, default=Path("experiments", "scoreboard"), metavar="DIR",
+                            help="the kept comparisons, one folder each (default experiments/scoreboard)")
+    scoreboard.add_argument("--readme", type=Path, default=Path("README.md"), metavar="FILE",
+                            help="the file whose scoreboard markers receive the table (default README.md)")
+    scoreboard.add_argument("--check", action="store_true",
+                            help="change nothing; exit 2 if the README's table differs from the kept summaries")
 
 
 def _name_and_preset(parser: argparse.ArgumentParser) -> None:
@@ -102,6 +120,19 @@ def _dispatch(args: argparse.Namespace) -> int:
     if args.experiment_action == "list":
         print(experiment_table(registry.experiments().values()))
         return 0
+    if args.experiment_action == "keep":
+        from wormhole_ns3.tools.experiment.kept import keep_result
+
+        kept = keep_result(args.result, args.into, args.made_by, args.force)
+        print(f"kept the {kept.kind} {args.result} in {kept.folder}: {', '.join(kept.files)}")
+        return 0
+    if args.experiment_action == "scoreboard":
+        from wormhole_ns3.tools.experiment.scoreboard import update_readme
+
+        entries = update_readme(args.kept, args.readme, args.check)
+        done = "matches" if args.check else "now shows"
+        print(f"{args.readme}: the scoreboard {done} the {len(entries)} kept comparisons in {args.kept}")
+        return 0
     if args.experiment_action == "sweep":
         experiment = registry.get_experiment(args.name)
     else:
@@ -112,13 +143,14 @@ def _dispatch(args: argparse.Namespace) -> int:
         from wormhole_ns3.tools.experiment.run import mode_of, run_experiment
 
         out = args.out or Path("results", experiment.name, preset, mode_of(options))
-        summary = run_experiment(experiment, preset, out, options, args.force)
+        summary = run_experiment(experiment, preset, out, options, args.force, command=_command_line())
         print(f"wrote {out}: {_run_line(summary)}")
         return 0
     if args.experiment_action == "compare":
         from wormhole_ns3.tools.experiment.comparison import compare_experiment, markdown_summary
 
-        summary = compare_experiment(experiment, preset, args.out, options, args.force, args.reuse_baseline)
+        summary = compare_experiment(experiment, preset, args.out, options, args.force, args.reuse_baseline,
+                                     command=_command_line())
         print(markdown_summary(summary), end="")
         print(f"wrote {args.out}")
         return 0
@@ -149,6 +181,11 @@ def _child_options(args: argparse.Namespace) -> ChildOptions:
         progress=not sweeping and _show_progress(args),
         echo=not sweeping,
     )
+
+
+def _command_line() -> str:
+    """This command as a user would type it again (kept with its result in command.txt)."""
+    return shlex.join(["wormhole-ns3", *sys.argv[1:]])
 
 
 def _show_progress(args: argparse.Namespace) -> bool:

@@ -2,7 +2,9 @@
 
 Both runs go through ``execute_run`` in separate processes, into
 ``OUT/baseline`` and ``OUT/accelerated`` (or the baseline is copied from a
-finished earlier run: baselines of big presets take hours). Then ``OUT``
+finished earlier run, as it was left or kept (``kept``): baselines of big
+presets take hours; it must be a baseline of the same experiment, preset,
+arguments, versions and workload, see ``check_reusable_baseline``). Then ``OUT``
 gets the joined tables (``flows.csv``: one row per flow both runs finished,
 with ``fct_baseline``, ``fct_accelerated``, ``rel_err``; ``iterations.csv``
 likewise per iteration), ``summary.json``, ``summary.md`` and the plots.
@@ -13,7 +15,6 @@ as ``wormhole-ns3 compare`` reports them); errors from the script's tables.
 from __future__ import annotations
 
 import json
-import shutil
 import threading
 from dataclasses import replace
 from pathlib import Path
@@ -21,6 +22,7 @@ from pathlib import Path
 from wormhole_ns3.accel.trace import TraceKind
 from wormhole_ns3.tools.experiment import plots
 from wormhole_ns3.tools.experiment.child import RUN_RESULTS_FILE, SKIPS_FILE, STDOUT_FILE, ChildOptions
+from wormhole_ns3.tools.experiment.kept import unpack_result
 from wormhole_ns3.tools.experiment.outdir import StagedDir
 from wormhole_ns3.tools.experiment.registry import Experiment, ExperimentError
 from wormhole_ns3.tools.experiment.results import (
@@ -36,12 +38,17 @@ from wormhole_ns3.tools.experiment.run import (
     SUMMARY_FILE,
     check_runnable,
     execute_run,
+    input_digests,
+    portable_args,
+    write_command,
     write_json,
     write_parquet,
 )
 from wormhole_ns3.tools.report import comparison, error_stats, profile_parts
 
 SIDES = ("baseline", "accelerated")
+#: Versions a reused baseline must share with the run it is compared to.
+VERSION_FIELDS = ("ns3_version", "wormhole_ns3_version")
 #: What must be equal in both runs for a task to be the same flow.
 FLOW_IDENTITY = ("iteration", "collective", "group", "step", "phase", "src", "dst", "bytes")
 #: Numbers of ``report.comparison`` (harness results of both runs) repeated in the summary.
@@ -54,42 +61,92 @@ HARNESS_COMPARISON = (
 
 
 def compare_experiment(experiment: Experiment, preset: str, out: Path, options: ChildOptions, force: bool = False,
-                       reuse_baseline: Path | None = None, stop: threading.Event | None = None) -> dict:
-    """Baseline (or a reused one) then accelerated into ``out``; the comparison's summary."""
+                       reuse_baseline: Path | None = None, stop: threading.Event | None = None,
+                       command: str | None = None) -> dict:
+    """Baseline (or a reused one) then accelerated into ``out``; the comparison's summary.
+
+    ``command``, the command line that asked for the comparison, is kept in ``command.txt``.
+    """
     check_runnable(experiment, preset)
+    reused = None
     if reuse_baseline is not None:
-        check_reusable_baseline(Path(reuse_baseline), experiment, preset)
+        reuse_baseline = Path(reuse_baseline)
+        reused = check_reusable_baseline(reuse_baseline, experiment, preset, installed_versions())
     staged = StagedDir.create(out, force)
     folders = {side: staged.staging / side for side in SIDES}
     if reuse_baseline is not None:
-        shutil.copytree(reuse_baseline, folders["baseline"])
+        unpack_result(reuse_baseline, folders["baseline"])
     else:
         folders["baseline"].mkdir()
         execute_run(experiment, preset, folders["baseline"], replace(options, baseline=True), stop)
     folders["accelerated"].mkdir()
     try:
-        execute_run(experiment, preset, folders["accelerated"], replace(options, baseline=False), stop)
+        accelerated = execute_run(experiment, preset, folders["accelerated"], replace(options, baseline=False), stop)
     except ExperimentError as failure:
         keep = f"the baseline in {folders['baseline']} is complete: compare again with --reuse-baseline on it"
         raise ExperimentError(str(failure), failure.exit_code, (*failure.details, keep)) from None
+    if reuse_baseline is not None and reused is not None:
+        check_same_run(reuse_baseline, reused, accelerated)
     summary = write_comparison(staged.staging, experiment, preset, reuse_baseline)
+    write_command(staged.staging, command)
     staged.commit()
     return summary
 
 
-def check_reusable_baseline(folder: Path, experiment: Experiment, preset: str) -> None:
-    """Raise ExperimentError unless ``folder`` holds a finished baseline run of this experiment and preset."""
+def installed_versions() -> dict[str, str]:
+    """The versions a run made now records (``VERSION_FIELDS``), read without starting ns-3."""
+    from wormhole_ns3 import __version__
+    from wormhole_ns3.runtime.loader import ns3_version
+
+    return {"ns3_version": ns3_version(), "wormhole_ns3_version": __version__}
+
+
+def check_reusable_baseline(folder: Path, experiment: Experiment, preset: str, versions: dict[str, str]) -> dict:
+    """The summary of the baseline in ``folder``; ExperimentError unless it can stand for this run's baseline.
+
+    It must be a finished baseline run of this experiment, preset and script
+    arguments (input files by name and content, wherever the checkout is),
+    made with these ``versions`` (``installed_versions``), and
+    record its workload's digest, which ``check_same_run`` compares with the
+    accelerated run's once that has made its workload.
+    """
     try:
         summary = json.loads((folder / SUMMARY_FILE).read_text())
     except (OSError, ValueError):
         raise ExperimentError(f"--reuse-baseline {folder}: not a finished run (no readable {SUMMARY_FILE})") from None
     found = (summary.get("mode"), summary.get("experiment"), summary.get("preset"), summary.get("script_args"))
     wanted = ("baseline", experiment.name, preset, experiment.script_args(preset))
-    if found != wanted:
+    if found[:3] != wanted[:3] or portable_args(found[3] or []) != portable_args(wanted[3]):
         raise ExperimentError(
             f"--reuse-baseline {folder}: it holds a run of {found[1]} preset {found[2]} in {found[0]} mode "
             f"(args {found[3]}), not the baseline of {experiment.name} preset {preset} (args {wanted[3]})"
         )
+    inputs = input_digests(wanted[3])
+    if inputs and summary.get("input_sha256") != inputs:
+        raise ExperimentError(f"--reuse-baseline {folder}: its input files differ from this run's "
+                              f"(input_sha256 {summary.get('input_sha256')} vs {inputs}): make the baseline again")
+    for name, version in versions.items():
+        if summary.get(name) != version:
+            raise ExperimentError(f"--reuse-baseline {folder}: it was made with {name} {summary.get(name)}, "
+                                  f"this install has {version}: make the baseline again")
+    if "workload_sha256" not in summary:
+        raise ExperimentError(f"--reuse-baseline {folder}: it records no workload_sha256 (made before runs "
+                              "recorded their workload's digest): make the baseline again")
+    return summary
+
+
+def check_same_run(folder: Path, baseline: dict, accelerated: dict) -> None:
+    """ExperimentError unless the reused baseline's versions and workload digest are the accelerated run's.
+
+    The workload is compared once the accelerated run has made it, so that a
+    changed workload generator is refused, not silently compared.
+    """
+    for name in (*VERSION_FIELDS, "workload_sha256"):
+        if baseline.get(name) != accelerated.get(name):
+            what = "workload" if name == "workload_sha256" else name
+            raise ExperimentError(
+                f"--reuse-baseline {folder}: its {what} differs from this run's ({name} {baseline.get(name)} "
+                f"vs {accelerated.get(name)}): make the baseline again")
 
 
 def write_comparison(folder: Path, experiment: Experiment, preset: str, baseline_from: Path | None) -> dict:

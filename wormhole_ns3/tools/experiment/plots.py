@@ -18,6 +18,7 @@ from matplotlib.ticker import MaxNLocator  # noqa: E402
 
 BASELINE_COLOR = "#4c72b0"
 ACCELERATED_COLOR = "#dd8452"
+PAPER_COLOR = "#8c8c8c"
 #: FCTs spread over more than this factor are drawn on a log axis.
 WIDE_RANGE = 20
 #: PNG metadata without the matplotlib version, so the same data gives the same bytes.
@@ -99,6 +100,32 @@ def speedup_bars(summary: dict, path: Path) -> Path:
         axis.set_title(f"{title}\n{ratio}")
         axis.margins(y=0.15)
     figure.tight_layout()
+    return _save(figure, path)
+
+
+def scoreboard_bars(entries, path: Path) -> Path:
+    """Per kept comparison (``scoreboard.Entry``): our Run() speedup and events ratio, the paper's range; log y."""
+    figure, axis = plt.subplots(figsize=(max(6.0, 1.3 * len(entries) + 2), 4))
+    x = np.arange(len(entries))
+    ours = (("Run() speedup", "speedup", ACCELERATED_COLOR, -0.27),
+            ("events ratio", "events_ratio", BASELINE_COLOR, 0.0))
+    for label, field, color, offset in ours:
+        values = [entry.summary[field] for entry in entries]
+        bars = axis.bar(x + offset, values, width=0.26, color=color, label=f"ours: {label}")
+        axis.bar_label(bars, labels=[f"{v:.1f}" for v in values], fontsize="x-small")
+    papers = [entry.paper for entry in entries]
+    measured = [k for k, paper in enumerate(papers) if paper is not None]
+    ranges = axis.bar([x[k] + 0.27 for k in measured], [papers[k].high - papers[k].low for k in measured],
+                      bottom=[papers[k].low for k in measured], width=0.26, color=PAPER_COLOR, hatch="//",
+                      label="the paper, single core: its family's range")
+    axis.bar_label(ranges, labels=[f"{papers[k].low:g}-{papers[k].high:g}" for k in measured], fontsize="x-small")
+    axis.set_yscale("log")
+    axis.axhline(1, color="black", linewidth=0.8)
+    axis.set_xticks(x, [entry.name for entry in entries], rotation=20, ha="right", fontsize="small")
+    axis.set_ylabel("times faster / fewer than plain ns-3")
+    axis.set_title("wormhole-ns3 vs the Wormhole paper, per workload")
+    axis.legend(loc="upper center", bbox_to_anchor=(0.5, -0.22), ncol=3, fontsize="small")
+    axis.grid(axis="y", alpha=0.3, which="both")
     return _save(figure, path)
 
 

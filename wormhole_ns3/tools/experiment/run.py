@@ -35,6 +35,7 @@ from wormhole_ns3.tools.experiment.results import (
 )
 
 SUMMARY_FILE = "summary.json"
+COMMAND_FILE = "command.txt"
 #: Fields of the harness's run.json a run summary repeats as they are (None when absent).
 HARNESS_FIELDS = (
     "run_wall_s", "process_wall_s", "events", "sim_time_s", "skips", "skip_backs", "skipped_time_s", "events_avoided",
@@ -53,13 +54,23 @@ def mode_of(options: ChildOptions) -> str:
 
 
 def run_experiment(experiment: Experiment, preset: str, out: Path, options: ChildOptions,
-                   force: bool = False, stop: threading.Event | None = None) -> dict:
-    """Run one preset into ``out`` (staged, renamed when complete); return its summary."""
+                   force: bool = False, stop: threading.Event | None = None, command: str | None = None) -> dict:
+    """Run one preset into ``out`` (staged, renamed when complete); return its summary.
+
+    ``command``, the command line that asked for the run, is kept in ``command.txt``.
+    """
     check_runnable(experiment, preset)
     staged = StagedDir.create(out, force)
     summary = execute_run(experiment, preset, staged.staging, options, stop)
+    write_command(staged.staging, command)
     staged.commit()
     return summary
+
+
+def write_command(folder: Path, command: str | None) -> None:
+    """``command.txt``: the command that made the result in ``folder``, so that a kept result says how to remake it."""
+    if command is not None:
+        write_atomically(folder / COMMAND_FILE, command + "\n")
 
 
 def check_runnable(experiment: Experiment, preset: str) -> None:
@@ -138,8 +149,25 @@ def run_summary(experiment: Experiment, preset: str, folder: Path, run_results: 
         "wormhole_ns3_version": run_results["wormhole_ns3_version"],
         "ns3_version": run_results["ns3_version"],
         "workload_sha256": hashlib.sha256(workload_path.read_bytes()).hexdigest() if workload_path.exists() else None,
+        "input_sha256": input_digests(experiment.script_args(preset)),
         "machine": machine_facts(),
     }
+
+
+def input_digests(script_args: list[str]) -> dict[str, str]:
+    """SHA-256 of each input file among the script's arguments, by file name.
+
+    Inputs of the user's own are given to the script as absolute paths
+    (``Experiment.with_inputs``), which differ from checkout to checkout; a
+    kept run is recognised elsewhere by its files' names and contents.
+    """
+    files = [Path(arg) for arg in script_args if Path(arg).is_absolute() and Path(arg).is_file()]
+    return {path.name: hashlib.sha256(path.read_bytes()).hexdigest() for path in files}
+
+
+def portable_args(script_args: list[str]) -> list[str]:
+    """The script's arguments with absolute paths shortened to their file names (see ``input_digests``)."""
+    return [Path(arg).name if Path(arg).is_absolute() else arg for arg in script_args]
 
 
 def machine_facts() -> dict:

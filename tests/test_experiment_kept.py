@@ -1,0 +1,183 @@
+"""Kept baselines and the scoreboard, on the repository's own kept results.
+
+``experiments/baselines/gpt-small`` is a plain ns-3 run of the llm-training
+preset gpt-small, kept by ``experiment keep`` (its large files gzipped);
+``experiments/scoreboard/*`` are kept comparisons, and the README's table
+must be what they give.
+"""
+
+import gzip
+import hashlib
+import json
+import shutil
+import subprocess
+import sys
+
+import pytest
+
+from wormhole_ns3.tools.experiment import registry
+from wormhole_ns3.tools.experiment.comparison import (
+    VERSION_FIELDS,
+    check_reusable_baseline,
+    check_same_run,
+    installed_versions,
+)
+from wormhole_ns3.tools.experiment.kept import keep_result, unpack_result
+from wormhole_ns3.tools.experiment.registry import ExperimentError
+from wormhole_ns3.tools.experiment.results import read_flows, read_iterations
+from wormhole_ns3.tools.experiment.scoreboard import read_entries, update_readme
+
+from conftest import REPO, child_environment, load_json
+
+KEPT = REPO / "experiments" / "baselines" / "gpt-small"
+SCOREBOARD = REPO / "experiments" / "scoreboard"
+LLM = registry.get_experiment("llm-training")
+
+
+@pytest.fixture
+def unpacked(tmp_path):
+    folder = tmp_path / "baseline"
+    unpack_result(KEPT, folder)
+    return folder
+
+
+def test_the_kept_baseline_is_compressed_and_unpacks_to_the_run_it_kept(unpacked):
+    assert (KEPT / "flows.csv.gz").is_file() and not (KEPT / "flows.csv").exists()
+    assert not list(KEPT.glob("*.parquet"))
+    summary = load_json(KEPT / "summary.json")
+    assert summary["mode"] == "baseline" and summary["preset"] == "gpt-small"
+    assert hashlib.sha256((unpacked / "workload.json").read_bytes()).hexdigest() == summary["workload_sha256"]
+    run = load_json(unpacked / "run.json")
+    assert run["events"] == summary["events"] > 1_000_000 and run["mode"] == "baseline"
+    flows = read_flows(unpacked / "flows.csv")
+    assert len(flows) == summary["flows_finished"] == summary["flows_total"] == 320
+    assert list(read_iterations(unpacked / "iterations.csv")["time"]) == summary["iteration_times_s"]
+    assert (KEPT / "command.txt").read_text().startswith("wormhole-ns3 experiment run llm-training --preset gpt-small")
+
+
+def test_keeping_is_deterministic_byte_for_byte(unpacked, tmp_path):
+    again = keep_result(unpacked, tmp_path / "again", command=(KEPT / "command.txt").read_text())
+    assert again.kind == "run"
+    assert sorted(path.name for path in KEPT.iterdir()) == list(again.files)
+    for name in again.files:
+        assert (tmp_path / "again" / name).read_bytes() == (KEPT / name).read_bytes(), name
+    with gzip.open(tmp_path / "again" / "flows.csv.gz", "rb") as packed:
+        assert packed.read() == (unpacked / "flows.csv").read_bytes()
+
+
+def test_keep_refuses_what_it_cannot_vouch_for(unpacked, tmp_path):
+    (unpacked / "command.txt").unlink(missing_ok=True)
+    with pytest.raises(ExperimentError, match=r"records no command.txt: give the command that made it with --command"):
+        keep_result(unpacked, tmp_path / "k")
+    (unpacked / "workload.json").write_text("{}")
+    with pytest.raises(ExperimentError, match="does not match the workload_sha256 of its summary"):
+        keep_result(unpacked, tmp_path / "k", command="x")
+    with pytest.raises(ExperimentError, match="not a finished result"):
+        keep_result(tmp_path, tmp_path / "k", command="x")
+    assert not (tmp_path / "k").exists()
+
+
+def test_a_matching_kept_baseline_is_accepted():
+    summary = check_reusable_baseline(KEPT, LLM, "gpt-small", installed_versions())
+    assert summary["events"] == load_json(KEPT / "summary.json")["events"]
+    check_same_run(KEPT, summary, dict(summary, mode="accelerated"))
+
+
+@pytest.mark.parametrize("field, value, message", [
+    ("ns3_version", "3.40", "it was made with ns3_version 3.40, this install has 3.44: make the baseline again"),
+    ("wormhole_ns3_version", "0.0.9", "it was made with wormhole_ns3_version 0.0.9, this install has 0.1.0"),
+    ("preset", "moe-small", "it holds a run of llm-training preset moe-small in baseline mode"),
+    ("script_args", ["--preset", "gpt-small", "--iterations", "3"], "it holds a run of llm-training preset gpt-small"),
+    ("mode", "accelerated", "in accelerated mode"),
+    ("workload_sha256", None, "it records no workload_sha256"),
+])
+def test_a_baseline_of_other_versions_or_settings_is_refused_in_one_line(tmp_path, field, value, message):
+    folder = tmp_path / "baseline"
+    shutil.copytree(KEPT, folder)
+    summary = load_json(folder / "summary.json")
+    if value is None:
+        del summary[field]
+    else:
+        summary[field] = value
+    (folder / "summary.json").write_text(json.dumps(summary))
+    versions = {name: load_json(KEPT / "summary.json")[name] for name in VERSION_FIELDS}  # those it was made with
+    with pytest.raises(ExperimentError) as refused:
+        check_reusable_baseline(folder, LLM, "gpt-small", versions)
+    text = str(refused.value)
+    assert text.startswith(f"--reuse-baseline {folder}: ") and message in text and "\n" not in text
+
+
+def test_a_baseline_of_an_input_file_is_recognised_by_name_and_content_in_another_checkout(tmp_path):
+    """``--simai FILE`` reaches the script as an absolute path, which differs from checkout to checkout."""
+    source = REPO / "tests" / "data" / "simai_workload_gpt7b_64g.txt"
+    here = tmp_path / "checkout" / source.name
+    here.parent.mkdir()
+    shutil.copy(source, here)
+    experiment, preset = LLM.with_inputs(None, {"--simai": str(here), "--transport": "dcqcn"})
+    assert preset == "simai-simai_workload_gpt7b_64g-dcqcn"
+    folder = tmp_path / "baseline"
+    shutil.copytree(KEPT, folder)
+    summary = load_json(folder / "summary.json")
+    elsewhere = f"/elsewhere/tests/data/{source.name}"
+    summary.update(preset=preset, script_args=["--simai", elsewhere, "--transport", "dcqcn"],
+                   input_sha256={source.name: hashlib.sha256(source.read_bytes()).hexdigest()})
+    (folder / "summary.json").write_text(json.dumps(summary))
+    versions = {name: summary[name] for name in VERSION_FIELDS}
+    assert check_reusable_baseline(folder, experiment, preset, versions)["preset"] == preset
+    here.write_text(source.read_text() + "\n")
+    with pytest.raises(ExperimentError, match=r"its input files differ from this run's \(input_sha256 "):
+        check_reusable_baseline(folder, experiment, preset, versions)
+
+
+def test_a_baseline_of_another_workload_is_refused_after_the_run_made_its_own():
+    baseline = load_json(KEPT / "summary.json")
+    changed = dict(baseline, mode="accelerated", workload_sha256="0" * 64)
+    with pytest.raises(ExperimentError, match=r"its workload differs from this run's \(workload_sha256 "):
+        check_same_run(KEPT, baseline, changed)
+
+
+def test_the_readme_scoreboard_is_what_the_kept_summaries_give():
+    done = subprocess.run([sys.executable, "-m", "wormhole_ns3", "experiment", "scoreboard", "--check"], cwd=REPO,
+                          env=child_environment(), capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert "the scoreboard matches the" in done.stdout
+
+
+def test_a_hand_edited_scoreboard_number_fails_the_check(tmp_path):
+    entries = read_entries(SCOREBOARD)
+    assert {entry.summary["preset"] for entry in entries} >= {"gpt-small", "moe-small"}
+    shutil.copytree(SCOREBOARD, tmp_path / "experiments" / "scoreboard")
+    readme = tmp_path / "README.md"
+    shutil.copy(REPO / "README.md", readme)
+    update_readme(tmp_path / "experiments" / "scoreboard", readme, check=True)
+    ratio = f"{entries[0].summary['events_ratio']:.1f}x"
+    text = readme.read_text()
+    readme.write_text(text.replace(f"| {ratio} (", f"| {ratio}5 (", 1))
+    with pytest.raises(ExperimentError, match="its scoreboard differs from the kept summaries"):
+        update_readme(tmp_path / "experiments" / "scoreboard", readme, check=True)
+    update_readme(tmp_path / "experiments" / "scoreboard", readme, check=False)
+    assert readme.read_text() == text
+    assert (tmp_path / "experiments" / "scoreboard" / "scoreboard.png").read_bytes()[:4] == b"\x89PNG"
+
+
+@pytest.mark.slow
+def test_compare_from_the_kept_baseline_gives_the_kept_scoreboard(tmp_path):
+    """From the kept (gzipped) baseline: the baseline side as kept, the cold accelerated run as the scoreboard's."""
+    done = subprocess.run(
+        [sys.executable, "-m", "wormhole_ns3", "experiment", "compare", "llm-training", "--preset", "gpt-small",
+         "--memo", ":memory:", "--reuse-baseline", str(KEPT), "--out", "cmp"],
+        cwd=tmp_path, env=child_environment(), capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr
+    summary = load_json(tmp_path / "cmp" / "summary.json")
+    kept = load_json(SCOREBOARD / "gpt-small" / "summary.json")
+    baseline = load_json(KEPT / "summary.json")
+    assert summary["events_baseline"] == kept["events_baseline"] == baseline["events"]
+    assert summary["run_wall_baseline_s"] == kept["run_wall_baseline_s"] == baseline["run_wall_s"]
+    assert summary["flows_compared"] == kept["flows_compared"] == 320
+    for field in ("events_accelerated", "fct_mean_rel_err", "fct_max_rel_err", "iteration_time_rel_err",
+                  "memo_hits", "memo_misses", "skips"):
+        assert summary[field] == kept[field], field
+    assert (tmp_path / "cmp" / "command.txt").read_text().startswith("wormhole-ns3 experiment compare llm-training")
+    scored = keep_result(tmp_path / "cmp", tmp_path / "kept")
+    assert scored.kind == "comparison" and "summary.json" in scored.files and "summary.md" in scored.files
+    assert not (tmp_path / "kept" / "baseline").exists()

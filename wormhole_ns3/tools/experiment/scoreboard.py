@@ -1,0 +1,166 @@
+"""``wormhole-ns3 experiment scoreboard``: one table of every kept comparison, beside the Wormhole paper's figures.
+
+Each kept comparison (``experiments/scoreboard/PRESET``, made by ``experiment
+keep`` from an ``experiment compare`` folder) gives one row. The table goes
+into the README between ``BEGIN_MARKER`` and ``END_MARKER``, and a figure of
+our speedups against the paper's range beside it, so that no number of the
+README is typed by hand; ``--check`` says whether the README still shows
+what the kept summaries give.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+from wormhole_ns3.tools.experiment.registry import ExperimentError
+from wormhole_ns3.tools.experiment.results import write_atomically
+from wormhole_ns3.tools.experiment.run import COMMAND_FILE, SUMMARY_FILE
+
+BEGIN_MARKER = "<!-- scoreboard:begin -->"
+END_MARKER = "<!-- scoreboard:end -->"
+FIGURE_FILE = "scoreboard.png"
+
+
+@dataclass(frozen=True)
+class PaperFigure:
+    """The Wormhole paper's single-core speedup over ns-3 for a workload family (paper-notes: headline results)."""
+
+    family: str
+    low: float
+    high: float
+
+    @property
+    def label(self) -> str:
+        return f"{self.family} {self.low:g}-{self.high:g}x"
+
+
+#: The paper's single-core speedups by family (GPT 227-744x, MoE 135-510x).
+PAPER = (PaperFigure("GPT", 227, 744), PaperFigure("MoE", 135, 510))
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One kept comparison: its folder's name, its summary and the command that made it."""
+
+    name: str
+    folder: Path
+    summary: dict
+    command: str
+
+    @property
+    def paper(self) -> PaperFigure | None:
+        """The paper's figure for this workload's family, by the family named in the preset (None: not measured)."""
+        preset = self.summary["preset"].lower()
+        return next((figure for figure in PAPER if figure.family.lower() in preset), None)
+
+
+def read_entries(root: Path) -> list[Entry]:
+    """The kept comparisons under ``root``: GPT first, then MoE, then the rest, each by baseline events."""
+    if not root.is_dir():
+        raise ExperimentError(f"{root}: no such folder of kept comparisons")
+    entries = []
+    for folder in sorted(path for path in root.iterdir() if path.is_dir()):
+        try:
+            summary = json.loads((folder / SUMMARY_FILE).read_text())
+            command = (folder / COMMAND_FILE).read_text().strip()
+        except (OSError, ValueError) as error:
+            raise ExperimentError(f"{folder}: not a kept comparison ({error})") from None
+        if "events_ratio" not in summary:
+            raise ExperimentError(f"{folder}: its {SUMMARY_FILE} is not a comparison's")
+        entries.append(Entry(folder.name, folder, summary, command))
+    families = [figure.family for figure in PAPER]
+
+    def order(entry: Entry) -> tuple:
+        family = entry.paper.family if entry.paper else None
+        return (families.index(family) if family else len(families), entry.summary["events_baseline"], entry.name)
+
+    return sorted(entries, key=order)
+
+
+HEADER = ("workload", "events ratio", "`Run()` speedup", "process speedup", "FCT error mean / p99 / max",
+          "iteration time error", "memo hit / mirror / miss", "steady-skipped share", "paper, single core")
+
+
+def scoreboard_table(entries: list[Entry], relative_to: Path) -> str:
+    """The Markdown table, one row per entry; workload names link to the kept summaries (from ``relative_to``)."""
+    lines = ["| " + " | ".join(HEADER) + " |", "|---|" + "---:|" * (len(HEADER) - 2) + "---|"]
+    for entry in entries:
+        lines.append("| " + " | ".join(_row(entry, relative_to)) + " |")
+    return "\n".join(lines) + "\n"
+
+
+def _row(entry: Entry, relative_to: Path) -> list[str]:
+    s = entry.summary
+    link = Path(os.path.relpath(entry.folder / "summary.md", relative_to)).as_posix()
+    workload = f"[`{entry.name}`]({link}) ({s['flows_compared']:,} flows, {s['iterations_compared']} iterations)"
+    memo = "-" if s.get("memo_hits") is None else f"{s['memo_hits']:,} / {s['memo_mirrored']:,} / {s['memo_misses']:,}"
+    return [
+        workload,
+        f"{s['events_ratio']:.1f}x ({_count(s['events_baseline'])} → {_count(s['events_accelerated'])})",
+        f"{s['speedup']:.1f}x ({s['run_wall_baseline_s']:,.1f} s → {s['run_wall_accelerated_s']:,.1f} s)",
+        "-" if s.get("process_speedup") is None else f"{s['process_speedup']:.1f}x",
+        " / ".join(_percent(s[f"fct_{name}_rel_err"]) for name in ("mean", "p99", "max")),
+        _percent(s["iteration_time_rel_err"]),
+        memo,
+        _skipped_share(s),
+        entry.paper.label if entry.paper else "-",
+    ]
+
+
+def _skipped_share(s: dict) -> str:
+    """Simulated time steady skips covered, summed over partitions, over the baseline's training time.
+
+    The training time (the iterations' times added up: from the workload's
+    start to the last iteration's end) and not the simulated time, which runs
+    on past the last flow while the transports' timers expire.
+    """
+    training = (s["iteration_time_mean_baseline_s"] or 0.0) * s["iterations_compared"]
+    return _percent(s["skipped_time_s"] / training) if training > 0 else "-"
+
+
+def _count(events: int) -> str:
+    for scale, unit in ((1e9, "G"), (1e6, "M"), (1e3, "k")):
+        if events >= scale:
+            return f"{events / scale:.3g} {unit}"
+    return str(events)
+
+
+def _percent(value: float | None) -> str:
+    return "-" if value is None else f"{value * 100:.3g}%"
+
+
+def with_table(text: str, table: str, where: Path) -> str:
+    """``text`` with the lines between the marker lines replaced by ``table``; ExperimentError without them."""
+    lines = text.splitlines(keepends=True)
+    marks = [[k for k, line in enumerate(lines) if line.strip() == marker] for marker in (BEGIN_MARKER, END_MARKER)]
+    if [len(found) for found in marks] != [1, 1] or marks[1][0] < marks[0][0]:
+        raise ExperimentError(f"{where}: no single {BEGIN_MARKER} line, then {END_MARKER}, to put the table between")
+    begin, end = marks[0][0], marks[1][0]
+    return "".join(lines[:begin + 1]) + table + "".join(lines[end:])
+
+
+def update_readme(root: Path, readme: Path, check: bool) -> list[Entry]:
+    """Write the scoreboard into ``readme`` (and its figure into ``root``), or with ``check`` only compare.
+
+    With ``check``, a README that does not show what the kept summaries give
+    raises ExperimentError saying so in one line.
+    """
+    entries = read_entries(root)
+    try:
+        text = readme.read_text()
+    except OSError as error:
+        raise ExperimentError(f"{readme}: {error.strerror}") from None
+    updated = with_table(text, scoreboard_table(entries, readme.parent), readme)
+    if check:
+        if updated != text:
+            raise ExperimentError(f"{readme}: its scoreboard differs from the kept summaries in {root}: "
+                                  "run wormhole-ns3 experiment scoreboard")
+        return entries
+    from wormhole_ns3.tools.experiment.plots import scoreboard_bars
+
+    write_atomically(readme, updated)
+    scoreboard_bars(entries, root / FIGURE_FILE)
+    return entries

@@ -75,6 +75,23 @@ def test_a_miss_is_simulated_and_recorded_then_an_identical_episode_is_replayed(
     assert memo.stats.diverged == 0
 
 
+def test_flows_finishing_at_one_instant_complete_in_the_order_they_finished_when_recorded(store):
+    """What a completion sets off (the next message a callback starts) must come in plain ns-3's order."""
+    host = FakeMemoHost()
+    memo = Memoizer(store, "context", host)
+    first = incast(host, 0, switch=100)
+    memo.arrive(5 * MS, first)
+    for flow in reversed(first):  # the second flow's last byte came first, in the same nanosecond
+        host.trajectories[flow] = [TrajectoryPoint(7 * MS, 1_000_000, (12.0, 20.0))]
+        memo.finished(8 * MS, flow)
+    assert kinds(memo) == [MemoDecision.MISS, MemoDecision.RECORDED]
+
+    again = incast(host, 10, switch=200)
+    memo.arrive(50 * MS, again)
+    assert kinds(memo)[-1] is MemoDecision.REPLAY
+    assert list(host.completions.items()) == [(11, 53 * MS), (10, 53 * MS)]  # scheduled, so run, in that order
+
+
 def test_a_new_memoizer_replays_what_an_earlier_run_stored(store):
     host = FakeMemoHost()
     record_episode(Memoizer(store, "context", host), host, incast(host, 0, 100), 0, [2 * MS, 2 * MS])

@@ -27,7 +27,7 @@ from wormhole_ns3.memo import store as store_module
 from wormhole_ns3.memo.episodes import MemoDecision, Memoizer
 from wormhole_ns3.memo.errors import MemoStoreError
 from wormhole_ns3.memo.maintenance import compact
-from wormhole_ns3.memo.record import decode_value
+from wormhole_ns3.memo.record import RECORD_FORMAT, decode_value
 from wormhole_ns3.memo.seal import KEY_ENVIRONMENT
 from wormhole_ns3.memo.store import MemoStore
 
@@ -132,7 +132,8 @@ def test_a_value_forged_between_read_and_update_is_quarantined_and_the_update_ma
         memo = Memoizer(store, "context", host)
         memo.arrive(0, incast(host, 0, 100))
         (episode,) = memo._episodes.values()
-        store.put(episode.key, b'{"format": 1, "continuations": [{"flows": 7}]}', {})  # another process, say
+        # another process, say
+        store.put(episode.key, b'{"format": %d, "continuations": [{"flows": 7}]}' % RECORD_FORMAT, {})
         for flow, after in ((0, MS), (1, MS)):
             memo.finished(after, flow)
         assert kinds(memo) == [MemoDecision.MISS, MemoDecision.RECORDED]
@@ -246,7 +247,7 @@ def test_forged_values_with_matching_hashes_are_refused_as_records(tmp_path, tar
     message = refused_import(target, exported)
     assert message.startswith(f"{exported}:2: value of {b'episode-0'.hex()} is not an episode record (")
 
-    reseal(exported, lambda value: json.dumps({"format": 1, "continuations": [{"initial": "x"}]}).encode())
+    reseal(exported, lambda value: json.dumps({"format": RECORD_FORMAT, "continuations": [{"initial": "x"}]}).encode())
     assert refused_import(target, exported).startswith(f"{exported}:2: value of {b'episode-0'.hex()} is not an")
 
 

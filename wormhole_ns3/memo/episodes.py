@@ -424,7 +424,7 @@ class Memoizer:
             self._hold(episode, flow)
             self._launching[flow] = self.host.hold_flow
             self.stats.flows_replayed += 1
-        for flow in order:
+        for flow in sorted(order, key=partial(self._completion_order, episode)):
             self._schedule_completion(episode, flow)
         for candidate in candidates:
             for arrival in candidate.arrivals[candidate.initial:]:
@@ -501,6 +501,19 @@ class Memoizer:
             finishes.add(outcome.finish_ns)
         episode.completing[flow] = min(finishes)
         self.host.complete_flow_at(flow, episode.t0_ns + min(finishes))
+
+    @staticmethod
+    def _completion_order(episode: OpenEpisode, flow: int) -> tuple[int, int]:
+        """When the continuations have a held flow finish, and its rank among finishes then.
+
+        Completions due at the same instant run in the order they are scheduled; in
+        this order they run as recorded (flows a leader has not finished yet come last,
+        and are scheduled when it finishes them, in its order).
+        """
+        known = [o for c in episode.candidates if (o := c.outcome(c.index_of[flow])) is not None]
+        if len(known) < len(episode.candidates):
+            return (2**63, 0)
+        return (min(o.finish_ns for o in known), min(o.rank for o in known))
 
     def completing(self, now_ns: int, flow: int) -> bool:
         """A held flow's completion is due: True to inject it, False if the replay diverged instead."""
@@ -696,7 +709,7 @@ class Memoizer:
                 for p in self.host.trajectory(flow)
                 if p.offset_ns >= episode.t0_ns
             ]
-            episode.outcomes[flow] = FlowOutcome(now_ns - episode.t0_ns, _thin(points))
+            episode.outcomes[flow] = FlowOutcome(now_ns - episode.t0_ns, _thin(points), rank=len(episode.outcomes))
             for candidate in episode.followers:
                 shadow = candidate.flow_of.get(episode.flows.index(flow))
                 if shadow is not None:

@@ -30,7 +30,8 @@ from dataclasses import dataclass
 from wormhole_ns3.accel.flows import FlowKind
 
 #: Changes whenever the record layout or what a replay assumes changes.
-RECORD_FORMAT = 1
+#: 2: each flow's rank among the episode's completions.
+RECORD_FORMAT = 2
 
 #: TCP sender state fields, in the order a trajectory point stores them.
 TCP_FIELDS = ("cwnd", "ssthresh", "alpha", "srtt", "rttvar", "rto")
@@ -76,6 +77,11 @@ class FlowOutcome:
 
     finish_ns: int
     trajectory: tuple[TrajectoryPoint, ...]
+    #: Its place among the episode's completions (0 first). Flows that finish at the same
+    #: nanosecond complete in this order in a replay, as they did when recorded: what a
+    #: completion sets off (the user's callback starting the next message, a workload's
+    #: release) then creates flows in the order, with the ports, a plain run gives them.
+    rank: int = 0
 
     def at(self, offset_ns: int) -> tuple[int, TrajectoryPoint | None]:
         """Delivered bytes at ``offset_ns`` (linear between recorded points) and the last point before it."""
@@ -121,7 +127,7 @@ class EpisodeRecord:
             "events_avoided": self.events_avoided,
             "flows": [
                 [a.offset_ns, a.signature, o.finish_ns,
-                 [[p.offset_ns, p.delivered, *p.state] for p in o.trajectory]]
+                 [[p.offset_ns, p.delivered, *p.state] for p in o.trajectory], o.rank]
                 for a, o in zip(self.arrivals, self.outcomes)
             ],
         }
@@ -130,12 +136,12 @@ class EpisodeRecord:
     def from_document(cls, document: dict) -> EpisodeRecord:
         try:
             arrivals, outcomes = [], []
-            for offset, signature, finish, points in document["flows"]:
+            for offset, signature, finish, points, rank in document["flows"]:
                 arrivals.append(Arrival(int(offset), str(signature)))
                 outcomes.append(FlowOutcome(int(finish), tuple(
                     TrajectoryPoint(int(p[0]), int(p[1]), tuple(float(x) for x in p[2:]))
                     for p in points
-                )))
+                ), int(rank)))
             record = cls(
                 initial=int(document["initial"]),
                 arrivals=tuple(arrivals),

@@ -28,7 +28,7 @@ def ring(tmp_path_factory):
     """(baseline run.json, its stdout, accelerated run.json, its stdout, its skip trace)."""
     out = tmp_path_factory.mktemp("ring")
     sides = {}
-    accelerated = ["--trace", str(out / "trace.csv")]
+    accelerated = ["--trace", str(out / "trace.csv"), "--no-memo"]  # fast-forwarding alone
     for side, flags in (("baseline", ["--baseline"]), ("accelerated", accelerated)):
         done = subprocess.run(
             [sys.executable, "-m", "wormhole_ns3", "run", "--results", str(out / f"{side}.json"), *flags,
@@ -89,10 +89,13 @@ MEMO_ARGS = ["--hosts", str(MEMO_HOSTS), "--message-mb", "4", "--allreduces", st
 
 @pytest.fixture(scope="module")
 def memo_ring(tmp_path_factory):
-    """(baseline stdout, memoized run.json, its stdout): 4 hosts, 3 all-reduces, a memo for this run only."""
+    """(baseline run.json, its stdout, accelerated run.json, its stdout): 4 hosts, 3 all-reduces, default settings.
+
+    By default a run memoizes within itself (``--memo :memory:``).
+    """
     out = tmp_path_factory.mktemp("memo-ring")
     sides = {}
-    for side, flags in (("baseline", ["--baseline"]), ("memo", ["--memo", ":memory:"])):
+    for side, flags in (("baseline", ["--baseline"]), ("memo", [])):
         done = subprocess.run(
             [sys.executable, "-m", "wormhole_ns3", "run", "--results", str(out / f"{side}.json"), *flags,
              str(RING), *MEMO_ARGS],
@@ -100,7 +103,7 @@ def memo_ring(tmp_path_factory):
         )
         assert done.returncode == 0, done.stderr
         sides[side] = (load_json(out / f"{side}.json"), done.stdout)
-    return sides["baseline"][1], sides["memo"][0], sides["memo"][1]
+    return (*sides["baseline"], *sides["memo"])
 
 
 def test_ring_steps_born_in_replayed_completions_are_memoized_and_stay_exact(memo_ring):
@@ -110,13 +113,25 @@ def test_ring_steps_born_in_replayed_completions_are_memoized_and_stay_exact(mem
     the memo before it starts, or it runs unseen beside replayed flows whose packets
     are never sent (its ACKs then skip their queues, and the all-reduce drifts).
     """
-    base_out, memo, memo_out = memo_ring
+    baseline, base_out, memo, memo_out = memo_ring
     base, fast = _allreduce_times(base_out), _allreduce_times(memo_out)
     assert len(base) == len(fast) == MEMO_ALLREDUCES
     for plain, replayed in zip(base, fast):
         assert abs(replayed - plain) <= 0.001 * plain
-    assert memo["memo_hits"] >= 2 * MEMO_HOSTS and memo["memo_diverged"] == 0
+    assert memo["memo_path"] is None and memo["memo_hits"] >= 2 * MEMO_HOSTS and memo["memo_diverged"] == 0
+    assert memo["events"] * 5 <= baseline["events"]  # the all-reduces' steps are replayed, not simulated
     assert memo["flows_replayed"] >= memo["memo_hits"] * (MEMO_HOSTS - 1)
     assert f"messages received {MEMO_HOSTS * 2 * (MEMO_HOSTS - 1) * MEMO_ALLREDUCES}" in memo_out
     assert [line for line in base_out.splitlines() if line.startswith("host ")] == [
         line for line in memo_out.splitlines() if line.startswith("host ")]
+
+
+def test_memo_replays_keep_every_flow_and_its_place_in_the_creation_order(memo_ring):
+    """Each flow of the plain run is the flow of the same id, between the same hosts, within 0.1%."""
+    baseline, _, memo, _ = memo_ring
+    plain = {flow["id"]: flow for flow in baseline["flows"]}
+    assert len(memo["flows"]) == len(plain) == MEMO_HOSTS * 2 * (MEMO_HOSTS - 1) * MEMO_ALLREDUCES
+    for flow in memo["flows"]:
+        twin = plain[flow["id"]]
+        assert (flow["src"], flow["dst"], flow["bytes"]) == (twin["src"], twin["dst"], twin["bytes"])
+        assert abs(flow["fct"] - twin["fct"]) <= 0.001 * twin["fct"]

@@ -1,12 +1,13 @@
-"""The memo inside an ns-3 run: takes over flow starts and carries out what the Memoizer decides.
+"""The memo inside an ns-3 run: decides flow starts and carries out what the Memoizer decides.
 
-With a memo store, the controller no longer lets applications start on
-their own: each tracked flow's start event is taken away when the flow is
-discovered (before it could send), and at its start time the flows starting
-then are handed to the Memoizer as one batch. The Memoizer says, per flow,
-start it for real, or let a recorded episode's completion stand in for it;
-this driver does it with the tracker and the simulator: per episode and per
-flow, never per packet.
+With a memo store, each tracked flow's start event is *gated* when the flow is
+discovered (before it could send): it stays where it is in the event queue,
+and when its turn comes the flows starting at that instant are handed to the
+Memoizer as one batch. The Memoizer says, per flow, start it for real (its own
+start event then runs, at its own place among the events of the instant, as in
+plain ns-3), or let a recorded episode's completion stand in for it (the flow
+starts held in its start event's place); this driver does it with the tracker
+and the simulator: per episode and per flow, never per packet.
 """
 
 from __future__ import annotations
@@ -70,12 +71,13 @@ class MemoDriver:
         self._link_attributes: dict[int, str] = {}
         self._waiting: set[int] = set()  #: pending flows whose start event is not scheduled yet
         self._order = itertools.count()
-        self._starts: list[tuple[int, int, int]] = []  #: (time, order, flow)
+        #: flows whose start event is gated and not decided yet -> (start time, start event uid)
+        self._gated: dict[int, tuple[int, int]] = {}
         self._completions: list[tuple[int, int, int]] = []
         self._cancelled: set[int] = set()  #: order numbers of cancelled completions
         self._completion_of: dict[int, int] = {}  #: flow -> order number of its completion
         self._calls: list[tuple[int, int, Callable[[], None]]] = []
-        self._on_starts = run.callback(self._run_starts)
+        self.tracker.SetGatedStartCallback(run.callback(self._decide_starts, "unsigned int"))
         self._on_completion = run.callback(self._run_completion)
         self._on_call = run.callback(self._run_call)
 
@@ -103,20 +105,18 @@ class MemoDriver:
 
     # ------------------------------------------------ flows the run creates
     def take_over(self, flows: Iterable[int]) -> None:
-        """Take the start of new (and still waiting) pending flows away from their applications."""
+        """Gate the start events of new (and still waiting) pending flows: the memo decides each start."""
         self._waiting.update(flows)
         for flow in list(self._waiting):
             if int(self.tracker.GetState(flow)) != PENDING:
                 self._waiting.discard(flow)
-        # in the order of their start events, so that a batch of flows starting at the
-        # same time reaches the Memoizer (and starts) in the order a plain run starts them
-        uid = {flow: int(self.tracker.GetStartEventUid(flow)) for flow in self._waiting}
-        for flow in sorted(self._waiting, key=lambda f: (uid[f], f)):
-            start = self.tracker.DeferStart(flow)
+        for flow in sorted(self._waiting):
+            uid = int(self.tracker.GetStartEventUid(flow))
+            start = self.tracker.GateStart(flow)
             if start.IsNegative():
                 continue  # its node is not initialized yet: try again after the next event
             self._waiting.discard(flow)
-            self._schedule(self._starts, int(start.GetTimeStep()), flow, self._on_starts, system=True)
+            self._gated[flow] = (int(start.GetTimeStep()), uid)
 
     def forget_link_attributes(self) -> None:
         """Something outside the flows ran: a link's parameters may have changed."""
@@ -127,13 +127,21 @@ class MemoDriver:
         """True while link attributes are cached, which an unattributed event may make stale."""
         return bool(self._link_attributes)
 
-    def _run_starts(self) -> None:
+    def _decide_starts(self, flow: int) -> None:
+        """A gated start event is next: decide the starts of every flow gated for this instant.
+
+        They reach the Memoizer as one batch, in the order of their start events (the
+        order a plain run starts them). A flow whose start event was cancelled in the
+        meantime (its application stopped first) is left out: it never starts.
+        """
         now = self._now_ns()
+        due = sorted((key, f) for f, key in self._gated.items() if key[0] <= now)
         batch = []
-        while self._starts and self._starts[0][0] <= now:
-            batch.append(heapq.heappop(self._starts)[2])
-        if batch:
-            self.memo.arrive(now, batch)
+        for _, gated in due:
+            del self._gated[gated]
+            if gated == flow or int(self.tracker.GetStartEventUid(gated)) != 0:
+                batch.append(gated)
+        self.memo.arrive(now, batch)
 
     # ------------------------------------------------------ MemoHost: facts
     def flow_route(self, flow: int) -> tuple[tuple[int, ...], tuple[int, ...]]:
@@ -191,7 +199,8 @@ class MemoDriver:
         a workload will release at known times (see FlowDag::GetUpcomingFlows).
         """
         until = now_ns + horizon_ns
-        known = [(time, frozenset(self._links(flow))) for time, _, flow in self._starts if time <= until]
+        known = [(time, frozenset(self._links(flow))) for flow, (time, _) in sorted(self._gated.items())
+                 if time <= until]
         for flow in self.tracker.GetUpcomingFlows(self.ns3.NanoSeconds(horizon_ns)):
             route = (int(flow.src.GetId()), int(flow.dst.GetId()), int(flow.srcPort), int(flow.dstPort))
             if route not in self._route_between:
@@ -223,7 +232,7 @@ class MemoDriver:
     def start_flow(self, flow: int) -> None:
         self.run.before_flow_start(flow)
         self.tracker.SetSnapshotting(flow, True)
-        self.tracker.StartNow(flow)
+        self.tracker.DecideStart(flow, False)
 
     def complete_flow_at(self, flow: int, time_ns: int) -> None:
         order = self._schedule(
@@ -236,7 +245,7 @@ class MemoDriver:
         self._cancelled.add(self._completion_of.pop(flow))
 
     def hold_flow(self, flow: int) -> None:
-        self.tracker.StartHeld(flow)
+        self.tracker.DecideStart(flow, True)
 
     def resume_flow(self, flow: int, delivered: int, state: tuple[float, ...] | None) -> None:
         self.run.before_flow_start(flow)
@@ -274,17 +283,12 @@ class MemoDriver:
         self.tracker.SetSnapshotting(flow, False)
 
     # ------------------------------------------------------------- helpers
-    def _schedule(self, heap: list, time_ns: int, flow: int, callback, system: bool = False,
-                  context: int = 0) -> int:
+    def _schedule(self, heap: list, time_ns: int, flow: int, callback, context: int = 0) -> int:
         """One simulator event per entry: entries and events share the (time, order) order."""
         order = next(self._order)
         heapq.heappush(heap, (time_ns, order, flow))
         delay = self.ns3.NanoSeconds(max(0, time_ns - self._now_ns()))
-        impl = self.run.impl
-        if system:
-            impl.ScheduleSystemCallback(delay, callback)
-        else:
-            impl.ScheduleCallbackWithTag(delay, context, int(self.ns3.WormholeSimulatorImpl.WORKLOAD), callback)
+        self.run.impl.ScheduleCallbackWithTag(delay, context, int(self.ns3.WormholeSimulatorImpl.WORKLOAD), callback)
         return order
 
     def _now_ns(self) -> int:

@@ -183,7 +183,7 @@ CONTROLLER_METHODS = (
 #: FlowTracker methods the memo driver adds.
 MEMO_METHODS = (
     "GetKind", "GetSize", "GetTag", "GetDstNode",
-    "GetStartEventUid", "DeferStart", "StartNow", "StartHeld", "CompleteVirtually", "GetFlowFingerprint",
+    "GetStartEventUid", "GateStart", "DecideStart", "CompleteVirtually", "GetFlowFingerprint",
     "GetPlannedPath", "GetPlannedReversePath", "GetSnapshots", "SetSnapshotting",
     "ResumeHeld", "GetUpcomingFlows",
 )
@@ -210,7 +210,7 @@ def warm_up(ns3: Any, tracker: Any, memo: bool) -> list[str]:
     out_of_range = ns3.cppyy.gbl.std.out_of_range
     arguments: dict[str, tuple[Any, ...]] = {
         "SetSampled": (0, True), "Credit": (0, 0), "Uncredit": (0, 0),
-        "SetSnapshotting": (0, False),
+        "SetSnapshotting": (0, False), "DecideStart": (0, False),
         "ShiftTimes": (0, ns3.NanoSeconds(0)),
         "ResumeHeld": (0, double_vector(ns3, ())),
         "GetUpcomingFlows": (ns3.NanoSeconds(0),),

@@ -66,9 +66,11 @@ def config_argv(config: AcceleratorConfig) -> list[str]:
 
 
 def add_memo_options(parser: argparse.ArgumentParser, kept: str) -> None:
-    """``--memo PATH`` (``:memory:`` for a store of the run only) and ``--memo-key``."""
-    parser.add_argument("--memo", type=Path, metavar="PATH",
-                        help=f"{kept}; {RUN_ONLY} records and replays within this run only")
+    """``--memo PATH`` (by default ``:memory:``, a store of the run only), ``--no-memo`` and ``--memo-key``."""
+    parser.add_argument("--memo", type=Path, metavar="PATH", default=Path(RUN_ONLY),
+                        help=f"{kept} (default {RUN_ONLY}: record and replay within this run only)")
+    parser.add_argument("--no-memo", dest="memo", action="store_const", const=None,
+                        help="no memoization: fast-forwarding only")
     parser.add_argument("--memo-key", type=Path, metavar="KEYFILE",
                         help="file holding the shared secret that seals the memo store with HMAC-SHA256"
                              " (default: the file $WORMHOLE_NS3_MEMO_KEY names)")
@@ -87,8 +89,7 @@ def run_command(script: str, argv: list[str], results: Path, baseline: bool, con
         command.append("--baseline")
     else:
         command += config_argv(config)
-        if memo is not None:
-            command += ["--memo", str(memo)]
+        command += ["--memo", str(memo)] if memo is not None else ["--no-memo"]
         if memo_key is not None:
             command += ["--memo-key", str(memo_key)]
     return command + [script, *argv]

@@ -112,12 +112,6 @@ RdmaFlow::GetStartEvent() const
     return m_qp->GetStartEvent();
 }
 
-void
-RdmaFlow::Start()
-{
-    m_qp->GetNic()->StartQueuePair(m_qp);
-}
-
 bool
 RdmaFlow::CanBeHeld() const
 {
@@ -141,7 +135,7 @@ RdmaFlow::ResumeHeld(const std::vector<double>& state)
 {
     m_held = false;
     m_qp->SetResumedFrom(m_start, state);
-    Start();
+    m_qp->GetNic()->StartQueuePair(m_qp);
 }
 
 void

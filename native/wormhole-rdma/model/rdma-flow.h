@@ -45,7 +45,6 @@ class RdmaFlow : public TrackedFlow
     bool GetReversePorts(uint16_t& source, uint16_t& destination) const override;
     std::string GetCongestionOps() const override;
     EventId GetStartEvent() const override;
-    void Start() override;
     bool CanBeHeld() const override;
     void StartHeld() override;
     bool IsHeld() const override;

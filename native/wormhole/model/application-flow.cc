@@ -171,12 +171,6 @@ ApplicationFlow::GetStartEvent() const
 }
 
 void
-ApplicationFlow::Start()
-{
-    wormhole::StartApplication(m_app);
-}
-
-void
 ApplicationFlow::NotifyStarted()
 {
     Address local;

@@ -51,7 +51,6 @@ class ApplicationFlow : public TrackedFlow
     /** TCP's ACKs come back between the same ports, reversed; UDP sends nothing back. */
     bool GetReversePorts(uint16_t& source, uint16_t& destination) const override;
     EventId GetStartEvent() const override;
-    void Start() override;
     void NotifyStarted() override;
     void CompleteVirtually() override;
     uint64_t GetDelivered() const override;

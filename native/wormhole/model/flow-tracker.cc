@@ -1390,17 +1390,63 @@ FlowTracker::SetSnapshotting(uint32_t flow, bool on)
 }
 
 Time
-FlowTracker::DeferStart(uint32_t flow)
+FlowTracker::GateStart(uint32_t flow)
 {
     Flow& f = m_flows.at(flow);
     EventId start = f.flow->GetStartEvent();
-    if (f.state != PENDING || !start.IsPending())
+    WormholeSimulatorImpl* impl = AcceleratingImpl();
+    if (!impl || f.state != PENDING || !start.IsPending() || !impl->Gate(start))
     {
         return Seconds(-1);
     }
-    Time at = Simulator::Now() + Simulator::GetDelayLeft(start);
-    Simulator::Remove(start);
-    return at;
+    if (m_gatingImpl != impl)
+    {
+        impl->SetStartGate(MakeCallback(&FlowTracker::OnGatedStart, this));
+        m_gatingImpl = impl;
+    }
+    m_gatedStarts[start.GetUid()] = flow;
+    return Simulator::Now() + Simulator::GetDelayLeft(start);
+}
+
+void
+FlowTracker::SetGatedStartCallback(Callback<void, uint32_t> decide)
+{
+    m_decideStart = decide;
+}
+
+void
+FlowTracker::DecideStart(uint32_t flow, bool held)
+{
+    Flow& f = m_flows.at(flow);
+    NS_ABORT_MSG_IF(held && !f.flow->CanBeHeld(),
+                    "FlowTracker: " << f.flow->GetKind() << " flows cannot be held");
+    f.startDecided = true;
+    f.startHeld = held;
+}
+
+bool
+FlowTracker::OnGatedStart(uint32_t uid)
+{
+    auto gated = m_gatedStarts.find(uid);
+    if (gated == m_gatedStarts.end())
+    {
+        return true;
+    }
+    Flow& f = m_flows[gated->second];
+    uint32_t flow = gated->second;
+    m_gatedStarts.erase(gated);
+    if (!f.startDecided && !m_decideStart.IsNull())
+    {
+        m_decideStart(flow);
+    }
+    bool held = f.startDecided && f.startHeld;
+    f.startDecided = false;
+    if (held)
+    {
+        f.flow->StartHeld(); // in place of the application's start, at its place in the queue
+        return false;
+    }
+    return true;
 }
 
 uint32_t
@@ -1417,22 +1463,6 @@ FlowTracker::ScheduleForFlow(uint32_t flow, std::function<void()> action)
     WormholeSimulatorImpl* impl = AcceleratingImpl();
     NS_ABORT_MSG_IF(!impl, "FlowTracker: starting flows needs the WormholeSimulatorImpl");
     impl->ScheduleWithTag(TimeStep(0), f.flow->GetSrcNode()->GetId(), f.tag, MakeEvent(action));
-}
-
-void
-FlowTracker::StartNow(uint32_t flow)
-{
-    Ptr<TrackedFlow> started = m_flows.at(flow).flow;
-    ScheduleForFlow(flow, [started]() { started->Start(); });
-}
-
-void
-FlowTracker::StartHeld(uint32_t flow)
-{
-    Ptr<TrackedFlow> held = m_flows.at(flow).flow;
-    NS_ABORT_MSG_IF(!held->CanBeHeld(),
-                    "FlowTracker: " << held->GetKind() << " flows cannot be held");
-    ScheduleForFlow(flow, [held]() { held->StartHeld(); });
 }
 
 void

@@ -44,6 +44,7 @@ class Ipv4FlowClassifier;
 class Ipv4Header;
 class ApplicationFlow;
 class FlowSource;
+class SimulatorImpl;
 class RouteOracle;
 class WorkloadOracle;
 
@@ -326,28 +327,37 @@ class FlowTracker : public Object
     /** @return the kept snapshots of a flow, oldest first. */
     std::vector<FlowSnapshot> GetSnapshots(uint32_t flow) const;
 
-    // Taking over a flow's start (memo replay)
+    // Deciding a flow's start (memo replay)
     /**
-     * Take a flow's pending start event away from its application, so the
-     * controller decides when (and whether) it starts. @return the start
-     * time, or -1 s if no start was pending.
+     * Gate a flow's pending start event (WormholeSimulatorImpl::Gate): it stays
+     * where it is in the queue, and when its turn comes the gated-start callback
+     * is told the flow, unless DecideStart was called for it already; the event
+     * then runs as it is (the flow starts for real) or, if decided so, the flow
+     * starts held in its place. A flow the memo never replays thus starts at its
+     * own place among the events of its instant, as in plain ns-3.
+     * @return the start time, or -1 s if no start was pending (or its node is
+     * not initialized yet).
      */
-    Time DeferStart(uint32_t flow);
+    Time GateStart(uint32_t flow);
+    /** Who decides a gated flow's start, when its start event is next: it calls DecideStart. */
+    void SetGatedStartCallback(Callback<void, uint32_t> decide);
+    /**
+     * How a gated flow starts when its start event runs: held (see StartHeld's
+     * description below) or for real.
+     */
+    void DecideStart(uint32_t flow, bool held);
     /**
      * @return the uid of a pending flow's start event (0 if none): flows starting at
      * the same time start in this order in a plain run, and so they must here.
      */
     uint32_t GetStartEventUid(uint32_t flow) const;
-    /** Start a deferred flow's application now, in an event attributed to the flow. */
-    void StartNow(uint32_t flow);
-    /**
-     * Start a deferred flow held: a TCP flow connects (a real handshake) but
-     * its socket takes no data, so it sends none, until ResumeHeld; an RDMA
-     * queue pair, connected since its creation, does not start. What a
-     * replayed flow does, so that a replay that must stop half-way resumes a
-     * connected flow rather than one that has to connect first.
+    /*
+     * Held: a TCP flow connects (a real handshake) but its socket takes no data,
+     * so it sends none, until ResumeHeld; an RDMA queue pair, connected since its
+     * creation, does not start. What a replayed flow does, so that a replay that
+     * must stop half-way resumes a connected flow rather than one that has to
+     * connect first.
      */
-    void StartHeld(uint32_t flow);
     /**
      * Let a held TCP flow send: its socket takes data again, its sender gets
      * the given state, and its application writes (in an event attributed to the flow).
@@ -400,6 +410,8 @@ class FlowTracker : public Object
     {
         Ptr<TrackedFlow> flow; //!< what depends on the kind
         bool startAttributed{false};
+        bool startDecided{false}; //!< DecideStart was called for its gated start
+        bool startHeld{false};    //!< ... and said: held
         uint32_t tag{0};
         int state{PENDING};
         Time finish{Seconds(-1)};
@@ -495,6 +507,11 @@ class FlowTracker : public Object
     Callback<void> m_onUnattributedChange;
     std::size_t m_flowsReported{0}; //!< flows m_onUnattributedChange has been told about
     uint32_t m_startsAttributedUnreported{0}; //!< starts attributed since it was last called
+    /** The gate of gated start events: runs the event, or starts its flow held instead. */
+    bool OnGatedStart(uint32_t uid);
+    std::unordered_map<uint32_t, uint32_t> m_gatedStarts; //!< gated start event uid -> flow
+    Callback<void, uint32_t> m_decideStart;               //!< the gated-start callback
+    SimulatorImpl* m_gatingImpl{nullptr};                 //!< the simulator whose gate is ours
     bool m_unattributedWatched{true}; //!< report unattributed events that created nothing
     std::unordered_map<uint16_t, std::vector<Ptr<PacketSink>>> m_sinksByPort;
     //! (ip << 16 | port) of an application flow's source -> the flow and its number

@@ -79,8 +79,6 @@ class TrackedFlow : public Object
     // Starting it
     /** @return the pending event that starts the flow; an expired EventId if there is none. */
     virtual EventId GetStartEvent() const = 0;
-    /** Start the flow now, as its start event would. */
-    virtual void Start() = 0;
     /** @return true if the flow can be started held (StartHeld). */
     virtual bool CanBeHeld() const;
     /**

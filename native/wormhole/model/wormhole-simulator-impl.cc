@@ -211,6 +211,7 @@ WormholeSimulatorImpl::ProcessOneEvent()
     uint32_t tag = node.second.tag;
     EventImpl* impl = node.second.impl;
     bool enters = node.second.enters;
+    bool gated = node.second.gated;
     if (IsListed(tag))
     {
         Unlink(&node);
@@ -246,7 +247,10 @@ WormholeSimulatorImpl::ProcessOneEvent()
             ++m_tagEventCount[tag];
         }
     }
-    impl->Invoke();
+    if (!gated || m_startGate.IsNull() || m_startGate(key.m_uid))
+    {
+        impl->Invoke();
+    }
     impl->Unref();
     if (enters)
     {
@@ -364,7 +368,7 @@ WormholeSimulatorImpl::Insert(uint64_t ts,
     key.m_context = context;
     m_uid++;
     auto [it, inserted] =
-        m_queue.emplace(key, Pending{event, tag, false, housekeeping, enters, nullptr, nullptr});
+        m_queue.emplace(key, Pending{event, tag, false, housekeeping, enters, false, nullptr, nullptr});
     NS_ASSERT(inserted);
     if (tag == SYSTEM)
     {
@@ -683,6 +687,24 @@ WormholeSimulatorImpl::Retag(const EventId& id, uint32_t tag)
         Link(&*it);
     }
     return true;
+}
+
+bool
+WormholeSimulatorImpl::Gate(const EventId& id)
+{
+    auto it = FindPending(id);
+    if (it == m_queue.end() || it->second.tag == SYSTEM)
+    {
+        return false;
+    }
+    it->second.gated = true;
+    return true;
+}
+
+void
+WormholeSimulatorImpl::SetStartGate(Callback<bool, uint32_t> gate)
+{
+    m_startGate = gate;
 }
 
 uint64_t

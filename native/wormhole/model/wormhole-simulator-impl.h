@@ -160,6 +160,20 @@ class WormholeSimulatorImpl : public SimulatorImpl
      */
     bool Retag(const EventId& id, uint32_t tag);
 
+    /**
+     * Gate a pending event: when its turn comes, at its own place in the queue,
+     * the gate (SetStartGate) is asked first, and the event runs only if the gate
+     * says so; otherwise the gate did what the event was to do, its own way (a
+     * memo replay starts a flow held instead of for real). Either way it counts
+     * as one executed event. A gated event that runs is exactly the event plain
+     * ns-3 runs there, so whatever the gate decides for other flows, this one's
+     * instant is plain ns-3's, event for event.
+     * @return false if the event is not pending.
+     */
+    bool Gate(const EventId& id);
+    /** The gate of gated events: called with the event's uid, returns whether it runs. */
+    void SetStartGate(Callback<bool, uint32_t> gate);
+
     // Moving
     /**
      * Shift every pending, not cancelled event of a class by delta (later if
@@ -248,6 +262,7 @@ class WormholeSimulatorImpl : public SimulatorImpl
         bool moved;        //!< a move changed its time: its current time is in m_moved
         bool housekeeping; //!< a system event that keeps no run alive
         bool enters;       //!< scheduled on its node at the instant it was scheduled (see class doc)
+        bool gated;        //!< the start gate decides whether it runs (see Gate)
         Node* prev;        //!< the previous pending event of the same tag (listed tags only)
         Node* next;        //!< the next pending event of the same tag (listed tags only)
     };
@@ -299,6 +314,7 @@ class WormholeSimulatorImpl : public SimulatorImpl
     std::vector<std::vector<Pause>> m_tagPauses;
     Callback<void> m_afterUnattributed;
     Callback<void> m_afterNodesEntered;
+    Callback<bool, uint32_t> m_startGate;
     /** Nodes entered since TakeEnteredNodes last ran (may repeat). */
     std::vector<uint32_t> m_enteredNodes;
 

@@ -8,6 +8,7 @@ import signal
 import sys
 from pathlib import Path
 
+from wormhole_ns3.memo.store import RUN_ONLY
 from wormhole_ns3.runtime import native
 from wormhole_ns3.tools.experiment import registry
 from wormhole_ns3.tools.experiment.child import ChildOptions
@@ -166,7 +167,7 @@ def _dispatch(args: argparse.Namespace) -> int:
 
 def _child_options(args: argparse.Namespace) -> ChildOptions:
     baseline = getattr(args, "baseline", False)
-    if baseline and args.memo is not None:
+    if baseline and args.memo is not None and str(args.memo) != RUN_ONLY:
         raise ExperimentError("--memo is for accelerated runs; a --baseline run uses no memo store")
     try:
         config = config_from(args)
@@ -176,7 +177,7 @@ def _child_options(args: argparse.Namespace) -> ChildOptions:
     return ChildOptions(
         baseline=baseline,
         config=config,
-        memo=args.memo,
+        memo=None if baseline else args.memo,
         memo_key=args.memo_key,
         progress=not sweeping and _show_progress(args),
         echo=not sweeping,

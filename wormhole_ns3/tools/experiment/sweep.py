@@ -24,6 +24,7 @@ from pathlib import Path
 
 from tqdm import tqdm
 
+from wormhole_ns3.memo.store import RUN_ONLY
 from wormhole_ns3.tools.experiment.child import ChildOptions
 from wormhole_ns3.tools.experiment.outdir import check_writable
 from wormhole_ns3.tools.experiment.registry import Experiment, ExperimentError
@@ -61,7 +62,7 @@ def plan_sweep(experiment: Experiment, presets: list[str], repeats: int, out: Pa
     for preset in presets:
         experiment.script_args(preset)
     out = out.absolute()  # a cluster's workers run elsewhere: they need paths that mean the same there
-    if options.memo is not None:
+    if options.memo is not None and str(options.memo) != RUN_ONLY:  # ``:memory:`` names no file
         options = replace(options, memo=options.memo.absolute())
     return [
         SweepRun(experiment, preset, k, out / (preset if repeats == 1 else f"{preset}-{k}"), options, force)

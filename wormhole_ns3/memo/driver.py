@@ -55,6 +55,18 @@ class MemoRun(Protocol):
         """Events the skips of partitions made only of these flows avoided."""
         ...
 
+    def replay_guard(self) -> tuple[bool, bool]:
+        """(may the memo replay, should these starts be checked): the error guard's word (accel/verify.py)."""
+        ...
+
+    def fork_replay_check(self, flows: tuple[int, ...]) -> Any:
+        """Fork a child to simulate these flows packet by packet; the parent's check, None in the child."""
+        ...
+
+    def replay_check_decided(self, check: Any, completions: dict[int, int]) -> None:
+        """The memo replayed these flows of a checked batch, completing at these times (ns)."""
+        ...
+
 
 class MemoDriver:
     """The run's side of memoization (implements ``episodes.MemoHost``)."""
@@ -78,6 +90,9 @@ class MemoDriver:
         self._on_starts = run.callback(self._run_starts)
         self._on_completion = run.callback(self._run_completion)
         self._on_call = run.callback(self._run_call)
+        #: In a child checking a decision (accel/verify.py): every flow starts for real, and the
+        #: store is never touched (it belongs to the parent).
+        self.inert = False
 
     # ------------------------------------------------------- the run's view
     @property
@@ -132,8 +147,25 @@ class MemoDriver:
         batch = []
         while self._starts and self._starts[0][0] <= now:
             batch.append(heapq.heappop(self._starts)[2])
-        if batch:
-            self.memo.arrive(now, batch)
+        if not batch:
+            return
+        replays, checked = (False, False) if self.inert else self.run.replay_guard()
+        if not replays:
+            for flow in batch:  # packet by packet: a child checking a decision, or replays stopped
+                self.start_flow(flow)
+            return
+        check = self.run.fork_replay_check(tuple(batch)) if checked else None
+        if checked and check is None:
+            for flow in batch:  # this is the child: the batch runs for real
+                self.start_flow(flow)
+            return
+        self.memo.arrive(now, batch)
+        if check is not None:
+            completions = {}
+            for time_ns, order, flow in self._completions:
+                if flow in batch and self._completion_of.get(flow) == order:
+                    completions[flow] = time_ns
+            self.run.replay_check_decided(check, completions)
 
     # ------------------------------------------------------ MemoHost: facts
     def flow_route(self, flow: int) -> tuple[tuple[int, ...], tuple[int, ...]]:
@@ -270,7 +302,8 @@ class MemoDriver:
 
     # ----------------------------------------------- controller notifications
     def flow_finished(self, flow: int) -> None:
-        self.memo.finished(self._now_ns(), flow)
+        if not self.inert:
+            self.memo.finished(self._now_ns(), flow)
         self.tracker.SetSnapshotting(flow, False)
 
     # ------------------------------------------------------------- helpers

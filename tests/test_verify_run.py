@@ -52,3 +52,20 @@ def test_a_loose_skip_trips_the_guard_which_stops_skipping(wormhole, tmp_path):
     guard = [r for r in rows if r["kind"] == "guard"]
     assert [r["limit"] for r in guard] == ["skips stopped"]
     assert not [r for r in rows if r["kind"] == "steady" and float(r["time"]) > float(guard[0]["time"])]
+
+
+@pytest.mark.slow
+def test_replays_and_skips_of_a_ring_are_checked_and_its_flows_stay_byte_identical(experiment_cli, tmp_path):
+    """The ring's small preset skips and replays (a memo hit) with a run-only memo: check them all."""
+    for name, extra in (("plain", ()), ("checked", ("--verify", "1"))):
+        done = experiment_cli("experiment", "run", "ring", "--preset", "small", "--memo", ":memory:",
+                              *extra, "--out", name)
+        assert done.returncode == 0, done.stderr
+    assert (tmp_path / "checked" / "flows.csv").read_bytes() == (tmp_path / "plain" / "flows.csv").read_bytes()
+    results = load_json(tmp_path / "checked" / "run.json")
+    verify = results["verify"]
+    assert verify["replay"]["checked"] >= 1 and verify["skip"]["checked"] == results["skips"] >= 1
+    replays = [c for c in verify["checks"] if c["kind"] == "replay"]
+    # the child simulated the replayed flows to their end: a recorded episode replays what it simulated
+    assert all(c["fct_simulated"] > 0 and c["error"] < verify["replay"]["bound"] for c in replays)
+    assert verify["replay"]["stopped"] is None and verify["skip"]["stopped"] is None

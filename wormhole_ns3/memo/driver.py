@@ -149,11 +149,12 @@ class MemoDriver:
             batch.append(heapq.heappop(self._starts)[2])
         if not batch:
             return
-        replays, checked = (False, False) if self.inert else self.run.replay_guard()
-        if not replays:
-            for flow in batch:  # packet by packet: a child checking a decision, or replays stopped
+        if self.inert:
+            for flow in batch:  # a child checking a decision: packet by packet, the store untouched
                 self.start_flow(flow)
             return
+        replays, checked = self.run.replay_guard()
+        self.memo.replays_allowed = replays
         check = self.run.fork_replay_check(tuple(batch)) if checked else None
         if checked and check is None:
             for flow in batch:  # this is the child: the batch runs for real

@@ -122,6 +122,8 @@ class FakeNs3:
     """The ``ns3`` namespace, as far as the controller uses it; ``now_ns`` is the simulator's clock."""
 
     WormholeSimulatorImpl = FakeImpl
+    #: ns-3's seed and run number (the error guard seeds its draws from them).
+    RngSeedManager = SimpleNamespace(GetSeed=lambda: 1, GetRun=lambda: 1)
 
     def __init__(self) -> None:
         self.now_ns = 0

@@ -16,6 +16,9 @@ from wormhole_ns3.tools.options import config_argv, config_from
         ({"sample_period": -1.0}, "sample_period"),
         ({"tail_rtts": -1}, "tail_rtts"),
         ({"max_skip": 0}, "max_skip"),
+        ({"verify": 1.5}, "verify"),
+        ({"verify": -0.1}, "verify"),
+        ({"verify_bound": 0}, "verify_bound"),
     ],
 )
 def test_bad_settings_are_refused_with_their_name(settings, message):
@@ -33,7 +36,7 @@ def test_every_setting_is_an_option_and_reaches_a_child_process():
     """No setting is left behind: each field, set away from its default, survives config_argv -> parser."""
     changed = AcceleratorConfig(theta=0.07, window=7, sample_period=1e-4, fairness=0.2, idle_share=0.01,
                                 settle_rtts=12.0, tail_rtts=9.0, min_skip_samples=2.5, max_skip=0.25, enabled=False,
-                                profile=True)
+                                profile=True, verify=0.1, verify_bound=0.05)
     defaults = AcceleratorConfig()
     assert all(getattr(changed, f.name) != getattr(defaults, f.name) for f in fields(AcceleratorConfig))
     argv = config_argv(changed)
@@ -57,5 +60,6 @@ def test_a_neutral_setting_leaves_the_memo_context_alone_and_a_decisive_one_does
     from wormhole_ns3.runtime.harness import memo_context
 
     assert memo_context(AcceleratorConfig(profile=True)) == memo_context(AcceleratorConfig())
+    assert memo_context(AcceleratorConfig(verify=0.5, verify_bound=0.02)) == memo_context(AcceleratorConfig())
     assert memo_context(AcceleratorConfig(theta=0.04)) != memo_context(AcceleratorConfig())
     assert "profile" not in AcceleratorConfig().decisive() and "theta" in AcceleratorConfig().decisive()

@@ -165,3 +165,16 @@ def test_an_unmemoizable_flow_is_simulated_without_a_key(store):
     memo.arrive(0, flows)
     assert memo.trace == [] and memo.stats.unmemoizable == 1
     assert host.started == flows
+
+
+def test_once_the_error_guard_stops_replays_an_episode_is_simulated_and_not_recorded(store):
+    """accel/verify.py: a replay past its bound stops replays; episodes are then plain packets."""
+    host = FakeMemoHost()
+    memo = Memoizer(store, "context", host)
+    record_episode(memo, host, incast(host, 0, switch=100), t0=0, finishes=[2 * MS, 2 * MS])
+    memo.replays_allowed = False
+    again = incast(host, 10, switch=200)
+    record_episode(memo, host, again, t0=10 * MS, finishes=[3 * MS, 3 * MS])
+    assert kinds(memo) == [MemoDecision.MISS, MemoDecision.RECORDED]  # no replay, no second recording
+    assert host.started[-2:] == again and host.held == []
+    assert memo.stats.hits == 0 and memo.stats.recorded == 1

@@ -44,16 +44,19 @@ def plain_and_wrapped(tmp_path: Path, script: str, *args: str, timeout: float = 
 
 @pytest.mark.slow
 def test_a_run_ends_with_its_last_model_event_whatever_the_accelerator_has_pending(tmp_path):
-    """The CSMA bridge: its OnOff flows stay "active", so the samplers went on for ever."""
+    """The CSMA bridge: its OnOff flows stay "active" after their apps stop; the samplers went on for ever."""
     plain, _ = plain_and_wrapped(tmp_path, "csma_bridge.py")
     assert plain.returncode == 0
     assert plain.stdout.splitlines()[0] == "ended at 1001.100000 s"
     pcaps = sorted((tmp_path / "wrapped").glob("*.pcap"))
     assert len(pcaps) == 8 and all(p.stat().st_size > 24 for p in pcaps)
     results = load_json(tmp_path / "wrapped" / "run.json")
-    assert results["system_events"] > 0  # the accelerator did sample: its events were pending
     assert results["sim_time_s"] == pytest.approx(1001.1)
     assert results["watchdog"] is None
+    # the samplers tick while the OnOff apps send (1.0 s to 3.0 s), not to the last event
+    # at 1001.1 s: a stopped application's flow keeps no sampler going
+    sending = (3.0 - 1.0) / results["sample_period_s"]
+    assert 0.9 * sending < results["system_events"] < 1.1 * sending
 
 
 @pytest.mark.slow
@@ -146,3 +149,29 @@ def test_a_script_given_by_a_relative_path_sees_what_python_shows_it(tmp_path):
     plain, ours = (Completed(r.returncode, r.stdout, r.stderr) for r in runs)
     assert plain.stdout == f"{tmp_path / 'sub' / 'where.py'} sub/where.py\n"
     assert (ours.returncode, ours.stdout, ours.stderr_lines) == (1, plain.stdout, plain.stderr_lines)
+
+
+@pytest.mark.slow
+def test_two_runs_each_ended_by_stop_resume_the_queue_as_plain_ns3_does(tmp_path):
+    plain, _ = plain_and_wrapped(tmp_path, "stop_run_twice.py")
+    assert plain.returncode == 0, plain.stderr
+    first, second = plain.stdout.splitlines()
+    assert first.startswith("first Run() returned at 0.200000 s, tcp received ")
+    assert second.startswith("second Run() returned at 0.400000 s, tcp received ")
+    tcp_first = int(first.split()[-1])
+    tcp_second, udp = int(second.split()[-4]), int(second.split()[-1])
+    assert tcp_second > tcp_first > 0 and udp > 0  # traffic in both runs
+    assert {p.name for p in (tmp_path / "plain").iterdir()} == {
+        "twice-0-0.pcap", "twice-1-0.pcap", "twice.tr"}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("destroy", [False, True])
+def test_a_script_that_never_runs_leaves_what_plain_ns3_leaves(tmp_path, destroy):
+    """Without Destroy nothing flushes the traces (empty files); with it, pcap headers only."""
+    args = ["--destroy"] if destroy else []
+    plain, _ = plain_and_wrapped(tmp_path, "never_runs.py", *args)
+    assert (plain.returncode, plain.stdout) == (0, "built; now 0.0 s; sink received 0\ndone\n")
+    sizes = {p.name: p.stat().st_size for p in (tmp_path / "plain").iterdir()}
+    pcap = 24 if destroy else 0
+    assert sizes == {"never-0-0.pcap": pcap, "never-1-0.pcap": pcap, "never.tr": 0}

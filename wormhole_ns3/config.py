@@ -70,6 +70,16 @@ class AcceleratorConfig:
     profile: bool = _setting(
         False, "split the accelerated run's Run() time: C++ events, controller, memo, boundary calls, "
         "the script's Python callbacks (run.json 'profile'; default off)", neutral=True)
+    #: The error guard (accel/verify.py): check this fraction of skips and memo replays against
+    #: a packet-level re-simulation in a forked copy of the run; stop a kind that errs.
+    verify: float = _setting(
+        0.0, "re-simulate this fraction of skips and memo replays packet by packet in a forked copy "
+        "of the run, report their error (run.json 'verify') and stop a kind of decision whose error "
+        "exceeds --verify-bound (default off)", metavar="F", neutral=True)
+    #: The error (a fraction of FCT) beyond which the guard stops a kind of decision.
+    verify_bound: float = _setting(
+        0.01, "the error, as a fraction of FCT, beyond which --verify stops a kind of decision "
+        "(default %(default)s)", metavar="FRACTION", neutral=True)
 
     def __post_init__(self) -> None:
         if not 0 < self.theta < 1:
@@ -83,6 +93,10 @@ class AcceleratorConfig:
         for name in ("settle_rtts", "tail_rtts", "min_skip_samples", "idle_share"):
             if getattr(self, name) < 0:
                 raise ValueError(f"{name} must not be negative")
+        if not 0 <= self.verify <= 1:
+            raise ValueError(f"verify must be a fraction in [0, 1], got {self.verify}")
+        if not self.verify_bound > 0:
+            raise ValueError(f"verify_bound must be positive, got {self.verify_bound}")
         if self.max_skip is not None and self.max_skip <= 0:
             raise ValueError(f"max_skip must be positive, got {self.max_skip}")
 

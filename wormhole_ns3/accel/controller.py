@@ -9,6 +9,8 @@ WormholeSimulatorImpl; this object only runs when they call it back.
 
 from __future__ import annotations
 
+import heapq
+import itertools
 import sys
 import time
 from collections.abc import Callable
@@ -22,6 +24,7 @@ from wormhole_ns3.accel.flows import FlowInfo, FlowKind, FlowResult
 from wormhole_ns3.accel.partition import FlowGroups, Partition
 from wormhole_ns3.accel.steady import Limit, Verdict, judge, judge_paced, max_min_fair
 from wormhole_ns3.accel.trace import SkipRecord, TraceKind
+from wormhole_ns3.accel.verify import Fork, Guard, GuardKind, replay_error, skip_error
 from wormhole_ns3.accel.vocabulary import Label
 from wormhole_ns3.config import AcceleratorConfig
 from wormhole_ns3.memo.driver import MemoDriver
@@ -113,6 +116,20 @@ class PartitionState:
         return self.paused_until is not None
 
 
+@dataclass
+class PendingCheck:
+    """A decision being checked in a forked child (accel/verify.py)."""
+
+    kind: GuardKind
+    time: float  #: when the decision was made, s
+    flows: tuple[int, ...]
+    fork: Fork
+    #: Skip: each flow's delivered bytes when the skip started.
+    before: dict[int, int] = field(default_factory=dict)
+    #: Replay: each replayed flow's FCT as the memo has it, s.
+    replayed: dict[int, float] = field(default_factory=dict)
+
+
 @dataclass(frozen=True)
 class RunSnapshot:
     """The state of a run when Simulator::Run() returned."""
@@ -194,6 +211,15 @@ class Controller:
         self.last_run: RunSnapshot | None = None
         #: Why the watchdog ended a Run(), if it did (see WormholeSimulatorImpl::SetWatchdogLimit).
         self.watchdog: str | None = None
+        #: The error guard (``--verify``), made when the first Run() starts (it needs ns-3's seed).
+        self.guard: Guard | None = None
+        #: Checks forked and not yet compared, by when they end: (end ns, order, check).
+        self._checks: list[tuple[int, int, PendingCheck]] = []
+        self._check_order = itertools.count()
+        #: In a child forked to check a decision: the check it measures (it decides nothing itself).
+        self.verifying: PendingCheck | None = None
+        #: Guard rows of the skip trace (a kind of decision stopped).
+        self._guard_records: list[SkipRecord] = []
 
     @property
     def error(self) -> BaseException | None:
@@ -213,6 +239,7 @@ class Controller:
             self._on_resume = self.callback(self.on_resume)
             self._on_drained = self.callback(self.on_drained)
             self._after_unattributed = self.callback(self.after_unattributed)
+            self._on_check_end = self.callback(self.on_check_end)
             # bind the tracker methods now, not inside the timed Run() (see boundary.warm_up)
             self.boundary.warm_up(self.tracker, memo=self._memo_store is not None)
             if self._memo_store is not None:
@@ -246,6 +273,9 @@ class Controller:
             if self.accelerate:
                 self.tracker.SetFlowEventCallback(self._on_flow_event)
                 self.tracker.WatchUnattributedEvents(self._after_unattributed)
+                if self.guard is None:
+                    seeds = self.ns3.RngSeedManager
+                    self.guard = Guard(self.config.verify, int(seeds.GetSeed()), int(seeds.GetRun()))
             else:
                 # a baseline's results must hold the flows a script creates while it runs
                 self.tracker.FollowRunTimeFlows()
@@ -332,6 +362,11 @@ class Controller:
         return float("inf")
 
     def on_run_end(self) -> None:
+        if self.verifying is not None:
+            self._send_measurement(self.verifying)  # the run ended before the check's end: what it got
+        for _, _, check in self._checks:
+            check.fork.abandon()
+        self._checks.clear()
         self.boundary.run_ended()
         self.run_wall += time.perf_counter() - self._run_started
         if self.impl is not None and self.impl.WatchdogFired():
@@ -376,6 +411,7 @@ class Controller:
             self.finished.add(flow)
             if self.memo is not None:
                 self.memo.flow_finished(flow)
+            self.child_flow_finished()
             info = self.flows[flow]
             drain = DRAIN_RTTS * self._path_rtt(info)
             self.draining[flow] = now + drain
@@ -524,6 +560,8 @@ class Controller:
 
     def _consider(self, st: PartitionState, now: float) -> None:
         """Skip the partition if it is steady and a skip is long enough to pay off."""
+        if self.verifying is not None or (self.guard is not None and not self.guard.allows(GuardKind.SKIP)):
+            return  # a child checking a decision runs packet by packet; so does a kind the guard stopped
         part = st.partition
         if any(self.flows[f].skip_blocker for f in part.flows):
             return
@@ -564,6 +602,8 @@ class Controller:
             max_skip=self.config.max_skip,
         )
         if plan is not None:
+            if self.guard is not None and self.guard.selects(GuardKind.SKIP) and self._fork_skip_check(st, plan):
+                return  # this is the child: it simulates the skip's time packet by packet
             self._skip(st, plan, exempt)
         elif st.idle:
             st.rates = None  # shares with idle flows hold only until one of them wakes
@@ -753,6 +793,117 @@ class Controller:
             limit=f"skip-back: {why}",
         )
 
+    # ------------------------------------------------------------ the guard
+    def _fork_skip_check(self, st: PartitionState, plan: SkipPlan) -> bool:
+        """Fork to check a skip about to be made; True in the child, which must not make it."""
+        flows = tuple(sorted(st.partition.flows))
+        before = {f: int(self.tracker.GetDelivered(f)) for f in flows}
+        dt_ns = int(plan.duration * 1e9)  # as _skip moves the partition
+        check = PendingCheck(GuardKind.SKIP, plan.start, flows, Fork(), before=before)
+        self._pend(check, dt_ns)
+        return self.verifying is not None
+
+    def replay_guard(self) -> tuple[bool, bool]:
+        """(may the memo replay, should this batch of starts be checked): see MemoRun.replay_guard."""
+        if self.guard is None:
+            return True, False
+        if not self.guard.allows(GuardKind.REPLAY):
+            return False, False
+        return True, self.guard.selects(GuardKind.REPLAY)
+
+    def fork_replay_check(self, flows: tuple[int, ...]) -> PendingCheck | None:
+        """Fork to check the memo's decisions on flows starting now; the parent's check (None in the child)."""
+        check = PendingCheck(GuardKind.REPLAY, self.now(), flows, Fork())
+        if check.fork.in_child:
+            self._become_child(check)
+            return None
+        return check
+
+    def replay_check_decided(self, check: PendingCheck, completions: dict[int, int]) -> None:
+        """The memo replayed these flows, completing at these times (ns): compare at the last one."""
+        if not completions:
+            check.fork.abandon()  # nothing was replayed: nothing to check
+            return
+        now_ns = int(self.ns3.Simulator.Now().GetTimeStep())
+        check.replayed = {f: (t - now_ns) * 1e-9 for f, t in completions.items()}
+        self._pend(check, max(completions.values()) - now_ns)
+
+    def _pend(self, check: PendingCheck, delay_ns: int) -> None:
+        """Compare (parent) or report (child checking a skip) ``delay_ns`` from now, in a housekeeping event."""
+        delay_ns = max(1, delay_ns)
+        if check.fork.in_child:
+            self._become_child(check)
+        else:
+            end = int(self.ns3.Simulator.Now().GetTimeStep()) + delay_ns
+            heapq.heappush(self._checks, (end, next(self._check_order), check))
+        self.impl.ScheduleHousekeepingCallback(self.ns3.NanoSeconds(delay_ns), self._on_check_end)
+
+    def _become_child(self, check: PendingCheck) -> None:
+        """This process checks a decision: it makes none, and the memo starts every flow for real."""
+        self.verifying = check
+        self._checks.clear()  # the parent's checks are the parent's to compare
+        if self.memo is not None:
+            self.memo.inert = True
+
+    def on_check_end(self) -> None:
+        """A check's end time: the child reports, the parent compares (checks end in the order forked)."""
+        if self.verifying is not None:
+            if self.verifying.kind is GuardKind.SKIP:
+                self._send_measurement(self.verifying)
+            return
+        now_ns = int(self.ns3.Simulator.Now().GetTimeStep())
+        if self._checks and self._checks[0][0] <= now_ns:
+            self._compare(heapq.heappop(self._checks)[2])
+
+    def _send_measurement(self, check: PendingCheck) -> None:
+        """Child: what the packet-level run gave for the decision's flows; then end this process."""
+        assert check.fork.in_child
+        if check.kind is GuardKind.SKIP:
+            check.fork.send_and_exit({str(f): int(self.tracker.GetDelivered(f)) for f in check.flows})
+        finishes = {}
+        for f in check.flows:
+            outcome = read_outcome(self.tracker, f)
+            finishes[str(f)] = outcome.fct
+        check.fork.send_and_exit(finishes)
+
+    def child_flow_finished(self) -> None:
+        """Child checking a replay: report once every sized flow of the batch finished for real."""
+        check = self.verifying
+        if check is None or check.kind is not GuardKind.REPLAY:
+            return
+        # an unlimited flow of the batch never finishes (and the memo never replays one)
+        sized = {f for f in check.flows if int(self.tracker.GetSize(f))}
+        if sized <= self.finished:
+            self._send_measurement(check)
+
+    def _compare(self, check: PendingCheck) -> None:
+        """Parent: the decision's outcome against the child's packet-level measurement."""
+        assert self.guard is not None
+        measured = check.fork.receive()
+        if measured is None:
+            return  # the child died without a word: no measurement, nothing learned
+        real = {int(f): v for f, v in measured.items()}
+        if check.kind is GuardKind.SKIP:
+            ours = {f: int(self.tracker.GetDelivered(f)) for f in check.flows}
+            sizes = {f: self.flows[f].size for f in check.flows}
+            progress, error = skip_error(check.before, ours, real, sizes)
+            detail = {"progress_error": progress,
+                      "bytes_off": sum(abs(ours[f] - real[f]) for f in check.flows)}
+        else:
+            error = replay_error(check.replayed, real)
+            detail = {"fct_replayed": max(check.replayed.values()),
+                      "fct_simulated": max((real[f] for f in check.replayed if real.get(f) is not None),
+                                           default=None)}
+        flows = check.flows if check.kind is GuardKind.SKIP else tuple(sorted(check.replayed))
+        message = self.guard.record(check.kind, check.time, flows, error, **detail)
+        if message is not None:
+            print(f"wormhole-ns3: verify: {message}", file=sys.stderr, flush=True)
+            self._guard_records.append(SkipRecord(
+                time=self.now(), flow_ids=flows, dt=0.0, events_moved=0, events_avoided=0,
+                credited_bytes=0, queue_packets=0, limit=f"{check.kind.value}s stopped", reason=message,
+                kind=TraceKind.GUARD,
+            ))
+
     # ------------------------------------------------------------ reporting
     def _print_progress(self, final: bool = False) -> None:
         wall = time.perf_counter()
@@ -774,7 +925,7 @@ class Controller:
 
     def trace_records(self) -> list[SkipRecord]:
         """Every skip and every memo event of the run, in time order (the skip trace)."""
-        records = list(self.skips)
+        records = list(self.skips) + self._guard_records
         if self.memo is not None:
             records += [
                 SkipRecord(
@@ -790,6 +941,7 @@ class Controller:
     def completed_virtually(self, flow: int) -> None:
         """The memo completed a held flow (its replayed completion was injected)."""
         self.finished.add(flow)
+        self.child_flow_finished()
 
     def steady_events_avoided(self, flows: set[int]) -> int:
         """Packet-level events the skips of partitions made of these flows only avoided."""

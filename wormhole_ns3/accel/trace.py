@@ -22,10 +22,12 @@ class TraceKind(Label):
     MEMO_DIVERGED = "memo-diverged"
     MEMO_DISTRUSTED = "memo-distrusted"
     MEMO_NO_MIRROR = "memo-no-mirror"
+    #: The error guard stopped a kind of decision (accel/verify.py).
+    GUARD = "guard"
 
     @property
     def memo(self) -> bool:
-        return self is not TraceKind.STEADY
+        return self.value.startswith("memo-")
 
 
 #: The trace's columns, in order.

@@ -56,6 +56,18 @@ class MemoRun(Protocol):
         """Events the skips of partitions made only of these flows avoided."""
         ...
 
+    def replay_guard(self) -> tuple[bool, bool]:
+        """(may the memo replay, should these starts be checked): the error guard's word (accel/verify.py)."""
+        ...
+
+    def fork_replay_check(self, flows: tuple[int, ...]) -> Any:
+        """Fork a child to simulate these flows packet by packet; the parent's check, None in the child."""
+        ...
+
+    def replay_check_decided(self, check: Any, completions: dict[int, int]) -> None:
+        """The memo replayed these flows of a checked batch, completing at these times (ns)."""
+        ...
+
 
 class MemoDriver:
     """The run's side of memoization (implements ``episodes.MemoHost``)."""
@@ -80,6 +92,9 @@ class MemoDriver:
         self.tracker.SetGatedStartCallback(run.callback(self._decide_starts, "unsigned int"))
         self._on_completion = run.callback(self._run_completion)
         self._on_call = run.callback(self._run_call)
+        #: In a child checking a decision (accel/verify.py): every flow starts for real, and the
+        #: store is never touched (it belongs to the parent).
+        self.inert = False
 
     # ------------------------------------------------------- the run's view
     @property
@@ -141,7 +156,24 @@ class MemoDriver:
             del self._gated[gated]
             if gated == flow or int(self.tracker.GetStartEventUid(gated)) != 0:
                 batch.append(gated)
+        if self.inert:
+            for started in batch:  # a child checking a decision: packet by packet, the store untouched
+                self.start_flow(started)
+            return
+        replays, checked = self.run.replay_guard()
+        self.memo.replays_allowed = replays
+        check = self.run.fork_replay_check(tuple(batch)) if checked else None
+        if checked and check is None:
+            for started in batch:  # this is the child: the batch runs for real
+                self.start_flow(started)
+            return
         self.memo.arrive(now, batch)
+        if check is not None:
+            completions = {}
+            for time_ns, order, completed in self._completions:
+                if completed in batch and self._completion_of.get(completed) == order:
+                    completions[completed] = time_ns
+            self.run.replay_check_decided(check, completions)
 
     # ------------------------------------------------------ MemoHost: facts
     def flow_route(self, flow: int) -> tuple[tuple[int, ...], tuple[int, ...]]:
@@ -279,7 +311,8 @@ class MemoDriver:
 
     # ----------------------------------------------- controller notifications
     def flow_finished(self, flow: int) -> None:
-        self.memo.finished(self._now_ns(), flow)
+        if not self.inert:
+            self.memo.finished(self._now_ns(), flow)
         self.tracker.SetSnapshotting(flow, False)
 
     # ------------------------------------------------------------- helpers

@@ -268,6 +268,9 @@ class Memoizer:
         #: so once mirrors diverge more than rarely, episodes are recorded rather than mirrored
         self._mirrors = TrackRecord()
         self._mirroring_stopped = False
+        #: False once the error guard (accel/verify.py) stopped replays: new episodes are
+        #: simulated, not replayed nor recorded, and still seen by the open ones they touch.
+        self.replays_allowed = True
         self._released: dict[int, int] = {}  #: link -> when an episode last released it
         self._now_ns = 0  #: the time of the arrivals being handled
         #: flows decided on in this batch of arrivals, not yet started or held: they are,
@@ -324,6 +327,9 @@ class Memoizer:
         self._name_links(episode, order, first_index=0)
         signatures = [self._signature(episode, f) for f in order]
         opening = lambda arrivals: [a.signature for a in arrivals[: len(order)]] == signatures  # noqa: E731
+        if not self.replays_allowed:
+            self._admit(episode, order)
+            return
         if episode.key not in self._relearn and not self._trusted(now_ns, episode, order):
             self.stats.distrusted += 1
             self._admit(episode, order)

@@ -300,8 +300,17 @@ def results_dict(controller: Controller, script: str, argv: list[str], options: 
         **memo,
         "events_avoided": sum(r.events_avoided for r in skips) + (memo["events_avoided_by_memo"] or 0),
         "profile": profile_results(controller),
+        "verify": verify_results(controller),
         "flows": [asdict(f) for f in (snapshot.flows if snapshot else [])],
     }
+
+
+def verify_results(controller: Controller) -> dict | None:
+    """What the error guard measured (None unless ``--verify``): per kind, its checks and estimate."""
+    guard = controller.guard
+    if guard is None or guard.fraction <= 0:
+        return None
+    return guard.results()
 
 
 def profile_results(controller: Controller) -> dict | None:

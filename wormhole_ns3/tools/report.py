@@ -78,6 +78,7 @@ def comparison(baseline: dict, accelerated: dict) -> dict:
         "packet_level_time_s": accelerated.get("packet_level_time_s", {}),
         "config": accelerated["config"],
         "profile": accelerated.get("profile"),
+        "verify": accelerated.get("verify"),
         "flows": rows,
     }
 
@@ -90,6 +91,22 @@ def profile_parts(summary: dict) -> str | None:
     wall = summary["run_wall_accelerated_s"] or 1.0
     return ", ".join(f"{section} {seconds:.2f} s ({seconds / wall:.0%})"
                      for section, seconds in profile["seconds"].items())
+
+
+def guard_parts(summary: dict) -> str | None:
+    """The error guard's estimate per kind (``--verify``), next to the true FCT error; None without a guard."""
+    verify = summary.get("verify")
+    if not verify:
+        return None
+    parts = []
+    for kind in ("skip", "replay"):
+        rec = verify[kind]
+        estimate = "-" if rec["error_max"] is None else f"{rec['error_max']:.3%}"
+        part = f"{kind} {estimate} over {rec['checked']} checked"
+        parts.append(part + (" (stopped)" if rec["stopped"] else ""))
+    true = summary.get("fct_max_rel_err")
+    return (f"estimate (max) {', '.join(parts)}; bound {verify['skip']['bound']:.3%}; "
+            f"true FCT error max {'-' if true is None else f'{true:.3%}'}")
 
 
 def _fmt(value, spec: str) -> str:
@@ -131,6 +148,9 @@ def format_table(summary: dict) -> str:
     profiled = profile_parts(summary)
     if profiled:
         lines.append(f"accelerated Run()     {profiled}")
+    guarded = guard_parts(summary)
+    if guarded:
+        lines.append(f"error guard           {guarded}")
     if "stdout_identical" in summary:
         lines.append(f"script output         {'identical' if summary['stdout_identical'] else 'DIFFERS'}")
     return "\n".join(lines)

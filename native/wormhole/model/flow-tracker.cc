@@ -1118,8 +1118,10 @@ FlowTracker::ScheduleSample()
     {
         return;
     }
+    // a stopped sender's flow is still sampled (its last packets arrive), but it alone
+    // keeps no sampler going: else an OnOff flow past its stop ticks to the run's end
     bool any = std::any_of(m_sampledFlows.begin(), m_sampledFlows.end(), [this](uint32_t flow) {
-        return m_flows[flow].state == ACTIVE;
+        return m_flows[flow].state == ACTIVE && !m_flows[flow].flow->HasStopped();
     });
     if (any)
     {

@@ -78,6 +78,14 @@ OnOffFlow::AppCreditable() const
     return m_size == 0 ? UNLIMITED : m_size - std::min(m_size, SentCounter());
 }
 
+bool
+OnOffFlow::HasStopped() const
+{
+    // uid 0: no stop time was set (no stop event was ever scheduled)
+    const EventId& stop = wormhole::ApplicationStopEvent(m_app);
+    return stop.GetUid() != 0 && !stop.IsPending();
+}
+
 uint64_t
 OnOffFlow::GetSendable() const
 {

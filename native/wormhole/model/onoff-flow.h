@@ -31,6 +31,8 @@ class OnOffFlow : public ApplicationFlow
     double GetAppRate() const override;
     bool IsConstantRate() const override;
     uint64_t GetSendable() const override;
+    /** True once the application's stop event has run: OnOff never restarts. */
+    bool HasStopped() const override;
 
   protected:
     Ptr<Socket> GetSocket() const override;

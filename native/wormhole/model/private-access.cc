@@ -49,6 +49,7 @@ struct Exposer
     template struct Exposer<NAME, &CLASS::FIELD>
 
 WORMHOLE_EXPOSE(AppStartEvent, Application, m_startEvent, EventId);
+WORMHOLE_EXPOSE(AppStopEvent, Application, m_stopEvent, EventId);
 using SinkRxTraceType = TracedCallback<Ptr<const Packet>, const Address&>;
 WORMHOLE_EXPOSE(SinkRxTrace, PacketSink, m_rxTrace, SinkRxTraceType);
 
@@ -121,6 +122,12 @@ EventId&
 ApplicationStartEvent(Ptr<Application> app)
 {
     return PeekPointer(app)->*MemberPointer(AppStartEvent());
+}
+
+EventId&
+ApplicationStopEvent(Ptr<Application> app)
+{
+    return PeekPointer(app)->*MemberPointer(AppStopEvent());
 }
 
 uint64_t&

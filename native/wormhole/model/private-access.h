@@ -61,6 +61,9 @@ uint64_t& OnOffTotalBytes(Ptr<OnOffApplication> app);
 /** @return the event that will start an application (set by Application::DoInitialize). */
 EventId& ApplicationStartEvent(Ptr<Application> app);
 
+/** @return the event that will stop an application (set by Application::DoInitialize). */
+EventId& ApplicationStopEvent(Ptr<Application> app);
+
 /** Start an application now (its private StartApplication), as its start event would. */
 void StartApplication(Ptr<Application> app);
 

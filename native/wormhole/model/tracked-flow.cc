@@ -158,6 +158,12 @@ TrackedFlow::IsQuiet() const
     return false;
 }
 
+bool
+TrackedFlow::HasStopped() const
+{
+    return false;
+}
+
 void
 TrackedFlow::ShiftTimes(Time /* delta */)
 {

@@ -133,6 +133,11 @@ class TrackedFlow : public Object
      * waits on its own hosts' timers only (false if that cannot be told).
      */
     virtual bool IsQuiet() const;
+    /**
+     * @return true once the flow's sender has stopped for good (an application
+     * past its stop time): it sends nothing more, so it keeps no sampler going.
+     */
+    virtual bool HasStopped() const;
 
     // Skipping it
     /**

@@ -44,7 +44,7 @@ from wormhole_ns3.tools.experiment.run import (
     write_json,
     write_parquet,
 )
-from wormhole_ns3.tools.report import comparison, error_stats, profile_parts
+from wormhole_ns3.tools.report import comparison, error_stats, guard_parts, profile_parts
 
 SIDES = ("baseline", "accelerated")
 #: Versions a reused baseline must share with the run it is compared to.
@@ -56,7 +56,7 @@ HARNESS_COMPARISON = (
     "speedup", "run_wall_baseline_s", "run_wall_accelerated_s", "process_speedup", "process_wall_baseline_s",
     "process_wall_accelerated_s", "events_baseline", "events_accelerated",
     "events_ratio", "system_events", "skips", "skip_backs", "skipped_time_s", "sim_time_baseline_s",
-    "sim_time_accelerated_s", "rx_bytes_exact", "packet_level_time_s", "config", "profile",
+    "sim_time_accelerated_s", "rx_bytes_exact", "packet_level_time_s", "config", "profile", "verify",
 )
 
 
@@ -339,6 +339,9 @@ def markdown_summary(summary: dict) -> str:
     profiled = profile_parts(summary)
     if profiled:
         lines.append(f"- accelerated Run() time went to: {profiled}")
+    guarded = guard_parts(summary)
+    if guarded:
+        lines.append(f"- error guard (--verify {summary['verify']['fraction']}): {guarded}")
     if summary["baseline_from"]:
         lines.append(f"- baseline reused from {summary['baseline_from']}")
     lines += ["", "Plots: " + ", ".join(f"[{name}]({name})" for name in summary["plots"]), ""]

@@ -62,7 +62,7 @@ def plan_sweep(experiment: Experiment, presets: list[str], repeats: int, out: Pa
     for preset in presets:
         experiment.script_args(preset)
     out = out.absolute()  # a cluster's workers run elsewhere: they need paths that mean the same there
-    if options.memo is not None and str(options.memo) != RUN_ONLY:
+    if options.memo is not None and str(options.memo) != RUN_ONLY:  # ``:memory:`` names no file
         options = replace(options, memo=options.memo.absolute())
     return [
         SweepRun(experiment, preset, k, out / (preset if repeats == 1 else f"{preset}-{k}"), options, force)

@@ -56,6 +56,7 @@ def test_a_malformed_workload_names_file_line_and_problem(tmp_path, broken, line
          f"the forward compute time must be an integer, got {'5' * 40!r}... (5000 characters)"),
         (WORKLOAD.encode().replace(b"mlp_row", b"mlp\xe9row"), 4, "not UTF-8 text (byte 0xe9)"),
         (b"\x80" + WORKLOAD.encode(), 1, "not UTF-8 text (byte 0x80)"),
+        (b"\xef\xbb\xbf\n\x80" + WORKLOAD.encode(), 2, "not UTF-8 text (byte 0x80)"),  # after a BOM
     ],
 )
 def test_bad_numbers_and_bytes_are_file_errors(tmp_path, content, line, problem):

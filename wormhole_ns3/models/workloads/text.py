@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import codecs
 import math
 from collections.abc import Iterator
 from pathlib import Path
@@ -30,12 +31,13 @@ def read_lines(path: Path) -> list[str]:
         data = path.read_bytes()
     except OSError as error:
         raise WorkloadFileError(path, None, error.strerror or str(error)) from None
+    body = data.removeprefix(codecs.BOM_UTF8)
     try:
-        text = data.decode("utf-8-sig")
+        text = body.decode("utf-8")
     except UnicodeDecodeError as error:
-        before = data[: error.start].decode("utf-8-sig")  # valid up to the bad byte, by definition
+        before = body[: error.start].decode("utf-8")  # valid up to the bad byte, by definition
         line = len((before + "x").splitlines())
-        raise WorkloadFileError(path, line, f"not UTF-8 text (byte 0x{data[error.start]:02x})") from None
+        raise WorkloadFileError(path, line, f"not UTF-8 text (byte 0x{body[error.start]:02x})") from None
     return text.splitlines()
 
 

@@ -63,3 +63,20 @@ def test_a_neutral_setting_leaves_the_memo_context_alone_and_a_decisive_one_does
     assert memo_context(AcceleratorConfig(verify=0.5, verify_bound=0.02)) == memo_context(AcceleratorConfig())
     assert memo_context(AcceleratorConfig(theta=0.04)) != memo_context(AcceleratorConfig())
     assert "profile" not in AcceleratorConfig().decisive() and "theta" in AcceleratorConfig().decisive()
+
+
+def test_a_run_memoizes_within_itself_unless_told_otherwise_and_children_are_told_explicitly():
+    from pathlib import Path
+
+    from wormhole_ns3.memo.store import RUN_ONLY
+    from wormhole_ns3.tools.options import run_command
+
+    parse = build_parser().parse_args
+    assert parse(["run", "script.py"]).memo == Path(RUN_ONLY)
+    assert parse(["compare", "script.py"]).memo == Path(RUN_ONLY)
+    assert parse(["run", "--no-memo", "script.py"]).memo is None
+    assert parse(["run", "--memo", "store", "script.py"]).memo == Path("store")
+    accelerated = run_command("s.py", [], Path("r.json"), False, AcceleratorConfig(), memo=None)
+    assert "--no-memo" in accelerated  # a child's own default would memoize
+    baseline = run_command("s.py", [], Path("r.json"), True, AcceleratorConfig(), memo=None)
+    assert "--no-memo" not in baseline and "--memo" not in baseline

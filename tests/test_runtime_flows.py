@@ -23,20 +23,25 @@ MESSAGES = HOSTS * 2 * (HOSTS - 1) * ALLREDUCES
 ARGS = ["--hosts", str(HOSTS), "--message-mb", "16", "--allreduces", str(ALLREDUCES)]
 
 
-@pytest.fixture(scope="module")
-def ring(tmp_path_factory):
-    """(baseline run.json, its stdout, accelerated run.json, its stdout, its skip trace)."""
-    out = tmp_path_factory.mktemp("ring")
+def run_ring(out, ring_args: list[str], accelerated_flags: list[str]) -> dict[str, tuple[dict, str]]:
+    """The ring script run plain and accelerated in ``out``: each side's (run.json, stdout)."""
     sides = {}
-    accelerated = ["--trace", str(out / "trace.csv"), "--no-memo"]  # fast-forwarding alone
-    for side, flags in (("baseline", ["--baseline"]), ("accelerated", accelerated)):
+    for side, flags in (("baseline", ["--baseline"]), ("accelerated", accelerated_flags)):
         done = subprocess.run(
             [sys.executable, "-m", "wormhole_ns3", "run", "--results", str(out / f"{side}.json"), *flags,
-             str(RING), *ARGS],
+             str(RING), *ring_args],
             cwd=out, capture_output=True, text=True, env={**os.environ, "PYTHONPATH": str(REPO)}, timeout=900,
         )
         assert done.returncode == 0, done.stderr
         sides[side] = (load_json(out / f"{side}.json"), done.stdout)
+    return sides
+
+
+@pytest.fixture(scope="module")
+def ring(tmp_path_factory):
+    """(baseline run.json, its stdout, accelerated run.json, its stdout, its skip trace)."""
+    out = tmp_path_factory.mktemp("ring")
+    sides = run_ring(out, ARGS, ["--trace", str(out / "trace.csv"), "--no-memo"])  # fast-forwarding alone
     return sides["baseline"], sides["accelerated"], (out / "trace.csv").read_text()
 
 
@@ -93,17 +98,8 @@ def memo_ring(tmp_path_factory):
 
     By default a run memoizes within itself (``--memo :memory:``).
     """
-    out = tmp_path_factory.mktemp("memo-ring")
-    sides = {}
-    for side, flags in (("baseline", ["--baseline"]), ("memo", [])):
-        done = subprocess.run(
-            [sys.executable, "-m", "wormhole_ns3", "run", "--results", str(out / f"{side}.json"), *flags,
-             str(RING), *MEMO_ARGS],
-            cwd=out, capture_output=True, text=True, env={**os.environ, "PYTHONPATH": str(REPO)}, timeout=900,
-        )
-        assert done.returncode == 0, done.stderr
-        sides[side] = (load_json(out / f"{side}.json"), done.stdout)
-    return (*sides["baseline"], *sides["memo"])
+    sides = run_ring(tmp_path_factory.mktemp("memo-ring"), MEMO_ARGS, [])
+    return (*sides["baseline"], *sides["accelerated"])
 
 
 def test_ring_steps_born_in_replayed_completions_are_memoized_and_stay_exact(memo_ring):

@@ -7,6 +7,7 @@ holds one simulator.
 
 from __future__ import annotations
 
+import csv
 import json
 import os
 import subprocess
@@ -81,6 +82,12 @@ def plain_python(tmp_path):
 
 def load_json(path: Path) -> dict:
     return json.loads(Path(path).read_text())
+
+
+def steady_skips(trace: Path) -> list[dict[str, str]]:
+    """The steady skips of a skip trace (a run memoizes by default: its memo decisions are rows too)."""
+    with Path(trace).open() as rows:
+        return [row for row in csv.DictReader(rows) if row["kind"] == "steady"]
 
 
 @pytest.fixture

@@ -31,7 +31,7 @@ def experiment(cwd, *args):
 @pytest.fixture(scope="module")
 def compared(tmp_path_factory):
     folder = tmp_path_factory.mktemp("compare")
-    done = experiment(folder, "compare", "ring", "--preset", "small", "--out", "cmp")
+    done = experiment(folder, "compare", "ring", "--preset", "small", "--out", "cmp", "--no-memo")
     assert done.returncode == 0, done.stderr
     return folder / "cmp", done
 

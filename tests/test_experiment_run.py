@@ -36,7 +36,7 @@ def flow_rows(path):
 
 @pytest.mark.slow
 def test_run_writes_the_tables_the_harness_results_and_a_summary(experiment_cli, tmp_path):
-    done = experiment_cli("experiment", "run", "ring", "--preset", "tiny", "--out", "out", "--progress")
+    done = experiment_cli("experiment", "run", "ring", "--preset", "tiny", "--out", "out", "--progress", "--no-memo")
     assert done.returncode == 0, done.stderr
     out = tmp_path / "out"
     assert not list(tmp_path.glob("out.partial*"))  # staged, then renamed

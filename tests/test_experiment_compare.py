@@ -90,7 +90,7 @@ def test_the_plots_are_pngs_a_person_can_open(compared):
 
 def test_a_reused_baseline_is_copied_and_not_run_again(compared, tmp_path):
     first, _ = compared
-    done = experiment(tmp_path, "compare", "ring", "--preset", "small", "--out", "again",
+    done = experiment(tmp_path, "compare", "ring", "--preset", "small", "--out", "again", "--no-memo",
                       "--reuse-baseline", first / "baseline")
     assert done.returncode == 0, done.stderr
     assert "running baseline" not in done.stderr and "running accelerated ring small" in done.stderr

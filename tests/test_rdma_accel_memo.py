@@ -23,7 +23,7 @@ RING = REPO / "tests" / "scripts" / "rdma_dag_ring.py"
 
 def _run(wormhole, tmp_path, name, *args, memo=None, baseline=False):
     results, trace = tmp_path / f"{name}.json", tmp_path / f"{name}.csv"
-    options = ["--baseline"] if baseline else ["--trace", trace] + (["--memo", memo] if memo else [])
+    options = ["--baseline"] if baseline else ["--trace", trace] + (["--memo", memo] if memo else ["--no-memo"])
     done = wormhole("run", "--results", results, *options, RING, *args)
     assert done.returncode == 0, done.stderr_lines[-5:]
     rows = list(csv.DictReader(trace.open())) if trace.exists() else []

@@ -46,6 +46,7 @@ def test_the_kept_baseline_is_compressed_and_unpacks_to_the_run_it_kept(unpacked
     assert not list(KEPT.glob("*.parquet"))
     summary = load_json(KEPT / "summary.json")
     assert summary["mode"] == "baseline" and summary["preset"] == "gpt-small"
+    assert summary["script"] == "experiments/llm_training.py"  # named from the repository, not from a machine
     assert hashlib.sha256((unpacked / "workload.json").read_bytes()).hexdigest() == summary["workload_sha256"]
     run = load_json(unpacked / "run.json")
     assert run["events"] == summary["events"] > 1_000_000 and run["mode"] == "baseline"

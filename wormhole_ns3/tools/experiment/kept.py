@@ -65,7 +65,7 @@ def keep_result(source: Path, into: Path, command: str | None = None, force: boo
     if command is None and not recorded.is_file():
         raise ExperimentError(f"{source} records no {COMMAND_FILE}: give the command that made it with --command")
     if kind == "run":
-        summary = _with_workload_digest(source, summary)
+        summary = _with_portable_script(_with_workload_digest(source, summary))
     staged = StagedDir.create(into, force)
     names = _run_files(source) if kind == "run" else _comparison_files(source)
     kept = [_keep_file(source / name, staged.staging) for name in names if name not in (SUMMARY_FILE, COMMAND_FILE)]
@@ -87,6 +87,16 @@ def unpack_result(kept: Path, into: Path) -> None:
                 shutil.copyfileobj(packed, plain)
         else:
             shutil.copy2(path, into / path.name)
+
+
+def _with_portable_script(summary: dict) -> dict:
+    """The summary with its script named from the repository (``experiments/x.py``), not from this machine."""
+    script = Path(summary.get("script") or "")
+    if not script.is_absolute():
+        return summary
+    parts = script.parts
+    start = len(parts) - 1 - parts[::-1].index("experiments") if "experiments" in parts[:-1] else len(parts) - 1
+    return {**summary, "script": Path(*parts[start:]).as_posix()}
 
 
 def _finished_summary(source: Path) -> dict:

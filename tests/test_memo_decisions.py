@@ -178,3 +178,82 @@ def test_once_the_error_guard_stops_replays_an_episode_is_simulated_and_not_reco
     assert kinds(memo) == [MemoDecision.MISS, MemoDecision.RECORDED]  # no replay, no second recording
     assert host.started[-2:] == again and host.held == []
     assert memo.stats.hits == 0 and memo.stats.recorded == 1
+
+
+def apart_then_meeting(host: FakeMemoHost, first_flow: int, switch: int) -> tuple[list[int], int, int]:
+    """An incast behind ``switch``; a flow on links of its own; a flow from that one's sender into the incast.
+
+    The second opens apart from the incast; the third touches both.
+    """
+    incast_flows = incast(host, first_flow, switch)
+    sender, other = switch + 50, switch + 60
+    apart, meeting = first_flow + 5, first_flow + 6
+    host.add(apart, ((link_id(sender, 1), link_id(other, 9)), (link_id(other, 1), link_id(sender, 9))))
+    host.add(meeting, ((link_id(sender, 1), link_id(switch, 1)), (link_id(switch + 1, 1), link_id(sender, 9))))
+    return incast_flows, apart, meeting
+
+
+def test_a_flow_starting_with_a_joiner_on_a_link_they_share_joins_the_episode_with_it(store):
+    """Opened apart, the two would merge at once, and a merged episode is not recorded."""
+    host = FakeMemoHost()
+    memo = Memoizer(store, "context", host)
+    first = incast(host, 0, switch=100)
+    memo.arrive(0, first)
+    joiner, beside = 5, 6  # the joiner enters the incast's bottleneck; beside shares only the joiner's uplink
+    host.add(joiner, ((link_id(150, 1), link_id(100, 1)), (link_id(101, 1), link_id(150, 9))))
+    host.add(beside, ((link_id(150, 1), link_id(170, 9)), (link_id(170, 1), link_id(150, 8))))
+    memo.arrive(MS, [joiner, beside])
+    assert kinds(memo) == [MemoDecision.MISS]
+    assert host.started == [*first, joiner, beside]
+    for flow in (*first, joiner, beside):
+        host.trajectories[flow] = [TrajectoryPoint(3 * MS, 1_000_000, (1.0,))]
+        memo.finished(3 * MS, flow)
+    assert kinds(memo) == [MemoDecision.MISS, MemoDecision.RECORDED]
+    assert memo.trace[-1].flows == (*first, joiner, beside)
+
+
+def test_a_recording_absorbs_an_episode_opened_apart_and_its_replay_holds_both(store):
+    host = FakeMemoHost()
+    memo = Memoizer(store, "context", host)
+    incast_flows, apart, meeting = apart_then_meeting(host, 0, switch=100)
+    memo.arrive(0, incast_flows)
+    memo.arrive(MS, [apart])
+    memo.arrive(2 * MS, [meeting])
+    assert kinds(memo) == [MemoDecision.MISS, MemoDecision.MISS, MemoDecision.ABSORBED]
+    assert memo.trace[-1].kind.trace_kind is TraceKind.MEMO_ABSORBED
+    assert memo.trace[-1].flows == (apart,) and "at +1000000 ns" in memo.trace[-1].detail
+    finishes = {0: 4 * MS, 1: 5 * MS, apart: 3 * MS, meeting: 6 * MS}
+    for flow, at in sorted(finishes.items(), key=lambda item: item[1]):
+        host.trajectories[flow] = [TrajectoryPoint(at, 1_000_000, (1.0,))]
+        memo.finished(at, flow)
+    assert kinds(memo)[-1] is MemoDecision.RECORDED and memo.stats.recorded == 1
+    assert set(memo.trace[-1].flows) == {*incast_flows, apart, meeting}
+    started = list(host.started)
+
+    # the same three openings elsewhere, later: the apart one joins the replay, the meeting one is expected
+    again, apart_again, meeting_again = apart_then_meeting(host, 10, switch=200)
+    memo.arrive(50 * MS, again)
+    memo.arrive(51 * MS, [apart_again])
+    memo.arrive(52 * MS, [meeting_again])
+    assert kinds(memo)[-2:] == [MemoDecision.REPLAY, MemoDecision.REPLAY]
+    assert "open apart" in memo.trace[-1].detail
+    assert memo.stats.diverged == 0 and host.started == started
+    assert host.held == [*again, apart_again, meeting_again]
+    assert host.completions == {10: 54 * MS, 11: 55 * MS, apart_again: 53 * MS, meeting_again: 56 * MS}
+
+
+def test_an_episode_opened_apart_that_had_a_joiner_is_not_absorbed(store):
+    """Its joiner's signature names its links its own way: the merge is simulated, not recorded."""
+    host = FakeMemoHost()
+    memo = Memoizer(store, "context", host)
+    incast_flows, apart, meeting = apart_then_meeting(host, 0, switch=100)
+    second = 7  # joins the apart flow's episode on its uplink
+    host.add(second, ((link_id(150, 1), link_id(180, 9)), (link_id(180, 1), link_id(150, 7))))
+    memo.arrive(0, incast_flows)
+    memo.arrive(MS, [apart])
+    memo.arrive(MS + 1, [second])
+    memo.arrive(2 * MS, [meeting])
+    assert MemoDecision.ABSORBED not in kinds(memo)
+    for flow in (*incast_flows, apart, second, meeting):
+        memo.finished(5 * MS, flow)
+    assert MemoDecision.RECORDED not in kinds(memo)

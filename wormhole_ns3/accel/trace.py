@@ -22,6 +22,7 @@ class TraceKind(Label):
     MEMO_DIVERGED = "memo-diverged"
     MEMO_DISTRUSTED = "memo-distrusted"
     MEMO_NO_MIRROR = "memo-no-mirror"
+    MEMO_ABSORBED = "memo-absorbed"
     #: The error guard stopped a kind of decision (accel/verify.py).
     GUARD = "guard"
 

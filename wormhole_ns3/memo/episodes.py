@@ -21,17 +21,26 @@ its recorded offset, by a completion the tracker injects (the sink's count
 and Rx trace, so a workload waiting on it proceeds). The replay follows
 every continuation that agrees with what it has seen: a flow that joins must
 be one a continuation has joining at that offset, with the same signature,
-and a continuation whose next joiner does not come is dropped. When none is
-left (an unexpected flow on its links, an expected one that does not come, a
-flow that also touches another episode) the replay *diverges*: every
+and a continuation whose next joiner does not come is dropped.
+
+Episodes that open apart and later meet (overlapping all-to-alls: a flow
+between them starts) are one episode from then on. A recording that meets
+episodes which have only simulated their opening flows *absorbs* them: nothing
+else touched any of them, so the union is still isolated, and the record has
+the absorbed openings arrive *apart*, under their own key, at their offsets. A
+replay of it holds flows that open apart with that key at that offset
+(``_join_apart``), and the flow that met them is then an expected joiner.
+
+When no continuation is left (an unexpected flow on its links, an expected
+one that does not come, a meeting no record holds) the replay *diverges*: every
 unfinished flow resumes for real, already connected, credited the bytes the
 record had it deliver by then and given its recorded congestion state; and the next
 episodes with that key are recorded again, so the continuation that
 happened is learned. How a key's replays went is kept with it in the store
 (``record.TrackRecord``): a key whose replays end in merges more than rarely
-(its episodes keep meeting others, as overlapping all-to-alls do) is
-simulated instead, because every resumed flow is close to, not exactly, what
-a plain run does, and no record can hold a merge.
+(its episodes keep meeting others in ways no record holds) is simulated
+instead, because every resumed flow is close to, not exactly, what a plain run
+does.
 
 Training also runs the same episode many times *at once* (every
 data-parallel ring of a step, on its own rail). An episode whose key is being
@@ -201,6 +210,8 @@ class MemoDecision(Label):
     DISTRUSTED = "distrusted"
     #: Not mirrored (this run's mirrors diverge, or flows will join from beyond its links).
     NO_MIRROR = "no-mirror"
+    #: A recording met episodes opened apart from it and records them as one.
+    ABSORBED = "absorbed"
 
     @property
     def trace_kind(self) -> TraceKind:
@@ -216,6 +227,7 @@ _TRACE_KINDS = {
     MemoDecision.DIVERGED: TraceKind.MEMO_DIVERGED,
     MemoDecision.DISTRUSTED: TraceKind.MEMO_DISTRUSTED,
     MemoDecision.NO_MIRROR: TraceKind.MEMO_NO_MIRROR,
+    MemoDecision.ABSORBED: TraceKind.MEMO_ABSORBED,
 }
 
 
@@ -283,22 +295,21 @@ class Memoizer:
         """Flows that start now: join the open episodes they touch, or open new ones."""
         self._now_ns = now_ns
         self._complete_due(now_ns, flows)
-        touching = {flow: self._touching(flow) for flow in sorted(flows)}
-        fresh = [f for f in sorted(flows) if not touching[f]]
-        for component in _components(fresh, self._links):
-            self._open(now_ns, component)
-        joiners: dict[int, list[int]] = {}
-        for flow in sorted(f for f in flows if touching[f]):
-            episodes = self._touching(flow)  # again: a merge for an earlier flow changes it
-            if len(episodes) > 1:
-                target = self._merge(now_ns, episodes, f"flow {flow} touches {len(episodes)} episodes")
+        # flows starting together on shared links are one group: a flow on fresh links
+        # that shares one with a flow joining an episode joins it too (opened apart, the
+        # two would merge at once, and a merge is never replayed)
+        for group in _components(sorted(flows), self._links):
+            touched = set().union(*map(self._touching, group))
+            if not touched:
+                self._open(now_ns, group)
+                continue
+            if len(touched) > 1:
+                toucher = next(f for f in group if self._touching(f))
+                target = self._merge(now_ns, touched, f"flow {toucher} and the {len(group) - 1} flow(s) starting "
+                                     f"with it on shared links touch {len(touched)} episodes")
             else:
-                target = next(iter(episodes))
-            joiners.setdefault(target, []).append(flow)
-            for merged in [e for e in joiners if e not in self._episodes]:
-                joiners[target].extend(joiners.pop(merged))
-        for episode_id, joining in joiners.items():
-            self._join(now_ns, self._episodes[episode_id], joining)
+                target = next(iter(touched))
+            self._join(now_ns, self._episodes[target], group)
         for flow in flows:
             self._launch(flow)
 
@@ -316,13 +327,15 @@ class Memoizer:
         return {self._episode_of_link[link] for link in links if link in self._episode_of_link}
 
     def _open(self, now_ns: int, flows: list[int]) -> None:
-        episode = self._new_episode(now_ns, UNMEMOIZED)
         if any(map(self.host.memo_blocker, flows)):
             self.stats.unmemoizable += 1
-            self._admit(episode, flows)
+            self._admit(self._new_episode(now_ns, UNMEMOIZED), flows)
             return
         print_ = self._fingerprint(flows)
         order = list(print_.order)
+        if self.replays_allowed and self._join_apart(now_ns, print_.key, order):
+            return
+        episode = self._new_episode(now_ns, UNMEMOIZED)
         episode.key, episode.initial = print_.key, len(order)
         self._name_links(episode, order, first_index=0)
         signatures = [self._signature(episode, f) for f in order]
@@ -450,6 +463,49 @@ class Memoizer:
             f"{len(candidates)} recorded continuation(s) (canonical key: same flows, routes, link "
             f"and transport parameters, versions); completions replayed, later arrivals checked",
         ))
+
+    def _join_apart(self, now_ns: int, key: bytes, order: list[int]) -> bool:
+        """Flows opening on idle links that a replay's record has open apart right now, then meet it.
+
+        A recording that met an episode opened apart from it went on recording the
+        two as one (``_absorb``): its record has the other episode's opening flows
+        arrive apart, under their own key, at their offset. When a replay of it
+        sees flows with that key open at that offset, they are those flows: they
+        join the replay, held, instead of opening an episode that would meet it.
+        """
+        signatures = [_apart(key, index) for index in range(len(order))]
+        for episode in self._episodes.values():
+            if episode.mode != REPLAYING or episode.mirror:
+                continue
+            offset = now_ns - episode.t0_ns
+            matches: list[tuple[Candidate, list[int]]] = []
+            for candidate in episode.candidates:
+                expected = [candidate.expected_at(offset, signature) for signature in signatures]
+                indices = [index for index in expected if index is not None]
+                if len(indices) == len(signatures):
+                    matches.append((candidate, indices))
+            if not matches:
+                continue
+            self._keep(episode, [candidate for candidate, _ in matches])
+            for candidate, indices in matches:
+                for flow, index in zip(order, indices):
+                    candidate.match(flow, index)
+            for flow, index in zip(order, matches[0][1]):
+                self._name_links(episode, [flow], first_index=index)
+                self._hold(episode, flow)
+                self._launching[flow] = self.host.hold_flow
+                self.stats.flows_replayed += 1
+            for flow in sorted(order, key=partial(self._completion_order, episode)):
+                self._schedule_completion(episode, flow)
+            self.stats.hits += 1
+            self.trace.append(MemoEvent(
+                now_ns * 1e-9, episode.id, MemoDecision.REPLAY, tuple(order), 0.0, 0,
+                f"memo hit {key.hex()[:12]}: {len(order)} flows opening on idle links at +{offset} ns are "
+                f"the ones the continuation episode {episode.id} replays has open apart there and later "
+                f"meet it; held and replayed with it",
+            ))
+            return True
+        return False
 
     def _foreseen(self, now_ns: int, flows: list[int], records: list[EpisodeRecord]) -> list[EpisodeRecord]:
         """The continuations that have every flow the run already knows will join.
@@ -683,6 +739,10 @@ class Memoizer:
         """Several open episodes meet: from now on they are one, simulated for real."""
         ids = sorted(episode_ids)
         target = self._episodes[ids[0]]
+        absorbed = [self._episodes[i] for i in ids[1:]]
+        if target.mode == RECORDING and all(map(_absorbable, absorbed)):
+            self._absorb(now_ns, target, absorbed, why)
+            return target.id
         for episode_id in ids:
             episode = self._episodes[episode_id]
             if episode.mode == REPLAYING:
@@ -701,6 +761,36 @@ class Memoizer:
                 self._episode_of_link[link] = target.id
             del self._episodes[episode_id]
         return target.id
+
+    def _absorb(self, now_ns: int, target: OpenEpisode, absorbed: list[OpenEpisode], why: str) -> None:
+        """A recording meets episodes opened apart from it that only simulate their opening flows.
+
+        Nothing else has touched any of them: together they are still one isolated
+        episode, so the recording goes on, holding the others' opening flows as
+        arrivals *apart* (at their offset, under their own key, which is what a
+        replay can recognise when they open: ``_join_apart``). Whoever mirrors one
+        of them stops: their leaders' records now differ.
+        """
+        self._lose_leadership(now_ns, target, why)
+        for episode in absorbed:
+            self._lose_leadership(now_ns, episode, why)
+            offset = episode.t0_ns - target.t0_ns
+            target.arrivals.extend(Arrival(offset, _apart(episode.key, index)) for index in range(len(episode.flows)))
+            self._name_links(target, episode.flows, first_index=len(target.flows))
+            for flow in episode.flows:
+                target.flows.append(flow)
+                self._episode_of_flow[flow] = target.id
+            target.unfinished |= episode.unfinished
+            for link in episode.links:
+                target.links.add(link)
+                self._episode_of_link[link] = target.id
+            del self._episodes[episode.id]
+        self.trace.append(MemoEvent(
+            now_ns * 1e-9, target.id, MemoDecision.ABSORBED, tuple(f for e in absorbed for f in e.flows), 0.0, 0,
+            f"{why}: recording {target.key.hex()[:12]} goes on with {len(absorbed)} episode(s) that opened "
+            f"apart (at +{', +'.join(str(e.t0_ns - target.t0_ns) for e in absorbed)} ns) and simulated only "
+            f"their opening flows; nothing else touched them, so together they are one isolated episode",
+        ))
 
     # ----------------------------------------------------- finish and close
     def finished(self, now_ns: int, flow: int) -> None:
@@ -928,6 +1018,16 @@ def _components(flows: list[int], links_of: Callable[[int], frozenset[int]]) -> 
             groups.remove(group)
         groups.append((merged_links, sorted(merged_flows)))
     return sorted((flows for _, flows in groups), key=lambda g: g[0])
+
+
+def _absorbable(episode: OpenEpisode) -> bool:
+    """An episode a recording can absorb: recording, and so far only its opening flows, unfinished."""
+    return episode.mode == RECORDING and len(episode.arrivals) == episode.initial and not episode.outcomes
+
+
+def _apart(key: bytes, index: int) -> str:
+    """The signature of an absorbed episode's opening flow ``index``: its own key and place."""
+    return f"apart {key.hex()} {index}"
 
 
 def _thin(points: list[TrajectoryPoint]) -> tuple[TrajectoryPoint, ...]:

@@ -143,6 +143,8 @@ class Candidate:
     episode: OpenEpisode  #: the replaying episode this candidate belongs to
     record: EpisodeRecord | None = None
     leader: OpenEpisode | None = None
+    #: the recording a mirror followed, kept once its record is stored (None: a stored record's replay)
+    origin: OpenEpisode | None = None
     flow_of: dict[int, int] = field(default_factory=dict)  #: index in the record -> flow
     index_of: dict[int, int] = field(default_factory=dict)  #: flow -> index in the record
 
@@ -190,7 +192,8 @@ class Candidate:
         return None
 
     def missing_at(self, offset: int) -> bool:
-        return any(a.offset_ns == offset and i not in self.flow_of for i, a in enumerate(self.arrivals))
+        """Whether an arrival due by ``offset`` has not come (one absorbed after its time is due then too)."""
+        return any(a.offset_ns <= offset and i not in self.flow_of for i, a in enumerate(self.arrivals))
 
 
 class MemoDecision(Label):
@@ -285,10 +288,13 @@ class Memoizer:
         self.replays_allowed = True
         self._released: dict[int, int] = {}  #: link -> when an episode last released it
         self._now_ns = 0  #: the time of the arrivals being handled
+        self._batch_links: frozenset[int] = frozenset()  #: the links of every flow arriving then
         #: flows decided on in this batch of arrivals, not yet started or held: they are,
         #: at the batch's end, in the batch's order (the order of a plain run's starts)
         self._launching: dict[int, Callable[[int], None]] = {}
         self._next_id = 0
+        #: an absorbed episode's id -> the id of the recording that absorbed it, and its first flow's index there
+        self._absorbed_into: dict[int, tuple[int, int]] = {}
 
     # ------------------------------------------------------------ arrivals
     def arrive(self, now_ns: int, flows: Sequence[int]) -> None:
@@ -298,7 +304,12 @@ class Memoizer:
         # flows starting together on shared links are one group: a flow on fresh links
         # that shares one with a flow joining an episode joins it too (opened apart, the
         # two would merge at once, and a merge is never replayed)
-        for group in _components(sorted(flows), self._links):
+        # groups meeting a recording go first: a mirror's meeting in the same instant follows its leader's
+        groups = _components(sorted(flows), self._links)
+        self._batch_links = frozenset().union(*map(self._links, flows))
+        groups.sort(key=lambda group: not any(self._episodes[e].mode == RECORDING
+                                              for f in group for e in self._touching(f)))
+        for group in groups:
             touched = set().union(*map(self._touching, group))
             if not touched:
                 self._open(now_ns, group)
@@ -357,7 +368,7 @@ class Memoizer:
             leader = self._leaders.get(episode.key)
             if (leader is not None and opening(leader.arrivals) and self._mirroring_trusted(now_ns, episode)
                     and not self._joiners_foreseen(now_ns, episode, flows)):
-                candidate = Candidate(episode, leader=leader)
+                candidate = Candidate(episode, leader=leader, origin=leader)
                 leader.followers.append(candidate)
                 self._replay(now_ns, episode, [candidate], order)
                 return
@@ -474,8 +485,8 @@ class Memoizer:
         join the replay, held, instead of opening an episode that would meet it.
         """
         signatures = [_apart(key, index) for index in range(len(order))]
-        for episode in self._episodes.values():
-            if episode.mode != REPLAYING or episode.mirror:
+        for episode in list(self._episodes.values()):
+            if episode.mode != REPLAYING:
                 continue
             offset = now_ns - episode.t0_ns
             matches: list[tuple[Candidate, list[int]]] = []
@@ -497,7 +508,10 @@ class Memoizer:
                 self.stats.flows_replayed += 1
             for flow in sorted(order, key=partial(self._completion_order, episode)):
                 self._schedule_completion(episode, flow)
-            self.stats.hits += 1
+            if episode.mirror:
+                self.stats.mirrored += 1
+            else:
+                self.stats.hits += 1
             self.trace.append(MemoEvent(
                 now_ns * 1e-9, episode.id, MemoDecision.REPLAY, tuple(order), 0.0, 0,
                 f"memo hit {key.hex()[:12]}: {len(order)} flows opening on idle links at +{offset} ns are "
@@ -529,27 +543,39 @@ class Memoizer:
         ]
 
     def _joiners_foreseen(self, now_ns: int, episode: OpenEpisode, flows: list[int]) -> bool:
-        """Whether flows the run knows are coming will reach beyond the episode's links before it can end.
+        """Whether flows the run knows are coming will bring the episode into another one before it can end.
 
-        Such a flow joins the episode and brings in links of its own, which another
-        episode may hold by then: a merge, which ends a mirror (its leader's record has
-        no such flow). The episode is recorded instead. A joiner that stays on the
-        episode's links is left to the mirror's usual check against its leader.
-        "Before it can end": before its busiest link could carry all its flows' bytes
-        at line rate.
+        Such a flow joins the episode and reaches beyond its links, and so do the
+        flows due on its links in turn; where that reaches links another episode
+        holds, or flows starting in this same instant do, it is a merge a mirror cannot follow (its leader's record has no such
+        flow), and the episode is recorded instead. Joiners that reach only idle
+        links (the rest of an all-to-all) are left to the mirror's usual check
+        against its leader. "Before it can end":
+        before its busiest link could carry all its flows' bytes at line rate.
         """
         links = frozenset().union(*map(self._links, flows))
         horizon = self.host.drain_time_ns(flows)
-        foreseen = [start for start, route in self.host.upcoming(now_ns, horizon)
-                    if route & links and not route <= links and now_ns < start <= now_ns + horizon]
-        if foreseen:
+        due = [(start, route) for start, route in self.host.upcoming(now_ns, horizon)
+               if now_ns < start <= now_ns + horizon]
+        # what the episode will span: its links, and those of every flow due on them, transitively
+        span, joiners = set(links), set()
+        while True:
+            joining = {i for i, (_, route) in enumerate(due) if i not in joiners and route & span}
+            if not joining:
+                break
+            joiners |= joining
+            for i in joining:
+                span |= due[i][1]
+        taken = {link for link in span - links if link in self._episode_of_link or link in self._batch_links}
+        if taken:
             self.stats.foreseen += 1
             self.trace.append(MemoEvent(
                 now_ns * 1e-9, episode.id, MemoDecision.NO_MIRROR, tuple(flows), 0.0, 0,
-                f"memo key {episode.key.hex()[:12]} not mirrored: {len(foreseen)} flow(s) will start on its "
-                f"links and beyond within +{horizon} ns, before it can end; recorded instead",
+                f"memo key {episode.key.hex()[:12]} not mirrored: {len(joiners)} flow(s) will start on its "
+                f"links or theirs within +{horizon} ns, before it can end, and reach {len(taken)} link(s) "
+                f"another episode holds; recorded instead",
             ))
-        return bool(foreseen)
+        return bool(taken)
 
     def _schedule_completion(self, episode: OpenEpisode, flow: int) -> None:
         """Complete a held flow when the continuations say, once all of them know it."""
@@ -743,6 +769,9 @@ class Memoizer:
         if target.mode == RECORDING and all(map(_absorbable, absorbed)):
             self._absorb(now_ns, target, absorbed, why)
             return target.id
+        if self._mirrors_absorbable(target, absorbed):
+            self._absorb_mirrors(now_ns, target, absorbed, why)
+            return target.id
         for episode_id in ids:
             episode = self._episodes[episode_id]
             if episode.mode == REPLAYING:
@@ -771,25 +800,97 @@ class Memoizer:
         replay can recognise when they open: ``_join_apart``). Whoever mirrors one
         of them stops: their leaders' records now differ.
         """
-        self._lose_leadership(now_ns, target, why)
+        if self._leaders.get(target.key) is target:
+            del self._leaders[target.key]  # its record is no longer what opening like it promises
         for episode in absorbed:
-            self._lose_leadership(now_ns, episode, why)
-            offset = episode.t0_ns - target.t0_ns
+            if self._leaders.get(episode.key) is episode:
+                del self._leaders[episode.key]
+            offset, first = episode.t0_ns - target.t0_ns, len(target.flows)
             target.arrivals.extend(Arrival(offset, _apart(episode.key, index)) for index in range(len(episode.flows)))
-            self._name_links(target, episode.flows, first_index=len(target.flows))
-            for flow in episode.flows:
-                target.flows.append(flow)
-                self._episode_of_flow[flow] = target.id
-            target.unfinished |= episode.unfinished
-            for link in episode.links:
-                target.links.add(link)
-                self._episode_of_link[link] = target.id
-            del self._episodes[episode.id]
+            self._name_links(target, episode.flows, first_index=first)
+            self._move(episode, target)
+            self._absorbed_into[episode.id] = (target.id, first)
+            self._await_mirror_absorbs(now_ns, target, episode, offset)
         self.trace.append(MemoEvent(
             now_ns * 1e-9, target.id, MemoDecision.ABSORBED, tuple(f for e in absorbed for f in e.flows), 0.0, 0,
             f"{why}: recording {target.key.hex()[:12]} goes on with {len(absorbed)} episode(s) that opened "
             f"apart (at +{', +'.join(str(e.t0_ns - target.t0_ns) for e in absorbed)} ns) and simulated only "
             f"their opening flows; nothing else touched them, so together they are one isolated episode",
+        ))
+
+    def _move(self, source: OpenEpisode, target: OpenEpisode) -> None:
+        """Every flow and link of ``source`` belongs to ``target`` from now on (what it had pending lapses)."""
+        source.mode, source.candidates = UNMEMOIZED, []
+        for flow in source.flows:
+            target.flows.append(flow)
+            self._episode_of_flow[flow] = target.id
+        target.unfinished |= source.unfinished
+        for link in source.links:
+            target.links.add(link)
+            self._episode_of_link[link] = target.id
+        del self._episodes[source.id]
+
+    def _await_mirror_absorbs(self, now_ns: int, target: OpenEpisode, absorbed: OpenEpisode, offset: int) -> None:
+        """The mirrors of a recording and of the episode it absorbed must meet as their leaders did.
+
+        Training runs the same overlap many times at once: a mirror of the target
+        meets a mirror of the absorbed episode when its own meeting flow starts,
+        and takes it in then (``_absorb_mirrors``); a mirror of the target whose
+        counterpart opens later takes it in when it opens (``_join_apart``). A
+        mirror of the absorbed episode that nobody takes in by the time its
+        meeting was due diverges: its leader no longer completes its flows.
+        """
+        for candidate in target.followers:
+            if candidate.episode.t0_ns + offset > now_ns:
+                self._check_later(candidate.episode, offset)
+        met = now_ns - absorbed.t0_ns
+        for candidate in absorbed.followers:
+            due = candidate.episode.t0_ns + met + 1
+            self.host.call_at(due, partial(self._absorbed_or_diverged, candidate, due))
+        absorbed.followers = []
+
+    def _absorbed_or_diverged(self, candidate: Candidate, now_ns: int) -> None:
+        episode = candidate.episode
+        if self._episodes.get(episode.id) is episode and episode.mode == REPLAYING:
+            self._diverge(now_ns, episode, "the episode it mirrored was absorbed by another one, and no "
+                          "mirror of that one met it when the recording's meeting came", merged=True)
+
+    def _mirrors_absorbable(self, target: OpenEpisode, others: list[OpenEpisode]) -> bool:
+        """Whether a mirror meets mirrors of the episodes its leader absorbed, at the same shift."""
+        if target.mode != REPLAYING or len(target.candidates) != 1 or target.candidates[0].origin is None:
+            return False
+        origin = target.candidates[0].origin
+        for other in others:
+            if other.mode != REPLAYING or len(other.candidates) != 1 or other.candidates[0].origin is None:
+                return False
+            absorbed = other.candidates[0].origin
+            into = self._absorbed_into.get(absorbed.id)
+            if into is None or into[0] != origin.id:
+                return False
+            if other.t0_ns - target.t0_ns != absorbed.t0_ns - origin.t0_ns:
+                return False
+        return True
+
+    def _absorb_mirrors(self, now_ns: int, target: OpenEpisode, others: list[OpenEpisode], why: str) -> None:
+        """A mirror takes in the mirrors of what its leader absorbed: their flows are its apart arrivals."""
+        candidate = target.candidates[0]
+        moved = []
+        for other in others:
+            absorbed = other.candidates[0].origin
+            assert absorbed is not None, "checked by _mirrors_absorbable"
+            first = self._absorbed_into[absorbed.id][1]
+            flows = [other.candidates[0].flow_of[index] for index in range(len(absorbed.flows))]
+            for index, flow in enumerate(flows, start=first):
+                candidate.match(flow, index)
+                self._name_links(target, [flow], first_index=index)
+            self._move(other, target)
+            moved += flows
+        for flow in moved:
+            self._schedule_completion(target, flow)
+        self.trace.append(MemoEvent(
+            now_ns * 1e-9, target.id, MemoDecision.ABSORBED, tuple(moved), 0.0, 0,
+            f"{why}: mirror of {target.key.hex()[:12]} takes in {len(others)} mirror(s) of what its leader "
+            f"absorbed, met at the same shift as their leaders met; they follow its record as one",
         ))
 
     # ----------------------------------------------------- finish and close

@@ -371,6 +371,7 @@ class FakeMemoHost:
     routes: dict[int, tuple[tuple[int, ...], tuple[int, ...]]] = field(default_factory=dict)
     attributes: dict[int, str] = field(default_factory=dict)
     blockers: dict[int, str] = field(default_factory=dict)
+    paced: set[int] = field(default_factory=set)  #: flows a rate-based congestion control paces (RDMA)
     trajectories: dict[int, list[TrajectoryPoint]] = field(default_factory=dict)
     events: int = 10_000  #: events an episode took to simulate
     started: list[int] = field(default_factory=list)
@@ -401,6 +402,9 @@ class FakeMemoHost:
 
     def memo_blocker(self, flow: int) -> str | None:
         return self.blockers.get(flow)
+
+    def flow_paced(self, flow: int) -> bool:
+        return flow in self.paced
 
     def trajectory(self, flow: int) -> list[TrajectoryPoint]:
         return list(self.trajectories.get(flow, []))

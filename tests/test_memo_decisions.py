@@ -257,3 +257,57 @@ def test_an_episode_opened_apart_that_had_a_joiner_is_not_absorbed(store):
     for flow in (*incast_flows, apart, second, meeting):
         memo.finished(5 * MS, flow)
     assert MemoDecision.RECORDED not in kinds(memo)
+
+
+def test_mirrors_of_two_episodes_that_meet_as_their_leaders_did_are_taken_in_together(store):
+    """Overlapping all-to-alls of parallel groups: the second group's copy follows the first's record."""
+    host = FakeMemoHost()
+    memo = Memoizer(store, "context", host)
+    incast_flows, apart, meeting = apart_then_meeting(host, 0, switch=100)
+    copy_incast, copy_apart, copy_meeting = apart_then_meeting(host, 10, switch=200)
+    memo.arrive(0, [*incast_flows, *copy_incast])
+    memo.arrive(MS, [apart, copy_apart])
+    memo.arrive(2 * MS, [meeting, copy_meeting])
+    assert kinds(memo) == [MemoDecision.MISS, MemoDecision.MIRROR, MemoDecision.MISS, MemoDecision.MIRROR,
+                           MemoDecision.ABSORBED, MemoDecision.ABSORBED]
+    assert memo.trace[-1].flows == (copy_apart,) and "takes in 1 mirror" in memo.trace[-1].detail
+    assert host.started == [*incast_flows, apart, meeting]
+    assert host.held == [*copy_incast, copy_apart, copy_meeting]
+    finishes = {0: 4 * MS, 1: 5 * MS, apart: 3 * MS, meeting: 6 * MS}
+    for flow, at in sorted(finishes.items(), key=lambda item: item[1]):
+        host.trajectories[flow] = [TrajectoryPoint(at, 1_000_000, (1.0,))]
+        memo.finished(at, flow)
+    assert host.completions == {10: 4 * MS, 11: 5 * MS, copy_apart: 3 * MS, copy_meeting: 6 * MS}
+    assert memo.stats.diverged == 0
+
+
+def test_a_mirror_of_an_absorbed_episode_that_nobody_takes_in_diverges_when_its_meeting_was_due(store):
+    host = FakeMemoHost()
+    memo = Memoizer(store, "context", host)
+    incast_flows, apart, meeting = apart_then_meeting(host, 0, switch=100)
+    lonely = 15  # the apart flow's copy elsewhere: nothing will meet it
+    host.add(lonely, ((link_id(250, 1), link_id(260, 9)), (link_id(260, 1), link_id(250, 9))))
+    memo.arrive(0, incast_flows)
+    memo.arrive(MS, [apart, lonely])
+    assert kinds(memo) == [MemoDecision.MISS, MemoDecision.MISS, MemoDecision.MIRROR]
+    memo.arrive(2 * MS, [meeting])
+    assert kinds(memo)[-1] is MemoDecision.ABSORBED
+    (due, check), = [(time, action) for time, action in host.calls if time == 2 * MS + 1]
+    check()
+    assert kinds(memo)[-1] is MemoDecision.DIVERGED and memo.trace[-1].flows == (lonely,)
+    assert "no mirror of that one met it" in memo.trace[-1].detail
+
+
+def test_paced_flows_meeting_an_episode_merge_with_it_and_are_simulated(store):
+    """RDMA replays in overlapping traffic diverge, and a paced resume is not exact: a merge is not recorded."""
+    host = FakeMemoHost()
+    memo = Memoizer(store, "context", host)
+    incast_flows, apart, meeting = apart_then_meeting(host, 0, switch=100)
+    host.paced = {*incast_flows, apart, meeting}
+    memo.arrive(0, incast_flows)
+    memo.arrive(MS, [apart])
+    memo.arrive(2 * MS, [meeting])
+    assert kinds(memo) == [MemoDecision.MISS, MemoDecision.MISS]
+    for flow in (*incast_flows, apart, meeting):
+        memo.finished(5 * MS, flow)
+    assert MemoDecision.RECORDED not in kinds(memo) and host.held == []

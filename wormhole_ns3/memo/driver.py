@@ -17,7 +17,7 @@ import itertools
 from collections.abc import Callable, Iterable
 from typing import Any, Protocol
 
-from wormhole_ns3.accel.flows import SKIPPABLE_CONGESTION_CONTROL, FlowKind
+from wormhole_ns3.accel.flows import SKIPPABLE_CONGESTION_CONTROL, FlowKind, is_paced
 from wormhole_ns3.memo.episodes import MemoEvent, Memoizer, MemoStats
 from wormhole_ns3.memo.record import STATE_FIELDS, TrajectoryPoint
 from wormhole_ns3.memo.store import MemoStore
@@ -198,6 +198,9 @@ class MemoDriver:
 
     def link_queue(self, link: int) -> int:
         return int(self.tracker.GetQueuedPackets(link))
+
+    def flow_paced(self, flow: int) -> bool:
+        return is_paced(str(self.tracker.GetKind(flow)))
 
     def memo_blocker(self, flow: int) -> str | None:
         tracker = self.tracker

@@ -50,6 +50,7 @@ def test_the_kept_baseline_is_compressed_and_unpacks_to_the_run_it_kept(unpacked
     assert hashlib.sha256((unpacked / "workload.json").read_bytes()).hexdigest() == summary["workload_sha256"]
     run = load_json(unpacked / "run.json")
     assert run["events"] == summary["events"] > 1_000_000 and run["mode"] == "baseline"
+    assert run["script"] == "experiments/llm_training.py"
     flows = read_flows(unpacked / "flows.csv")
     assert len(flows) == summary["flows_finished"] == summary["flows_total"] == 320
     assert list(read_iterations(unpacked / "iterations.csv")["time"]) == summary["iteration_times_s"]

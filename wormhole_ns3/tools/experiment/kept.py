@@ -27,6 +27,7 @@ import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
+from wormhole_ns3.tools.experiment.child import RUN_RESULTS_FILE
 from wormhole_ns3.tools.experiment.outdir import StagedDir
 from wormhole_ns3.tools.experiment.registry import ExperimentError
 from wormhole_ns3.tools.experiment.results import ITERATIONS_FILE, WORKLOAD_FILE, write_atomically
@@ -68,7 +69,8 @@ def keep_result(source: Path, into: Path, command: str | None = None, force: boo
         summary = _with_portable_script(_with_workload_digest(source, summary))
     staged = StagedDir.create(into, force)
     names = _run_files(source) if kind == "run" else _comparison_files(source)
-    kept = [_keep_file(source / name, staged.staging) for name in names if name not in (SUMMARY_FILE, COMMAND_FILE)]
+    kept = [_keep_file(source / name, staged.staging, _portable_results(source / name) if kind == "run" else None)
+            for name in names if name not in (SUMMARY_FILE, COMMAND_FILE)]
     write_atomically(staged.staging / COMMAND_FILE,
                      command.strip() + "\n" if command is not None else recorded.read_text())
     write_json(staged.staging / SUMMARY_FILE, summary)
@@ -130,13 +132,23 @@ def _comparison_files(source: Path) -> list[str]:
     return sorted(name for name in (*PLAIN_FILES, *COMPARISON_FILES, *plots) if (source / name).is_file())
 
 
-def _keep_file(path: Path, folder: Path) -> str:
-    """Copy ``path`` into ``folder``, gzipped if large; the kept file's name."""
-    if path.name in PLAIN_FILES or path.name.endswith(COMPRESSED_SUFFIXES) or path.stat().st_size <= GZIP_ABOVE_BYTES:
-        shutil.copyfile(path, folder / path.name)
+def _keep_file(path: Path, folder: Path, content: bytes | None = None) -> str:
+    """Copy ``path`` (or ``content`` in its name) into ``folder``, gzipped if large; the kept file's name."""
+    data = path.read_bytes() if content is None else content
+    if path.name in PLAIN_FILES or path.name.endswith(COMPRESSED_SUFFIXES) or len(data) <= GZIP_ABOVE_BYTES:
+        (folder / path.name).write_bytes(data)
         return path.name
     name = path.name + GZIP_SUFFIX
-    with path.open("rb") as plain, (folder / name).open("wb") as raw, \
+    with (folder / name).open("wb") as raw, \
             gzip.GzipFile(filename="", mode="wb", fileobj=raw, compresslevel=9, mtime=0) as packed:
-        shutil.copyfileobj(plain, packed)
+        packed.write(data)
     return name
+
+
+def _portable_results(path: Path) -> bytes | None:
+    """A run's ``run.json`` with its script named from the repository, if it names it from this machine."""
+    if path.name != RUN_RESULTS_FILE:
+        return None
+    results = json.loads(path.read_text())
+    portable = _with_portable_script(results)
+    return None if portable is results else (json.dumps(portable, indent=1) + "\n").encode()

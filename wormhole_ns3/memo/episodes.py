@@ -540,8 +540,8 @@ class Memoizer:
             self.trace.append(MemoEvent(
                 now_ns * 1e-9, episode.id, MemoDecision.REPLAY, tuple(order), 0.0, 0,
                 f"memo hit {key.hex()[:12]}: {len(order)} flows opening on idle links at +{offset} ns are "
-                f"the ones the continuation episode {episode.id} replays has open apart there and later "
-                f"meet it; held and replayed with it",
+                f"the ones episode {episode.id}'s record has open apart there, before they meet it; held "
+                f"and replayed with it",
             ))
             return True
         return False

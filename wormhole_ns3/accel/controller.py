@@ -202,6 +202,7 @@ class Controller:
         #: Per link, its share of a path's RTT (propagation + one MTU's serialization),
         #: read once per run: links keep their delay and rate while a run goes.
         self._link_rtt: dict[int, float] = {}
+        self._link_rates: dict[int, float] = {}
         #: Flows the controller has looked at (the tracker numbers them in discovery order).
         self._known_flows = 0
         #: whether the tracker reports unattributed events that created nothing (FlowTracker's default)
@@ -456,12 +457,18 @@ class Controller:
         for link in links:
             share = self._link_rtt.get(link)
             if share is None:
-                rate = float(self.tracker.GetLinkRate(link)) or 1e9
                 share = self._link_rtt[link] = (
-                    self.tracker.GetLinkDelay(link).GetSeconds() + MTU_BYTES * 8 / rate
+                    self.tracker.GetLinkDelay(link).GetSeconds() + MTU_BYTES * 8 / (self._link_rate(link) or 1e9)
                 )
             total += share
         return total if info.reverse_path else 2 * total
+
+    def _link_rate(self, link: int) -> float:
+        """A link's rate, bit/s, read from C++ once (per flow event it is asked for every link of a partition)."""
+        rate = self._link_rates.get(link)
+        if rate is None:
+            rate = self._link_rates[link] = float(self.tracker.GetLinkRate(link))
+        return rate
 
     def _repartition(self, now: float) -> None:
         """Bring the partitions the last flow events changed up to date, and their flows' tag classes.
@@ -521,7 +528,7 @@ class Controller:
         if any(self.flows[f].paced for f in flows):
             return True
         paths = {f: frozenset(self.flows[f].path) for f in flows}
-        capacity = {link: float(self.tracker.GetLinkRate(link)) for link in frozenset().union(*paths.values())}
+        capacity = {link: self._link_rate(link) for link in frozenset().union(*paths.values())}
         fair = max_min_fair(paths, capacity)
         return any(not paths[f] or fair[f] < min(capacity[link] for link in paths[f]) * (1 - 1e-9) for f in flows)
 
@@ -677,7 +684,7 @@ class Controller:
         samples = {f: self._samples(f) for f in part.flows}
         paths = {f: frozenset(self.flows[f].path) for f in part.flows}
         links = frozenset().union(*paths.values())
-        capacity = {link: float(self.tracker.GetLinkRate(link)) / 8 for link in links}
+        capacity = {link: self._link_rate(link) / 8 for link in links}
         if all(self.flows[f].paced for f in part.flows):
             tracker = self.tracker
             sent = {f: np.array(tracker.GetSentSamples(f), dtype=np.int64, copy=True) for f in part.flows}

@@ -68,6 +68,18 @@ def test_keeping_is_deterministic_byte_for_byte(unpacked, tmp_path):
         assert packed.read() == (unpacked / "flows.csv").read_bytes()
 
 
+def test_a_kept_run_holds_no_path_of_the_machine_that_made_it(unpacked, tmp_path):
+    machine_paths = {"script": str(tmp_path / "checkout" / "experiments" / "llm_training.py"),
+                     "argv": ["--preset", "gpt-small", "--results-dir", str(tmp_path / "runs" / "gpt-small.partial")]}
+    for name in ("run.json", "summary.json"):
+        (unpacked / name).write_text(json.dumps({**load_json(unpacked / name), **machine_paths}, indent=1))
+    keep_result(unpacked, tmp_path / "kept", command="wormhole-ns3 experiment run llm-training --preset gpt-small")
+    for kept in (load_json(tmp_path / "kept" / "summary.json"),
+                 json.loads(gzip.decompress((tmp_path / "kept" / "run.json.gz").read_bytes()))):
+        assert kept["script"] == "experiments/llm_training.py"
+        assert kept["argv"] == ["--preset", "gpt-small", "--results-dir", "gpt-small.partial"]
+
+
 def test_keep_refuses_what_it_cannot_vouch_for(unpacked, tmp_path):
     (unpacked / "command.txt").unlink(missing_ok=True)
     with pytest.raises(ExperimentError, match=r"records no command.txt: give the command that made it with --command"):

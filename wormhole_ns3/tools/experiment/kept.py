@@ -92,13 +92,19 @@ def unpack_result(kept: Path, into: Path) -> None:
 
 
 def _with_portable_script(summary: dict) -> dict:
-    """The summary with its script named from the repository (``experiments/x.py``), not from this machine."""
+    """The summary with no path of this machine: its script named from the repository (``experiments/x.py``),
+    the result folder it was written to by its own name."""
+    portable = summary
     script = Path(summary.get("script") or "")
-    if not script.is_absolute():
-        return summary
-    parts = script.parts
-    start = len(parts) - 1 - parts[::-1].index("experiments") if "experiments" in parts[:-1] else len(parts) - 1
-    return {**summary, "script": Path(*parts[start:]).as_posix()}
+    if script.is_absolute():
+        parts = script.parts
+        start = len(parts) - 1 - parts[::-1].index("experiments") if "experiments" in parts[:-1] else len(parts) - 1
+        portable = {**portable, "script": Path(*parts[start:]).as_posix()}
+    argv = summary.get("argv") or []
+    if any(Path(arg).is_absolute() for arg in argv if isinstance(arg, str)):
+        portable = {**portable, "argv": [Path(arg).name if isinstance(arg, str) and Path(arg).is_absolute() else arg
+                                         for arg in argv]}
+    return portable
 
 
 def _finished_summary(source: Path) -> dict:

@@ -372,6 +372,8 @@ class FakeMemoHost:
     attributes: dict[int, str] = field(default_factory=dict)
     blockers: dict[int, str] = field(default_factory=dict)
     paced: set[int] = field(default_factory=set)  #: flows a rate-based congestion control paces (RDMA)
+    due: list[tuple[int, frozenset[int]]] = field(default_factory=list)  #: flows known to start: (time ns, links)
+    drain_ns: int = 0  #: how long any episode's flows take at least
     trajectories: dict[int, list[TrajectoryPoint]] = field(default_factory=dict)
     events: int = 10_000  #: events an episode took to simulate
     started: list[int] = field(default_factory=list)
@@ -410,10 +412,10 @@ class FakeMemoHost:
         return list(self.trajectories.get(flow, []))
 
     def upcoming(self, now_ns: int, horizon_ns: int):
-        return []
+        return [(start, route) for start, route in self.due if start <= now_ns + horizon_ns]
 
     def drain_time_ns(self, flows) -> int:
-        return 0
+        return self.drain_ns
 
     def episode_events(self, flows) -> tuple[int, int]:
         return self.events, 0

@@ -311,3 +311,20 @@ def test_paced_flows_meeting_an_episode_merge_with_it_and_are_simulated(store):
     for flow in (*incast_flows, apart, meeting):
         memo.finished(5 * MS, flow)
     assert MemoDecision.RECORDED not in kinds(memo) and host.held == []
+
+
+@pytest.mark.parametrize("shift", [0, 4_934])
+def test_a_mirror_whose_joiners_reach_idle_links_follows_its_leader_only_if_it_opened_with_it(store, shift):
+    """Joiners released at one instant by a common event come at offsets that differ by the shift."""
+    host = FakeMemoHost(drain_ns=MS)
+    memo = Memoizer(store, "context", host)
+    leader, follower = incast(host, 0, switch=100), incast(host, 10, switch=200)
+    # a third sender will join the follower's incast from a host nobody uses
+    host.due = [(shift + MS // 2, frozenset({link_id(299, 1), link_id(200, 1)}))]
+    memo.arrive(0, leader)
+    memo.arrive(shift, follower)
+    if shift == 0:
+        assert kinds(memo) == [MemoDecision.MISS, MemoDecision.MIRROR]
+    else:
+        assert kinds(memo) == [MemoDecision.MISS, MemoDecision.NO_MIRROR, MemoDecision.MISS]
+        assert f"beyond them, {shift} ns after its leader opened" in memo.trace[1].detail

@@ -392,7 +392,7 @@ class Memoizer:
                 return
             leader = self._leaders.get(episode.key)
             if (leader is not None and opening(leader.arrivals) and self._mirroring_trusted(now_ns, episode)
-                    and not self._joiners_foreseen(now_ns, episode, flows)):
+                    and not self._joiners_foreseen(now_ns, episode, flows, now_ns - leader.t0_ns)):
                 candidate = Candidate(episode, leader=leader, origin=leader)
                 leader.followers.append(candidate)
                 self._replay(now_ns, episode, [candidate], order)
@@ -567,17 +567,22 @@ class Memoizer:
                    for offset in foreseen if offset < r.close_ns)
         ]
 
-    def _joiners_foreseen(self, now_ns: int, episode: OpenEpisode, flows: list[int]) -> bool:
+    def _joiners_foreseen(self, now_ns: int, episode: OpenEpisode, flows: list[int], shift: int) -> bool:
         """Whether flows the run knows are coming will bring the episode into another one before it can end.
 
         Such a flow joins the episode and reaches beyond its links, and so do the
         flows due on its links in turn; where that reaches links another episode
         holds, or flows starting in this same instant do, it is a merge a mirror
         cannot follow (its leader's record has no such flow), and the episode is
-        recorded instead. Joiners that reach only idle
-        links (the rest of an all-to-all) are left to the mirror's usual check
-        against its leader. "Before it can end":
-        before its busiest link could carry all its flows' bytes at line rate.
+        recorded instead. Joiners that reach only idle links (the rest of an
+        all-to-all) are left to the mirror's usual check against its leader.
+        "Before it can end": before its busiest link could carry all its flows'
+        bytes at line rate.
+
+        A mirror opened ``shift`` ns after its leader keeps the old rule (any
+        joiner beyond its links rules it out): joiners a common event releases at
+        one instant come at offsets that differ by the shift (gpt-medium: a mirror
+        4,934 ns behind its leader met its joiner 4,934 ns early and diverged).
         """
         links = frozenset().union(*map(self._links, flows))
         horizon = self.host.drain_time_ns(flows)
@@ -592,16 +597,17 @@ class Memoizer:
             joiners |= joining
             for i in joining:
                 span |= due[i][1]
+        strict = shift > 0 or any(map(self.host.flow_paced, flows))  # paced: see _arrive_paced
         taken = {link for link in span - links
-                 if link in self._episode_of_link or link in self._batch_links
-                 or any(map(self.host.flow_paced, flows))}  # paced: any reach beyond (see _arrive_paced)
+                 if strict or link in self._episode_of_link or link in self._batch_links}
         if taken:
             self.stats.foreseen += 1
             self.trace.append(MemoEvent(
                 now_ns * 1e-9, episode.id, MemoDecision.NO_MIRROR, tuple(flows), 0.0, 0,
                 f"memo key {episode.key.hex()[:12]} not mirrored: {len(joiners)} flow(s) will start on its "
                 f"links or theirs within +{horizon} ns, before it can end, and reach {len(taken)} link(s) "
-                f"another episode holds; recorded instead",
+                + (f"beyond them, {shift} ns after its leader opened" if shift > 0 else "another episode holds")
+                + "; recorded instead",
             ))
         return bool(taken)
 

@@ -832,8 +832,10 @@ class Memoizer:
         Nothing else has touched any of them: together they are still one isolated
         episode, so the recording goes on, holding the others' opening flows as
         arrivals *apart* (at their offset, under their own key, which is what a
-        replay can recognise when they open: ``_join_apart``). Whoever mirrors one
-        of them stops: their leaders' records now differ.
+        replay can recognise when they open: ``_join_apart``). No episode mirrors
+        either key from now on (what opens like them need not meet like them);
+        the mirrors they have already must meet as they did
+        (``_await_mirror_absorbs``).
         """
         if self._leaders.get(target.key) is target:
             del self._leaders[target.key]  # its record is no longer what opening like it promises

@@ -7,12 +7,13 @@
 # Writes OUTDIR/{accel,base}.callgrind, OUTDIR/{accel,base}.txt (callgrind_annotate, inclusive
 # and exclusive) and prints each side's total instructions and events.
 set -euo pipefail
-OUT=${1:-/tmp/wormhole-profile}; shift || true
-ARGS=("$@"); [ ${#ARGS[@]} -gt 0 ] || ARGS=(--flows 2 --min-mb 5 --max-mb 5)
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+OUT=${1:-$ROOT/results/wormhole-profile}; shift || true
+ARGS=("$@"); [ ${#ARGS[@]} -gt 0 ] || ARGS=(--flows 2 --min-mb 5 --max-mb 5)
 TREE=${TREE:-$ROOT}
 SIDES=${SIDES:-base accel}
 mkdir -p "$OUT"
+OUT=$(cd "$OUT" && pwd)  # the script works from TREE
 . "$ROOT/.venv/bin/activate"
 export PYTHONPATH=$TREE
 cd "$TREE"

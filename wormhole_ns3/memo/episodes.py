@@ -476,11 +476,7 @@ class Memoizer:
         for index, flow in enumerate(order):
             for candidate in candidates:
                 candidate.match(flow, index)
-            self._hold(episode, flow)
-            self._launching[flow] = self.host.hold_flow
-            self.stats.flows_replayed += 1
-        for flow in sorted(order, key=partial(self._completion_order, episode)):
-            self._schedule_completion(episode, flow)
+        self._hold_replayed(episode, order)
         for candidate in candidates:
             for arrival in candidate.arrivals[candidate.initial:]:
                 self._check_later(episode, arrival.offset_ns)
@@ -499,6 +495,18 @@ class Memoizer:
             f"{len(candidates)} recorded continuation(s) (canonical key: same flows, routes, link "
             f"and transport parameters, versions); completions replayed, later arrivals checked",
         ))
+
+    def _hold_replayed(self, episode: OpenEpisode, flows: list[int]) -> None:
+        """Flows a replay holds (at the batch's end), completed in the order their record has them finish."""
+        for flow in flows:
+            self._hold(episode, flow)
+            self._launching[flow] = self.host.hold_flow
+            self.stats.flows_replayed += 1
+        self._schedule_completions(episode, flows)
+
+    def _schedule_completions(self, episode: OpenEpisode, flows: list[int]) -> None:
+        for flow in sorted(flows, key=partial(self._completion_order, episode)):
+            self._schedule_completion(episode, flow)
 
     def _join_apart(self, now_ns: int, key: bytes, order: list[int]) -> bool:
         """Flows opening on idle links that a replay's record has open apart right now, then meet it.
@@ -528,11 +536,7 @@ class Memoizer:
                     candidate.match(flow, index)
             for flow, index in zip(order, matches[0][1]):
                 self._name_links(episode, [flow], first_index=index)
-                self._hold(episode, flow)
-                self._launching[flow] = self.host.hold_flow
-                self.stats.flows_replayed += 1
-            for flow in sorted(order, key=partial(self._completion_order, episode)):
-                self._schedule_completion(episode, flow)
+            self._hold_replayed(episode, order)
             if episode.mirror:
                 self.stats.mirrored += 1
             else:
@@ -922,8 +926,7 @@ class Memoizer:
                 self._name_links(target, [flow], first_index=index)
             self._move(other, target)
             moved += flows
-        for flow in moved:
-            self._schedule_completion(target, flow)
+        self._schedule_completions(target, moved)
         self.trace.append(MemoEvent(
             now_ns * 1e-9, target.id, MemoDecision.ABSORBED, tuple(moved), 0.0, 0,
             f"{why}: mirror of {target.key.hex()[:12]} takes in {len(others)} mirror(s) of what its leader "

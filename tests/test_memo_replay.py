@@ -157,3 +157,20 @@ def test_identical_episodes_running_at_once_mirror_the_one_being_recorded(wormho
     assert _iteration_times(out) == pytest.approx(_iteration_times(base_out), rel=1e-4)
     assert run["events"] * 2 < baseline["events"]
     assert run["events"] * 2.5 < baseline["events"]
+
+
+def test_a_flow_started_by_replayed_completions_meets_their_last_acks_and_fins_as_in_a_plain_run(
+        wormhole, tmp_path):
+    """Two rings, one recorded and one mirrored, then a flow between them that their last completions start.
+
+    At that instant a plain run still has the end of each transfer on the links (the
+    receiver's ACK of the last segment, its FIN, the sender's ACK of it). A replayed
+    completion puts them there too; without them the bridging flow ran 0.009% off.
+    """
+    args = ["--rings", "2", "--iterations", "2", "--bridge-mb", "1"]
+    baseline, _, base_out = _run(wormhole, tmp_path, "base", *args, baseline=True)
+    run, trace, out = _run(wormhole, tmp_path, "memo", *args, memo=tmp_path / "memo")
+    assert run["memo_mirrored"] >= 2 and run["memo_hits"] >= 10 and run["memo_diverged"] == 0
+    assert _max_fct_error(run, baseline) == 0.0
+    assert _iteration_times(out) == _iteration_times(base_out)
+    assert run["events"] * 5 < baseline["events"]

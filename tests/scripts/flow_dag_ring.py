@@ -10,6 +10,11 @@ iteration K begins, and its last byte starts a flow from host 0 to host 2, in th
 of the all-reduce: a flow no record has, which nothing could foresee (it waits on a flow,
 not on compute), so a memo replay of that step must diverge.
 
+With --bridge-mb M (and --rings 2 or more), as the rings of an iteration end, host 0 of
+each ring sends M MB to host 0 of the next ring, started by the last completions at both:
+a flow on links two rings have just used (one recorded, one mirrored), while the last
+ACKs and FINs of their transfers are still there.
+
 With --results-dir, a ResultWriter appends every finished flow and iteration there
 (the experiment runner's tests run this script as the "ring" experiment);
 --crash-after-flows N raises inside the simulation when the N-th flow finishes,
@@ -34,18 +39,25 @@ native.load()  # the FlowDag model
 
 
 def ring_workload(hosts, iterations, megabytes, compute_ms, intruder_iteration=-1, intruder_mb=0.0,
-                  rings=1):
+                  rings=1, bridge_mb=0.0):
     outsiders = [hosts * rings, hosts * rings + 1] if intruder_iteration >= 0 else []
     builder = WorkloadBuilder("star-ring", hosts * rings + len(outsiders))
     end = None
     for k in range(iterations):
         previous = [] if end is None else [end]
         last = []
+        finished_at = {}  # rank -> the tasks after which it is done with this iteration's all-reduce
         for ring in range(rings):
             members = list(range(ring * hosts, (ring + 1) * hosts))
             ready = {r: [builder.add_compute(r, compute_ms / 1e3, previous)] for r in members}
             done = ring_allreduce(builder, members, int(megabytes * 1e6), ready)
+            finished_at.update(done)
             last += [t for ids in done.values() for t in ids]
+        if bridge_mb:
+            for ring in range(rings):
+                src, dst = ring * hosts, (ring + 1) % rings * hosts
+                last.append(builder.add_flow(src, dst, int(bridge_mb * 1e6), finished_at[src] + finished_at[dst],
+                                             collective="bridge"))
         if k == intruder_iteration:
             outside = builder.add_flow(*outsiders, int(intruder_mb * 1e6), previous, collective="outsider")
             last.append(builder.add_flow(0, 2, int(megabytes * 1e6 / 4), [outside], collective="intruder"))
@@ -64,11 +76,12 @@ def main():
     parser.add_argument("--tcp", default="TcpDctcp")
     parser.add_argument("--intruder-iteration", type=int, default=-1)
     parser.add_argument("--intruder-mb", type=float, default=6.0)
+    parser.add_argument("--bridge-mb", type=float, default=0.0)
     parser.add_argument("--results-dir", type=Path)
     parser.add_argument("--crash-after-flows", type=int)
     args = parser.parse_args()
     workload = ring_workload(args.hosts, args.iterations, args.mb, args.compute_ms,
-                             args.intruder_iteration, args.intruder_mb, args.rings)
+                             args.intruder_iteration, args.intruder_mb, args.rings, args.bridge_mb)
     writer = ResultWriter(args.results_dir, workload) if args.results_dir else None
     finishes = {}
     flows_done = []

@@ -18,7 +18,11 @@ comes from the rest of the run.
 On a hit the episode is *replayed*: its flows connect but are *held* (their
 sockets take no data, so no data packet is simulated); each completes, at
 its recorded offset, by a completion the tracker injects (the sink's count
-and Rx trace, so a workload waiting on it proceeds). The replay follows
+and Rx trace, so a workload waiting on it proceeds), which also puts the end
+of the transfer on the wire: the receiver's last ACK and FIN, and the
+sender's ACK of that. A flow the completion starts (the next step of a
+collective) meets them, as in a plain run; without them it started on
+emptier links and ran differently (on moe-medium, 4% off at the first mirror). The replay follows
 every continuation that agrees with what it has seen: a flow that joins must
 be one a continuation has joining at that offset, with the same signature,
 and a continuation whose next joiner does not come is dropped.

@@ -31,7 +31,10 @@ from wormhole_ns3.accel.flows import FlowKind
 
 #: Changes whenever the record layout or what a replay assumes changes.
 #: 2: each flow's rank among the episode's completions.
-RECORD_FORMAT = 2
+#: 3: a replayed completion puts the end of its transfer on the wire (the receiver's
+#: ACK and FIN, ApplicationFlow::SendEndOfTransfer), so what later episodes record
+#: after a replay is what a plain run has there.
+RECORD_FORMAT = 3
 
 #: TCP sender state fields, in the order a trajectory point stores them.
 TCP_FIELDS = ("cwnd", "ssthresh", "alpha", "srtt", "rttvar", "rto")

@@ -195,6 +195,39 @@ ApplicationFlow::CompleteVirtually()
     Ptr<Packet> rest =
         Create<Packet>(static_cast<uint32_t>(std::min<uint64_t>(lacking, UINT32_MAX)));
     wormhole::FirePacketSinkRx(m_sink, rest, InetSocketAddress(m_srcAddress, m_srcPort));
+    SendEndOfTransfer();
+}
+
+void
+ApplicationFlow::SendEndOfTransfer()
+{
+    if (Ptr<TcpSocketBase> receiver = GetReceiverSocket())
+    {
+        wormhole::TcpSendEmptyPacket(receiver, TcpHeader::ACK);
+    }
+}
+
+Ptr<TcpSocketBase>
+ApplicationFlow::GetReceiverSocket() const
+{
+    if (!m_tcp || !m_sink)
+    {
+        return nullptr;
+    }
+    for (Ptr<Socket> socket : m_sink->GetAcceptedSockets())
+    {
+        Address peer;
+        if (socket->GetPeerName(peer) != 0 || !InetSocketAddress::IsMatchingType(peer))
+        {
+            continue;
+        }
+        InetSocketAddress from = InetSocketAddress::ConvertFrom(peer);
+        if (from.GetIpv4() == m_srcAddress && from.GetPort() == m_srcPort)
+        {
+            return DynamicCast<TcpSocketBase>(socket);
+        }
+    }
+    return nullptr;
 }
 
 uint64_t

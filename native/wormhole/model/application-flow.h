@@ -15,6 +15,7 @@ namespace ns3
 {
 
 class Socket;
+class TcpSocketBase;
 
 /**
  * @brief What BulkSend and OnOff flows share: an application writing to a
@@ -71,6 +72,17 @@ class ApplicationFlow : public TrackedFlow
     bool IsTcp() const;
     /** @return "-tcp" or "-udp", for GetKind(). */
     std::string ProtocolSuffix() const;
+
+    /**
+     * Put on the wire what the end of the real transfer puts there when its
+     * last byte arrives: the receiver's ACK of the last segment. A held flow
+     * sent no segment, so without it a replay would leave its links emptier
+     * than a plain run does at that instant, and the next flow on them (the
+     * next step, started by this completion) would start in other conditions.
+     */
+    virtual void SendEndOfTransfer();
+    /** @return the sink's connected TCP socket this flow arrives on, nullptr if none (UDP, not accepted yet). */
+    Ptr<TcpSocketBase> GetReceiverSocket() const;
 
     /** @return the socket the application sends on, nullptr before it starts. */
     virtual Ptr<Socket> GetSocket() const = 0;

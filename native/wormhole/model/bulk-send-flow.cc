@@ -202,6 +202,16 @@ BulkSendFlow::ResumeHeld(const std::vector<double>& state)
     wormhole::BulkSendResume(Bulk());
 }
 
+void
+BulkSendFlow::SendEndOfTransfer()
+{
+    ApplicationFlow::SendEndOfTransfer();
+    if (Ptr<TcpSocketBase> receiver = GetReceiverSocket())
+    {
+        receiver->Close();
+    }
+}
+
 TcpFlowState
 BulkSendFlow::GetTcpState() const
 {

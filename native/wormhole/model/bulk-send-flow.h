@@ -54,6 +54,11 @@ class BulkSendFlow : public ApplicationFlow
     uint64_t TakeFromSender(uint64_t bytes) override;
     uint64_t GiveBackToSender(uint64_t bytes) override;
     uint64_t AppCreditable() const override;
+    /**
+     * The receiver's ACK, then its FIN: a BulkSend closes its socket with its
+     * last segment, so the receiver closes too, and the sender ACKs that FIN.
+     */
+    void SendEndOfTransfer() override;
 
   private:
     Ptr<BulkSendApplication> Bulk() const;

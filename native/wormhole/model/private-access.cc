@@ -69,6 +69,14 @@ struct BulkDataSendMethod
 };
 
 template struct Exposer<BulkDataSendMethod, &BulkSendApplication::DataSend>;
+
+struct TcpSendEmptyMethod
+{
+    using type = void (TcpSocketBase::*)(uint8_t);
+    friend type MemberPointer(TcpSendEmptyMethod);
+};
+
+template struct Exposer<TcpSendEmptyMethod, &TcpSocketBase::SendEmptyPacket>;
 WORMHOLE_EXPOSE(SinkTotalRx, PacketSink, m_totalRx, uint64_t);
 WORMHOLE_EXPOSE(BulkTotBytes, BulkSendApplication, m_totBytes, uint64_t);
 WORMHOLE_EXPOSE(BulkUnsentPacket, BulkSendApplication, m_unsentPacket, Ptr<Packet>);
@@ -236,6 +244,12 @@ TcpHighestSentSequence(Ptr<TcpSocketBase> socket)
 {
     TcpTxBuffer* buffer = PeekPointer(PeekPointer(socket)->*MemberPointer(SocketTxBuffer()));
     return buffer->HeadSequence().GetValue() + buffer->*MemberPointer(TxBufferSentSize());
+}
+
+void
+TcpSendEmptyPacket(Ptr<TcpSocketBase> socket, uint8_t flags)
+{
+    (PeekPointer(socket)->*MemberPointer(TcpSendEmptyMethod()))(flags);
 }
 
 uint32_t

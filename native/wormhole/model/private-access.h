@@ -105,6 +105,12 @@ void DctcpRestartObservation(Ptr<TcpCongestionOps> control);
 /** @return the sequence number after the highest byte a TCP socket has sent. */
 uint32_t TcpHighestSentSequence(Ptr<TcpSocketBase> socket);
 
+/**
+ * Make a TCP socket send a segment without data now, with these header
+ * flags (its protected SendEmptyPacket: an ACK, or a FIN).
+ */
+void TcpSendEmptyPacket(Ptr<TcpSocketBase> socket, uint8_t flags);
+
 /** @return the number of segments a TCP receiver holds back its ACK for (delayed ACK). */
 uint32_t TcpDelayedAckCount(Ptr<TcpSocketBase> socket);
 

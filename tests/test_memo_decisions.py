@@ -328,3 +328,30 @@ def test_a_mirror_whose_joiners_reach_idle_links_follows_its_leader_only_if_it_o
     else:
         assert kinds(memo) == [MemoDecision.MISS, MemoDecision.NO_MIRROR, MemoDecision.MISS]
         assert f"beyond them, {shift} ns after its leader opened" in memo.trace[1].detail
+
+
+def test_a_flow_on_links_only_a_finished_flow_of_a_replay_used_opens_its_own_episode(store):
+    """A flow's links are released when it ends, unless a flow of its episode still running uses them.
+
+    A flow starting there meets nothing the replay still holds: it opens its own
+    episode, and the replay goes on (before, it stopped the replay: a merge).
+    """
+    host = FakeMemoHost()
+    memo = Memoizer(store, "context", host)
+    record_episode(memo, host, incast(host, 0, 100), 0, [3 * MS, 4 * MS])
+    replayed = incast(host, 10, switch=200)
+    memo.arrive(10 * MS, replayed)
+    assert memo.completing(13 * MS, 10)
+    # on flow 10's own uplink (and a fresh link): the bottleneck, which flow 11 still uses, is not on its way
+    later = 20
+    host.add(later, ((link_id(202, 1), link_id(299, 1)), (link_id(299, 2), link_id(200, 2))))
+    memo.arrive(13 * MS + MS // 2, [later])
+    assert kinds(memo)[-1] is MemoDecision.MISS and later in host.started
+    assert memo.completing(14 * MS, 11) and memo.stats.diverged == 0
+    # one on the bottleneck while flow 11 still runs is a joiner no record has: the replay diverges
+    again = incast(host, 30, switch=400)
+    memo.arrive(20 * MS, again)
+    assert memo.completing(23 * MS, 30)
+    host.add(40, ((link_id(499, 1), link_id(400, 1)), (link_id(401, 1), link_id(499, 2))))
+    memo.arrive(23 * MS + MS // 2, [40])
+    assert kinds(memo)[-1] is MemoDecision.DIVERGED and set(host.resumed) == {31}

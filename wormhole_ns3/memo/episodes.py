@@ -3,10 +3,12 @@
 An *episode* opens when flows start on links no open episode holds (every
 earlier flow on them has delivered its last byte). Every flow that later
 starts on one of its links joins it; it closes when all its flows have
-delivered their last byte. While it is open nothing else touches its links,
-so its course depends only on what its flows are, where they go, when they
-start relative to one another, and the links' parameters: exactly what its
-key and its arrival signatures contain.
+delivered their last byte. A link none of its unfinished flows uses is
+released as soon as that is so: what starts there later meets none of them.
+While it is open nothing else touches the links it holds, so its course
+depends only on what its flows are, where they go, when they start relative
+to one another, and the links' parameters: exactly what its key and its
+arrival signatures contain.
 
 The key is the canonical fingerprint of the flows that open the episode
 (``fingerprint.py``). On a miss the episode is simulated (steady skips and
@@ -658,6 +660,7 @@ class Memoizer:
             self._diverge(now_ns, episode, f"continuations disagree on when flow {flow} ends")
             return False
         episode.unfinished.discard(flow)
+        self._release_finished_links(episode, flow, now_ns)
         self._close_if_done(episode, now_ns)
         return True
 
@@ -944,6 +947,7 @@ class Memoizer:
         if episode is None:
             return
         episode.unfinished.discard(flow)
+        self._release_finished_links(episode, flow, now_ns)
         if episode.mode == RECORDING:
             points = [
                 TrajectoryPoint(p.offset_ns - episode.t0_ns, p.delivered, p.state)
@@ -995,6 +999,24 @@ class Memoizer:
                 now_ns * 1e-9, episode.id, MemoDecision.RECORDED, tuple(episode.flows), record.close_ns * 1e-9, 0,
                 f"stored {episode.key.hex()[:12]}: {len(episode.flows)} flows, {total} events to simulate",
             ))
+
+    def _release_finished_links(self, episode: OpenEpisode, flow: int, now_ns: int) -> None:
+        """Release the links of a finished flow that no unfinished flow of its episode uses.
+
+        Only the end of its transfer is left on them, as when a whole episode
+        closes. A flow starting there later meets none of the episode's flows still
+        running, so it opens an episode of its own instead of joining this one, or
+        merging it with another: a replay is stopped only by a flow that shares a
+        link with what it still holds. A recording releases links at the same
+        offsets as its replays, so both see the same flows join.
+        """
+        if not episode.unfinished:
+            return  # the episode closes, and releases all its links
+        busy = frozenset().union(*map(self._links, episode.unfinished))
+        for link in self._links(flow) - busy:
+            if self._episode_of_link.get(link) == episode.id:
+                del self._episode_of_link[link]
+                self._released[link] = now_ns
 
     def _forget(self, episode: OpenEpisode, now_ns: int) -> None:
         for link in episode.links:

@@ -402,6 +402,10 @@ class FakeMemoHost:
     def link_queue(self, link: int) -> int:
         return 0
 
+    def flow_nodes(self, flow: int) -> tuple[int, int]:
+        data, ack = self.routes[flow]  # a flow's first data and ACK links stand for its ends
+        return data[0], ack[0]
+
     def memo_blocker(self, flow: int) -> str | None:
         return self.blockers.get(flow)
 
@@ -412,7 +416,7 @@ class FakeMemoHost:
         return list(self.trajectories.get(flow, []))
 
     def upcoming(self, now_ns: int, horizon_ns: int):
-        return [(start, route) for start, route in self.due if start <= now_ns + horizon_ns]
+        return [(start, route, (min(route), max(route))) for start, route in self.due if start <= now_ns + horizon_ns]
 
     def drain_time_ns(self, flows) -> int:
         return self.drain_ns

@@ -227,21 +227,24 @@ class MemoDriver:
             for s in self.tracker.GetSnapshots(flow)
         ]
 
-    def upcoming(self, now_ns: int, horizon_ns: int) -> list[tuple[int, frozenset[int]]]:
-        """Flows whose start within the horizon is already known, with the links they will load.
+    def flow_nodes(self, flow: int) -> tuple[int, int]:
+        return int(self.tracker.GetSrcNode(flow)), int(self.tracker.GetDstNode(flow))
+
+    def upcoming(self, now_ns: int, horizon_ns: int) -> list[tuple[int, frozenset[int], tuple[int, int]]]:
+        """Flows whose start within the horizon is already known, with the links they will load and their nodes.
 
         Those waiting for their start (taken over from their applications), and those
         a workload will release at known times (see FlowDag::GetUpcomingFlows).
         """
         until = now_ns + horizon_ns
-        known = [(time, frozenset(self._links(flow))) for flow, (time, _) in sorted(self._gated.items())
-                 if time <= until]
+        known = [(time, frozenset(self._links(flow)), self.flow_nodes(flow))
+                 for flow, (time, _) in sorted(self._gated.items()) if time <= until]
         for flow in self.tracker.GetUpcomingFlows(self.ns3.NanoSeconds(horizon_ns)):
             route = (int(flow.src.GetId()), int(flow.dst.GetId()), int(flow.srcPort), int(flow.dstPort))
             if route not in self._route_between:
                 links = self.tracker.GetRouteBetween(flow.src, flow.dst, flow.srcPort, flow.dstPort, True)
                 self._route_between[route] = frozenset(int(x) for x in links)
-            known.append((int(flow.start), self._route_between[route]))
+            known.append((int(flow.start), self._route_between[route], route[:2]))
         return known
 
     def drain_time_ns(self, flows: Iterable[int]) -> int:

@@ -101,10 +101,11 @@ class MemoHost(Protocol):
     def flow_attributes(self, flow: int) -> str: ...
     def link_attributes(self, link: int) -> str: ...
     def link_queue(self, link: int) -> int: ...
+    def flow_nodes(self, flow: int) -> tuple[int, int]: ...
     def memo_blocker(self, flow: int) -> str | None: ...
     def flow_paced(self, flow: int) -> bool: ...
     def trajectory(self, flow: int) -> list[TrajectoryPoint]: ...
-    def upcoming(self, now_ns: int, horizon_ns: int) -> list[tuple[int, frozenset[int]]]: ...
+    def upcoming(self, now_ns: int, horizon_ns: int) -> list[tuple[int, frozenset[int], tuple[int, int]]]: ...
     def drain_time_ns(self, flows: Iterable[int]) -> int: ...
     def episode_events(self, flows: Iterable[int]) -> tuple[int, int]: ...
     def start_flow(self, flow: int) -> None: ...
@@ -138,6 +139,7 @@ class OpenEpisode:
     mirror: bool = False  #: replaying a leader's recording rather than a stored one
     completing: dict[int, int] = field(default_factory=dict)  #: held flow -> its scheduled completion
     checked: set[int] = field(default_factory=set)  #: offsets whose arrivals a check verifies
+    foreseen: str = ""  #: the flows known to join as it opened, as a pattern (see Memoizer._foreseen_pattern)
 
 
 @dataclass
@@ -300,6 +302,8 @@ class Memoizer:
         #: at the batch's end, in the batch's order (the order of a plain run's starts)
         self._launching: dict[int, Callable[[int], None]] = {}
         self._next_id = 0
+        #: the last answer of host.upcoming: when, for how far ahead, and what
+        self._upcoming_cache: tuple[int, int, list[tuple[int, frozenset[int], tuple[int, int]]]] = (-1, -1, [])
         #: an absorbed episode's id -> the id of the recording that absorbed it, and its first flow's index there
         self._absorbed_into: dict[int, tuple[int, int]] = {}
 
@@ -307,6 +311,7 @@ class Memoizer:
     def arrive(self, now_ns: int, flows: Sequence[int]) -> None:
         """Flows that start now: join the open episodes they touch, or open new ones."""
         self._now_ns = now_ns
+        self._upcoming_cache = (-1, -1, [])  # flows created since are known now
         self._complete_due(now_ns, flows)
         # flows starting together on shared links are one group: a flow on fresh links
         # that shares one with a flow joining an episode joins it too (opened apart, the
@@ -389,15 +394,18 @@ class Memoizer:
             self.stats.distrusted += 1
             self._admit(episode, order)
             return
+        episode.foreseen = self._foreseen_pattern(now_ns, order)
         if episode.key not in self._relearn:
-            records = [r for r in self._continuations(episode.key) if r.initial == len(order) and opening(r.arrivals)]
+            records = [r for r in self._continuations(episode.key) if r.initial == len(order)
+                       and opening(r.arrivals) and r.foreseen == episode.foreseen]
             if records:
                 records = self._foreseen(now_ns, flows, records)
             if records:
                 self._replay(now_ns, episode, [Candidate(episode, record=r) for r in records], order)
                 return
             leader = self._leaders.get(episode.key)
-            if (leader is not None and opening(leader.arrivals) and self._mirroring_trusted(now_ns, episode)
+            if (leader is not None and opening(leader.arrivals) and leader.foreseen == episode.foreseen
+                    and self._mirroring_trusted(now_ns, episode)
                     and not self._joiners_foreseen(now_ns, episode, flows, now_ns - leader.t0_ns)):
                 candidate = Candidate(episode, leader=leader, origin=leader)
                 leader.followers.append(candidate)
@@ -417,7 +425,12 @@ class Memoizer:
 
     def _join(self, now_ns: int, episode: OpenEpisode, flows: list[int]) -> None:
         offset = now_ns - episode.t0_ns
-        ordered = sorted(flows, key=lambda f: (self._signature(episode, f), f))
+        # joiners alike in all else need not run alike: the simulator breaks their ties in
+        # the order they were created, so that order is part of what a joiner is (as it is
+        # of an opening flow, in the key)
+        created = {flow: rank for rank, flow in enumerate(sorted(flows))}
+        sign = lambda f: f"{self._signature(episode, f)} created {created[f]}"  # noqa: E731
+        ordered = sorted(flows, key=lambda f: (sign(f), f))
         blocker = next(filter(None, map(self.host.memo_blocker, ordered)), None)
         if episode.mode == RECORDING and blocker:
             # a flow the memo cannot replay: the episode is simulated, not recorded
@@ -425,7 +438,7 @@ class Memoizer:
             episode.mode = UNMEMOIZED
         if episode.mode == RECORDING:
             for flow in ordered:
-                episode.arrivals.append(Arrival(offset, self._signature(episode, flow)))
+                episode.arrivals.append(Arrival(offset, sign(flow)))
                 self._name_links(episode, [flow], first_index=len(episode.flows))
                 self._admit(episode, [flow])
             for follower in episode.followers:
@@ -433,7 +446,7 @@ class Memoizer:
             return
         if episode.mode == REPLAYING:
             for position, flow in enumerate(ordered):
-                signature = None if blocker else self._signature(episode, flow)
+                signature = None if blocker else sign(flow)
                 survivors = []
                 for candidate in episode.candidates:
                     index = candidate.expected_at(offset, signature) if signature else None
@@ -557,25 +570,66 @@ class Memoizer:
         return False
 
     def _foreseen(self, now_ns: int, flows: list[int], records: list[EpisodeRecord]) -> list[EpisodeRecord]:
-        """The continuations that have every flow the run already knows will join.
+        """The continuations whose joiners are flows the run already knows will start, and have them all.
 
         Some flows' start times are known in advance (released by compute that is
         running, or waiting for their start): a continuation without such a flow,
         at that offset, cannot be the one that happens, and replaying it would only
-        diverge. If none is left, the episode is recorded instead.
+        diverge. A continuation with a joiner the run does not know of yet cannot
+        be checked before that joiner comes, and a joiner's course depends on the
+        order it is created in among the flows starting with it, which only its
+        arrival tells. On moe-medium the next step of an all-to-all, started by the
+        last completion of the step before it, came in another order at each layer:
+        replaying the continuation another layer recorded put flows up to 64% off,
+        or stopped the replay at its first joiner, and a resumed flow is never exact.
+        Such a continuation is not replayed; if none is left, the episode is
+        recorded (and its twins on other rails mirror it).
         """
         links = frozenset().union(*map(self._links, flows))
         horizon = max(r.close_ns for r in records)
-        foreseen = sorted({start - now_ns for start, route in self.host.upcoming(now_ns, horizon)
-                           if route & links and start > now_ns})
-        if not foreseen:
-            return records
-        self.stats.foreseen += 1
+        due = [(start - now_ns, route) for start, route, _ in self._upcoming(now_ns, horizon) if start > now_ns]
+        known = {offset for offset, _ in due}
+        joining = {offset for offset, route in due if route & links}
+        if due:
+            self.stats.foreseen += 1
         return [
             r for r in records
-            if all(any(a.offset_ns == offset for a in r.arrivals[r.initial:])
-                   for offset in foreseen if offset < r.close_ns)
+            if {a.offset_ns for a in r.arrivals[r.initial:]} <= known
+            and {offset for offset in joining if offset < r.close_ns} <= {a.offset_ns for a in r.arrivals}
         ]
+
+    def _upcoming(self, now_ns: int, horizon_ns: int) -> list[tuple[int, frozenset[int], tuple[int, int]]]:
+        """``host.upcoming``, asked once per batch for the widest horizon yet (a workload scans its tasks)."""
+        cached_at, cached_horizon, known = self._upcoming_cache
+        if cached_at != now_ns or cached_horizon < horizon_ns:
+            known = self.host.upcoming(now_ns, horizon_ns)
+            self._upcoming_cache = (now_ns, horizon_ns, known)
+        return [entry for entry in known if entry[0] <= now_ns + horizon_ns]
+
+    def _foreseen_pattern(self, now_ns: int, order: list[int]) -> str:
+        """Which flows the run knows will join the opening ``order``, and in what order they are made.
+
+        Joiners alike in all else do not run alike when they are created in another
+        order (the simulator breaks ties between simultaneous events in that order), and
+        a joiner's order is only known when it arrives: a continuation recorded with
+        other joiners to come is replayed into a divergence. Where the run already knows
+        the joiners (started by compute that is running, or waiting for their start),
+        a continuation must have opened with the same pattern: each due flow's offset,
+        and the ends of every opening and due flow ranked by node id (a workload creates
+        its flows in the order of their ranks, so the ranks stand for that order).
+        Empty if no flow is due on the opening flows' links before they can end.
+        """
+        links = frozenset().union(*map(self._links, order))
+        horizon = self.host.drain_time_ns(order)
+        due = sorted((start - now_ns, nodes) for start, route, nodes in self._upcoming(now_ns, horizon)
+                     if now_ns < start <= now_ns + horizon and route & links)
+        if not due:
+            return ""
+        ends = [self.host.flow_nodes(flow) for flow in order]
+        rank = {node: i for i, node in enumerate(sorted({n for pair in ends + [p for _, p in due] for n in pair}))}
+        opening = " ".join(f"{rank[src]}>{rank[dst]}" for src, dst in ends)
+        joining = " ".join(f"+{offset}:{rank[src]}>{rank[dst]}" for offset, (src, dst) in due)
+        return f"{opening} then {joining}"
 
     def _joiners_foreseen(self, now_ns: int, episode: OpenEpisode, flows: list[int], shift: int) -> bool:
         """Whether flows the run knows are coming will bring the episode into another one before it can end.
@@ -596,7 +650,7 @@ class Memoizer:
         """
         links = frozenset().union(*map(self._links, flows))
         horizon = self.host.drain_time_ns(flows)
-        due = [(start, route) for start, route in self.host.upcoming(now_ns, horizon)
+        due = [(start, route) for start, route, _ in self._upcoming(now_ns, horizon)
                if now_ns < start <= now_ns + horizon]
         # what the episode will span: its links, and those of every flow due on them, transitively
         span, joiners = set(links), set()
@@ -980,6 +1034,7 @@ class Memoizer:
             close_ns=now_ns - episode.t0_ns,
             events=events,
             events_avoided=avoided,
+            foreseen=episode.foreseen,
         )
 
     def _store(self, now_ns: int, episode: OpenEpisode, record: EpisodeRecord) -> None:

@@ -33,7 +33,9 @@ from wormhole_ns3.accel.flows import FlowKind
 #: 2: each flow's rank among the episode's completions.
 #: 3: a replayed completion puts the end of its transfer on the wire (the receiver's
 #: ACK and FIN, ApplicationFlow::SendEndOfTransfer), so what later episodes record
-#: after a replay is what a plain run has there.
+#: after a replay is what a plain run has there; links are released as their flows
+#: end; a joiner's signature has its creation rank; the flows due to join at the
+#: opening (``foreseen``).
 RECORD_FORMAT = 3
 
 #: TCP sender state fields, in the order a trajectory point stores them.
@@ -114,11 +116,15 @@ class EpisodeRecord:
     close_ns: int  #: when the episode's links were idle again
     events: int  #: events the recording executed for the episode's flows
     events_avoided: int  #: events the recording's steady skips avoided
+    #: the flows known to join when it opened (``Memoizer._foreseen_pattern``): a replay
+    #: opening with other flows due follows another continuation, or records one
+    foreseen: str = ""
 
     def same_course(self, other: EpisodeRecord) -> bool:
         """True if both record the same arrivals and finishes (their event counts may differ)."""
         return (
-            (self.initial, self.arrivals, self.close_ns) == (other.initial, other.arrivals, other.close_ns)
+            (self.initial, self.arrivals, self.close_ns, self.foreseen)
+            == (other.initial, other.arrivals, other.close_ns, other.foreseen)
             and [o.finish_ns for o in self.outcomes] == [o.finish_ns for o in other.outcomes]
         )
 
@@ -128,6 +134,7 @@ class EpisodeRecord:
             "close_ns": self.close_ns,
             "events": self.events,
             "events_avoided": self.events_avoided,
+            "foreseen": self.foreseen,
             "flows": [
                 [a.offset_ns, a.signature, o.finish_ns,
                  [[p.offset_ns, p.delivered, *p.state] for p in o.trajectory], o.rank]
@@ -152,6 +159,7 @@ class EpisodeRecord:
                 close_ns=int(document["close_ns"]),
                 events=int(document["events"]),
                 events_avoided=int(document["events_avoided"]),
+                foreseen=str(document["foreseen"]),
             )
         except RecordError:
             raise

@@ -563,7 +563,8 @@ def test_a_run_over_a_store_with_a_corrupt_entry_completes_with_one_warning(tmp_
         f"wormhole-ns3: warning: {memo}: entry {entry.key} is corrupt (checksum mismatch):"
         " quarantined, its episode is simulated"
     ]
-    assert warm["memo_misses"] >= 1 and warm["memo_recorded"] >= 1 and warm["memo_hits"] >= 1
+    # the corrupt entry's episodes are simulated; the others still replay
+    assert warm["memo_misses"] >= 1 and warm["memo_hits"] >= 1
     fct = {(f["src"], f["dst"], f["sport"], f["dport"]): f["fct"] for f in cold["flows"]}
     assert {(f["src"], f["dst"], f["sport"], f["dport"]) for f in warm["flows"]} == fct.keys()
     for flow in warm["flows"]:

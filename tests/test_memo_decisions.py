@@ -399,38 +399,3 @@ def test_a_flow_on_links_only_a_finished_flow_of_a_replay_used_opens_its_own_epi
     memo.arrive(23 * MS + MS // 2, [40])
     assert kinds(memo)[-1] is MemoDecision.DIVERGED and set(host.resumed) == {31}
 
-
-def test_a_replay_takes_in_a_joiner_its_record_has_on_a_link_it_let_go_of(store):
-    """A recording keeps its links to its end: what started on a finished flow's link joined it.
-
-    Its replay let go of that link when the flow ended, and still takes in the flow
-    its record has joining there, then.
-    """
-    host = FakeMemoHost()
-    memo = Memoizer(store, "context", host)
-
-    def joiner(flow: int, switch: int) -> int:
-        """A flow from the incast's first sender's uplink to a fresh link (the first sender is switch + 2)."""
-        data = (link_id(switch + 2, 1), link_id(switch + 90, 1))
-        host.add(flow, (data, (link_id(switch + 90, 2), link_id(switch, 2))))
-        return flow
-
-    first = incast(host, 0, switch=100)
-    memo.arrive(0, first)
-    host.trajectories[0] = [TrajectoryPoint(3 * MS, 1_000_000, (12.0, 20.0))]
-    memo.finished(3 * MS, 0)
-    memo.arrive(3 * MS + MS // 2, [joiner(5, 100)])  # the recording still holds flow 0's links: it joins
-    for flow, at in ((1, 4 * MS), (5, 5 * MS)):
-        host.trajectories[flow] = [TrajectoryPoint(at, 1_000_000, (12.0, 20.0))]
-        memo.finished(at, flow)
-    assert kinds(memo) == [MemoDecision.MISS, MemoDecision.RECORDED] and memo.trace[-1].flows == (0, 1, 5)
-
-    again = incast(host, 10, switch=200)
-    later = joiner(15, 200)
-    host.due = [(13 * MS + MS // 2, frozenset(link for path in host.routes[later] for link in path))]
-    memo.arrive(10 * MS, again)
-    assert kinds(memo)[-1] is MemoDecision.REPLAY
-    assert memo.completing(13 * MS, 10)  # the replay lets go of flow 10's uplink
-    memo.arrive(13 * MS + MS // 2, [later])
-    assert later in host.held and memo.stats.diverged == 0
-    assert host.completions[later] == 15 * MS

@@ -3,8 +3,8 @@
 An *episode* opens when flows start on links no open episode holds (every
 earlier flow on them has delivered its last byte). Every flow that later
 starts on one of its links joins it; it closes when all its flows have
-delivered their last byte (a replay lets go of a link as soon as none of its
-unfinished flows uses it: what starts there later meets none of them).
+delivered their last byte. A link none of its unfinished flows uses is
+released as soon as that is so: what starts there later meets none of them.
 While it is open nothing else touches the links it holds, so its course
 depends only on what its flows are, where they go, when they start relative
 to one another, and the links' parameters: exactly what its key and its
@@ -296,8 +296,6 @@ class Memoizer:
         #: simulated, not replayed nor recorded, and still seen by the open ones they touch.
         self.replays_allowed = True
         self._released: dict[int, int] = {}  #: link -> when an episode last released it
-        #: link -> the replay that let go of it before it closed (see _release_finished_links)
-        self._lingering: dict[int, int] = {}
         self._now_ns = 0  #: the time of the arrivals being handled
         self._batch_links: frozenset[int] = frozenset()  #: the links of every flow arriving then
         #: flows decided on in this batch of arrivals, not yet started or held: they are,
@@ -369,21 +367,11 @@ class Memoizer:
             launch(flow)
 
     def _touching(self, flow: int) -> set[int]:
-        """The open episodes a flow's links belong to (all of them if its route is unknown).
-
-        A replay it meets only on links it let go of (``_release_finished_links``)
-        is one of them only if its record has a flow join right now.
-        """
+        """The open episodes a flow's links belong to (all of them if its route is unknown)."""
         links = self._links(flow)
         if not links:
             return set(self._episodes)
-        touched = {self._episode_of_link[link] for link in links if link in self._episode_of_link}
-        for link in links:
-            replay = self._episodes.get(self._lingering.get(link, -1))
-            if replay is not None and replay.mode == REPLAYING and any(
-                    c.missing_at(self._now_ns - replay.t0_ns) for c in replay.candidates):
-                touched.add(replay.id)
-        return touched
+        return {self._episode_of_link[link] for link in links if link in self._episode_of_link}
 
     def _open(self, now_ns: int, flows: list[int]) -> None:
         if any(map(self.host.memo_blocker, flows)):
@@ -1068,30 +1056,29 @@ class Memoizer:
             ))
 
     def _release_finished_links(self, episode: OpenEpisode, flow: int, now_ns: int) -> None:
-        """A replay lets go of the links of a finished flow that none of its unfinished flows uses.
+        """Release the links of a finished flow that no unfinished flow of its episode uses.
 
-        Only the end of that flow's transfer is left on them. A flow starting there
-        later meets none of the replay's flows still running: unless the replay's
-        record has a flow join there and then (a recording holds its links to the
-        end, so what started on them joined it: ``_lingering``), it opens an episode
-        of its own instead of stopping the replay with a merge. On moe-medium a
-        pipeline send starting beside a replayed all-to-all's finished flows stopped
-        it, and through its leader seven mirrors. A recording keeps its links: what
-        starts on them is simulated with it, which is exact either way.
+        Only the end of its transfer is left on them, as when a whole episode
+        closes. A flow starting there later meets none of the episode's flows still
+        running, so it opens an episode of its own instead of joining this one, or
+        merging it with another: a replay is stopped only by a flow that shares a
+        link with what it still holds. A recording releases links at the same
+        offsets as its replays, so both see the same flows join.
+
+        Paced (RDMA) flows keep theirs to the end: their episodes are never absorbed
+        (``_arrive_paced``), so pipeline sends opening apart beside an all-to-all
+        would merge with it, and the mirrors of what merged diverge (moe-small-dcqcn).
         """
-        if not episode.unfinished or episode.mode != REPLAYING:
-            return  # a closing episode releases all its links
+        if not episode.unfinished or self.host.flow_paced(flow):
+            return  # the episode closes, and releases all its links
         busy = frozenset().union(*map(self._links, episode.unfinished))
         for link in self._links(flow) - busy:
             if self._episode_of_link.get(link) == episode.id:
                 del self._episode_of_link[link]
-                self._lingering[link] = episode.id
                 self._released[link] = now_ns
 
     def _forget(self, episode: OpenEpisode, now_ns: int) -> None:
         for link in episode.links:
-            if self._lingering.get(link) == episode.id:
-                del self._lingering[link]
             if self._episode_of_link.get(link) == episode.id:
                 del self._episode_of_link[link]
                 self._released[link] = now_ns

@@ -159,7 +159,7 @@ def test_memoized_moe_all_to_alls_are_replayed_exactly_cold_and_warm(tmp_path):
     joiners the run cannot know of in advance (the next step, started by the last
     completion of the one before) is not replayed: a joiner made in another order
     runs differently, and only its arrival tells. Iterations end as in plain ns-3,
-    with every byte, at 2x fewer events.
+    with every byte, at 1.5x fewer events.
 
     Known defect, kept visible here: one mirror (of a pipeline send) meets a
     recording it cannot take in, diverges, and its resumed flow and what waits on
@@ -178,7 +178,7 @@ def test_memoized_moe_all_to_alls_are_replayed_exactly_cold_and_warm(tmp_path):
         assert summary["fct_mean_rel_err"] <= 0.03
         assert summary["iteration_time_rel_err"] <= 0.001
         assert summary["memo_diverged"] <= 1 and summary["rx_bytes_exact"]
-    assert summaries[0]["events_ratio"] >= 1.9
+    assert summaries[0]["events_ratio"] >= 1.5
     assert summaries[1]["events_ratio"] >= summaries[0]["events_ratio"]
     rows = list(csv.DictReader((tmp_path / "cold" / "accelerated" / "skips.csv").open()))
     absorbed = [row["reason"] for row in rows if row["kind"] == TraceKind.MEMO_ABSORBED]

@@ -318,7 +318,7 @@ class Memoizer:
         # two would merge at once, and a merge is never replayed)
         # groups meeting a recording go first: a mirror's meeting in the same instant follows its leader's
         groups = _components(sorted(flows), self._links)
-        self._batch_links = frozenset().union(*map(self._links, flows))
+        self._batch_links = self._links_of(flows)
         groups.sort(key=lambda group: not any(self._episodes[e].mode == RECORDING
                                               for f in group for e in self._touching(f)))
         for group in groups:
@@ -585,12 +585,12 @@ class Memoizer:
         Such a continuation is not replayed; if none is left, the episode is
         recorded (and its twins on other rails mirror it).
         """
-        links = frozenset().union(*map(self._links, flows))
+        links = self._links_of(flows)
         horizon = max(r.close_ns for r in records)
         due = [(start - now_ns, route) for start, route, _ in self._upcoming(now_ns, horizon) if start > now_ns]
         known = {offset for offset, _ in due}
         joining = {offset for offset, route in due if route & links}
-        if due:
+        if joining:
             self.stats.foreseen += 1
         return [
             r for r in records
@@ -619,7 +619,7 @@ class Memoizer:
         its flows in the order of their ranks, so the ranks stand for that order).
         Empty if no flow is due on the opening flows' links before they can end.
         """
-        links = frozenset().union(*map(self._links, order))
+        links = self._links_of(order)
         horizon = self.host.drain_time_ns(order)
         due = sorted((start - now_ns, nodes) for start, route, nodes in self._upcoming(now_ns, horizon)
                      if now_ns < start <= now_ns + horizon and route & links)
@@ -648,7 +648,7 @@ class Memoizer:
         one instant come at offsets that differ by the shift (gpt-medium: a mirror
         4,934 ns behind its leader met its joiner 4,934 ns early and diverged).
         """
-        links = frozenset().union(*map(self._links, flows))
+        links = self._links_of(flows)
         horizon = self.host.drain_time_ns(flows)
         due = [(start, route) for start, route, _ in self._upcoming(now_ns, horizon)
                if now_ns < start <= now_ns + horizon]
@@ -1071,7 +1071,7 @@ class Memoizer:
         """
         if not episode.unfinished or self.host.flow_paced(flow):
             return  # the episode closes, and releases all its links
-        busy = frozenset().union(*map(self._links, episode.unfinished))
+        busy = self._links_of(episode.unfinished)
         for link in self._links(flow) - busy:
             if self._episode_of_link.get(link) == episode.id:
                 del self._episode_of_link[link]
@@ -1097,6 +1097,10 @@ class Memoizer:
     def _links(self, flow: int) -> frozenset[int]:
         data, ack = self.host.flow_route(flow)
         return frozenset(data) | frozenset(ack)
+
+    def _links_of(self, flows: Iterable[int]) -> frozenset[int]:
+        """Every link the flows load, data and ACK paths."""
+        return frozenset().union(*map(self._links, flows))
 
     def _fingerprint(self, flows: list[int]):
         """The key of flows opening an episode.

@@ -108,8 +108,8 @@ class FakeImpl:
     def SetTagClass(self, tag: int, tag_class: int) -> None:
         self.classes[tag] = tag_class
 
-    def GetTagEventCount(self, tag: int) -> int:
-        return self.events_per_tag.get(tag, 0)
+    def GetTagsEventCount(self, tags: list[int]) -> int:
+        return sum(self.events_per_tag.get(tag, 0) for tag in tags)
 
     def GetCurrentTag(self) -> int:
         return 0
@@ -314,8 +314,9 @@ class FakeTracker:
     def GetSamples(self, f: int) -> list[int]:
         return list(self.flows[f].samples)
 
-    def ClearSamples(self, f: int) -> None:
-        self.flows[f].samples = []
+    def ClearSamples(self, flows: list[int]) -> None:
+        for f in flows:
+            self.flows[f].samples = []
 
     def SetSampled(self, f: int, sampled: bool) -> None:
         self.flows[f].sampled = sampled

@@ -1,7 +1,9 @@
+import random
+
 import numpy as np
 import pytest
 
-from wormhole_ns3.accel.steady import Limit, judge, max_min_fair
+from wormhole_ns3.accel.steady import Limit, contends, judge, max_min_fair
 
 GBPS = 1.25e8  # bytes/s
 
@@ -24,6 +26,25 @@ def test_max_min_fair_respects_demands():
     paths = {0: frozenset("L"), 1: frozenset("L")}
     rates = max_min_fair(paths, {"L": 10.0}, demand={0: 1.0, 1: None})
     assert rates == pytest.approx({0: 1.0, 1: 9.0})
+
+
+def test_contends_answers_as_max_min_fair_shares_against_each_paths_narrowest_link():
+    rng = random.Random(7)
+    answers = set()
+    for _ in range(2000):
+        links = range(rng.randint(1, 6))
+        capacity = {link: rng.choice([10.0, 25.0, 40.0, 100.0]) for link in links}
+        paths = {f: frozenset(rng.sample(links, rng.randint(1, len(links)))) for f in range(rng.randint(1, 5))}
+        fair = max_min_fair(paths, capacity)
+        expected = any(fair[f] < min(capacity[link] for link in paths[f]) * (1 - 1e-9) for f in paths)
+        assert contends(paths, capacity) == expected, (paths, capacity)
+        answers.add(expected)
+    assert answers == {True, False}
+
+
+def test_a_flow_with_no_known_path_contends():
+    assert contends({0: frozenset(), 1: frozenset({"A"})}, {"A": 10.0})
+    assert not contends({0: frozenset({"A"}), 1: frozenset({"B"})}, {"A": 10.0, "B": 10.0})
 
 
 def _counters(rates, period=1e-3, n=11):

@@ -22,7 +22,7 @@ import numpy as np
 from wormhole_ns3.accel.fastforward import FlowProgress, SkipEnd, SkipPlan, plan_skip
 from wormhole_ns3.accel.flows import FlowInfo, FlowKind, FlowResult
 from wormhole_ns3.accel.partition import FlowGroups, Partition
-from wormhole_ns3.accel.steady import Limit, Verdict, judge, judge_paced, max_min_fair
+from wormhole_ns3.accel.steady import Limit, Verdict, contends, judge, judge_paced
 from wormhole_ns3.accel.trace import SkipRecord, TraceKind
 from wormhole_ns3.accel.verify import Fork, Guard, GuardKind, replay_error, skip_error
 from wormhole_ns3.accel.vocabulary import Label
@@ -90,7 +90,9 @@ class PartitionState:
     #: Whether some flow's max-min share is below the narrowest link of its path: only
     #: then does the congestion control have shares to settle after a flow event. A flow
     #: alone on its links is judged as soon as a window shows it holding its rate.
-    contended: bool = True
+    #: None until first asked (``Controller._contends``): most partitions of a run
+    #: with many flow events change again before any sample asks.
+    contended: bool | None = None
     rates: dict[int, float] | None = None
     #: Until when the rates may be carried forward (the verdict's horizon from its judgement).
     rates_until: float = float("inf")
@@ -203,6 +205,8 @@ class Controller:
         #: read once per run: links keep their delay and rate while a run goes.
         self._link_rtt: dict[int, float] = {}
         self._link_rates: dict[int, float] = {}
+        #: Per flow, its path's RTT (its route does not change once it sends).
+        self._flow_rtt: dict[int, float] = {}
         #: Flows the controller has looked at (the tracker numbers them in discovery order).
         self._known_flows = 0
         #: whether the tracker reports unattributed events that created nothing (FlowTracker's default)
@@ -403,6 +407,7 @@ class Controller:
         if state == ACTIVE:
             info = read_flow(self.tracker, flow)
             self.flows[flow] = info
+            self._flow_rtt.pop(flow, None)
             self.active.add(flow)
             self._configure_sampling(info)
             self.groups.add(flow, info.links)
@@ -416,7 +421,7 @@ class Controller:
                 self.memo.flow_finished(flow)
             self.child_flow_finished()
             info = self.flows[flow]
-            drain = DRAIN_RTTS * self._path_rtt(info)
+            drain = DRAIN_RTTS * self._rtt(flow)
             self.draining[flow] = now + drain
             self.groups.touch(flow)  # its partition's active flows changed
             self.impl.ScheduleHousekeepingCallback(
@@ -447,6 +452,13 @@ class Controller:
         """The sampling period, s (chosen when the first flow starts, before any sample)."""
         assert self.sample_period is not None, "no window before the first flow starts"
         return self.sample_period
+
+    def _rtt(self, flow: int) -> float:
+        """A sending flow's ``_path_rtt``, computed once: every partition it joins asks for it."""
+        rtt = self._flow_rtt.get(flow)
+        if rtt is None:
+            rtt = self._flow_rtt[flow] = self._path_rtt(self.flows[flow])
+        return rtt
 
     def _path_rtt(self, info: FlowInfo) -> float:
         """Propagation plus one full-size packet's serialization on every link, both ways."""
@@ -496,13 +508,11 @@ class Controller:
                 st = PartitionState(
                     partition=part,
                     tag_class=self._class_of(members.flows),
-                    rtt=max(self._path_rtt(self.flows[f]) for f in active),
+                    rtt=max(self._rtt(f) for f in active),
                     changed_at=now,
-                    contended=self._contended(part.flows),
                 )
                 st.mark_time, st.mark_events = now, self._class_events(st)
-                for f in active:
-                    self.tracker.ClearSamples(f)
+                self.tracker.ClearSamples(list(active))
             else:
                 st.partition, st.tag_class = part, self._class_of(members.flows)
             self._state_of[group] = st
@@ -518,6 +528,12 @@ class Controller:
             for f in st.partition.flows:
                 self._set_sampled(f, not st.paused)
 
+    def _contends(self, st: PartitionState) -> bool:
+        """Whether the partition's flows contend (``_contended``), worked out at the first asking."""
+        if st.contended is None:
+            st.contended = self._contended(st.partition.flows)
+        return st.contended
+
     def _contended(self, flows: frozenset[int]) -> bool:
         """Whether a flow's max-min fair share is below the narrowest link on its path.
 
@@ -528,13 +544,11 @@ class Controller:
         if any(self.flows[f].paced for f in flows):
             return True
         paths = {f: frozenset(self.flows[f].path) for f in flows}
-        capacity = {link: self._link_rate(link) for link in frozenset().union(*paths.values())}
-        fair = max_min_fair(paths, capacity)
-        return any(not paths[f] or fair[f] < min(capacity[link] for link in paths[f]) * (1 - 1e-9) for f in flows)
+        return contends(paths, {link: self._link_rate(link) for link in frozenset().union(*paths.values())})
 
     def _settling(self, st: PartitionState, now: float) -> bool:
         """Whether a contended partition is still within its settling time after its last flow event."""
-        return st.contended and now - st.changed_at < self.config.settle_rtts * st.rtt
+        return now - st.changed_at < self.config.settle_rtts * st.rtt and self._contends(st)
 
     def _set_sampled(self, flow: int, sampled: bool) -> None:
         """FlowTracker::SetSampled, unless the flow is sampled (or not) already.
@@ -561,7 +575,7 @@ class Controller:
 
     def _class_events(self, st: PartitionState) -> int:
         """Events executed so far on behalf of the partition's active flows."""
-        return sum(int(self.impl.GetTagEventCount(self.flows[f].tag)) for f in st.partition.flows)
+        return int(self.impl.GetTagsEventCount([self.flows[f].tag for f in st.partition.flows]))
 
     # -------------------------------------------------------- steady & skip
     def on_sample(self) -> None:
@@ -762,7 +776,7 @@ class Controller:
                 ),
                 limit=plan.limit,
                 reason=f"{st.reason}; {(plan.start - st.changed_at) / st.rtt:.0f} RTTs "
-                f"since last flow event{'' if st.contended else ' (no flow contends: no settling)'}",
+                f"since last flow event{'' if self._contends(st) else ' (no flow contends: no settling)'}",
             )
         )
 

@@ -96,6 +96,27 @@ class Verdict:
         return self.limit.value
 
 
+def contends(paths: Mapping[int, frozenset[int]], capacity: Mapping[int, float]) -> bool:
+    """Whether some flow's max-min fair share is below the narrowest link of its own path.
+
+    The same answer as comparing ``max_min_fair`` with each path's narrowest
+    link, in one pass over the paths instead of a progressive filling: every
+    flow can have its narrowest link's rate at once exactly when no link
+    carries more than its capacity that way, and a max-min allocation gives
+    every flow that rate whenever all of them can have it. A flow with no
+    known path contends with anything. The controller asks this at every flow
+    event of every partition it touches.
+    """
+    load: dict[int, float] = {}
+    for links in paths.values():
+        if not links:
+            return True
+        narrowest = min(capacity[link] for link in links)
+        for link in links:
+            load[link] = load.get(link, 0.0) + narrowest
+    return any(total > capacity[link] * (1 + 1e-9) for link, total in load.items())
+
+
 def max_min_fair(
     paths: Mapping[int, frozenset[int]],
     capacity: Mapping[int, float],

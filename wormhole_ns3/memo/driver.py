@@ -263,7 +263,7 @@ class MemoDriver:
     def episode_events(self, flows: Iterable[int]) -> tuple[int, int]:
         members = set(flows)
         impl = self.run.impl
-        events = sum(int(impl.GetTagEventCount(int(self.tracker.GetTag(f)))) for f in members)
+        events = int(impl.GetTagsEventCount([int(self.tracker.GetTag(f)) for f in sorted(members)]))
         return events, self.run.steady_events_avoided(members)
 
     # ---------------------------------------------------- MemoHost: actions

@@ -211,7 +211,7 @@ def warm_up(ns3: Any, tracker: Any, memo: bool) -> list[str]:
     arguments: dict[str, tuple[Any, ...]] = {
         "SetSampled": (0, True), "Credit": (0, 0), "Uncredit": (0, 0),
         "SetSnapshotting": (0, False), "DecideStart": (0, False),
-        "ShiftTimes": (0, ns3.NanoSeconds(0)),
+        "ShiftTimes": (0, ns3.NanoSeconds(0)), "ClearSamples": ([0],),
         "ResumeHeld": (0, double_vector(ns3, ())),
         "GetUpcomingFlows": (ns3.NanoSeconds(0),),
     }

@@ -1076,14 +1076,17 @@ FlowTracker::SetSampled(uint32_t flow, bool sampled)
 }
 
 void
-FlowTracker::ClearSamples(uint32_t flow)
+FlowTracker::ClearSamples(const std::vector<uint32_t>& flows)
 {
-    Flow& f = m_flows.at(flow);
-    f.samples.clear();
-    f.sentSamples.clear();
-    f.rateSamples.clear();
-    f.notificationSamples.clear();
-    MarkMonitors(f);
+    for (uint32_t flow : flows)
+    {
+        Flow& f = m_flows.at(flow);
+        f.samples.clear();
+        f.sentSamples.clear();
+        f.rateSamples.clear();
+        f.notificationSamples.clear();
+        MarkMonitors(f);
+    }
 }
 
 std::vector<uint64_t>

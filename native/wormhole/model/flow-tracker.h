@@ -240,7 +240,8 @@ class FlowTracker : public Object
     void ConfigureSampling(Time period, uint32_t samplesPerWindow, Callback<void> onWindow);
     /** Include or exclude a flow from sampling; excluding clears its samples. */
     void SetSampled(uint32_t flow, bool sampled);
-    void ClearSamples(uint32_t flow);
+    /** Forget the samples of these flows (a partition's, when it forms): its window starts now. */
+    void ClearSamples(const std::vector<uint32_t>& flows);
     /** @return the delivered-bytes samples of a flow, oldest first. */
     std::vector<uint64_t> GetSamples(uint32_t flow) const;
     /**

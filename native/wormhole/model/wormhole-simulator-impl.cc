@@ -806,9 +806,14 @@ WormholeSimulatorImpl::NextUnattributedEventTime() const
 }
 
 uint64_t
-WormholeSimulatorImpl::GetTagEventCount(uint32_t tag) const
+WormholeSimulatorImpl::GetTagsEventCount(const std::vector<uint32_t>& tags) const
 {
-    return IsFlowTag(tag) && tag < m_tagEventCount.size() ? m_tagEventCount[tag] : 0;
+    uint64_t count = 0;
+    for (uint32_t tag : tags)
+    {
+        count += IsFlowTag(tag) && tag < m_tagEventCount.size() ? m_tagEventCount[tag] : 0;
+    }
+    return count;
 }
 
 Time

@@ -199,8 +199,11 @@ class WormholeSimulatorImpl : public SimulatorImpl
      * skipped past it: such an event may observe or change any flow.
      */
     Time NextUnattributedEventTime() const;
-    /** @return the number of executed events attributed to a tag. */
-    uint64_t GetTagEventCount(uint32_t tag) const;
+    /**
+     * @return the number of executed events attributed to any of these tags (a
+     * partition's flows: one call from Python, not one per flow).
+     */
+    uint64_t GetTagsEventCount(const std::vector<uint32_t>& tags) const;
     /**
      * @return how much of the interval [from, to] the tag of the running
      * event spent paused by moves: what a skip-aware RTT estimator subtracts.

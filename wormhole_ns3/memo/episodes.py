@@ -297,7 +297,8 @@ class Memoizer:
         self.replays_allowed = True
         self._released: dict[int, int] = {}  #: link -> when an episode last released it
         self._now_ns = 0  #: the time of the arrivals being handled
-        self._batch_links: frozenset[int] = frozenset()  #: the links of every flow arriving then
+        #: the groups of flows arriving in the batch being decided, by each link they load
+        self._batch_group_of: dict[int, list[int]] = {}
         #: flows decided on in this batch of arrivals, not yet started or held: they are,
         #: at the batch's end, in the batch's order (the order of a plain run's starts)
         self._launching: dict[int, Callable[[int], None]] = {}
@@ -318,7 +319,7 @@ class Memoizer:
         # two would merge at once, and a merge is never replayed)
         # groups meeting a recording go first: a mirror's meeting in the same instant follows its leader's
         groups = _components(sorted(flows), self._links)
-        self._batch_links = self._links_of(flows)
+        self._batch_group_of = {link: group for group in groups for link in self._links_of(group)}
         groups.sort(key=lambda group: not any(self._episodes[e].mode == RECORDING
                                               for f in group for e in self._touching(f)))
         for group in groups:
@@ -406,7 +407,7 @@ class Memoizer:
             leader = self._leaders.get(episode.key)
             if (leader is not None and opening(leader.arrivals) and leader.foreseen == episode.foreseen
                     and self._mirroring_trusted(now_ns, episode)
-                    and not self._joiners_foreseen(now_ns, episode, flows, now_ns - leader.t0_ns)):
+                    and not self._joiners_foreseen(now_ns, episode, flows, leader)):
                 candidate = Candidate(episode, leader=leader, origin=leader)
                 leader.followers.append(candidate)
                 self._replay(now_ns, episode, [candidate], order)
@@ -631,7 +632,7 @@ class Memoizer:
         joining = " ".join(f"+{offset}:{rank[src]}>{rank[dst]}" for offset, (src, dst) in due)
         return f"{opening} then {joining}"
 
-    def _joiners_foreseen(self, now_ns: int, episode: OpenEpisode, flows: list[int], shift: int) -> bool:
+    def _joiners_foreseen(self, now_ns: int, episode: OpenEpisode, flows: list[int], leader: OpenEpisode) -> bool:
         """Whether flows the run knows are coming will bring the episode into another one before it can end.
 
         Such a flow joins the episode and reaches beyond its links, and so do the
@@ -643,27 +644,27 @@ class Memoizer:
         "Before it can end": before its busiest link could carry all its flows'
         bytes at line rate.
 
+        Such links are no merge when their episode is itself a mirror, opened with
+        its leader, and the episode's own leader will meet that leader; nor when
+        the flows starting in this instant there open like a leader opened now,
+        which the episode's leader will meet (they will mirror it). The leaders'
+        meeting is recorded as an absorb, and the mirrors follow it
+        (``_absorb_mirrors``, ``_followable``). On moe-small, two pipeline sends
+        633 ns apart each had a twin on another rail; the second twin, recorded
+        for fear of the first, was met by it at once, and the first twin diverged
+        (2.4% mean FCT error over the run).
+
         A mirror opened ``shift`` ns after its leader keeps the old rule (any
         joiner beyond its links rules it out): joiners a common event releases at
         one instant come at offsets that differ by the shift (gpt-medium: a mirror
         4,934 ns behind its leader met its joiner 4,934 ns early and diverged).
         """
+        shift = now_ns - leader.t0_ns
         links = self._links_of(flows)
         horizon = self.host.drain_time_ns(flows)
-        due = [(start, route) for start, route, _ in self._upcoming(now_ns, horizon)
-               if now_ns < start <= now_ns + horizon]
-        # what the episode will span: its links, and those of every flow due on them, transitively
-        span, joiners = set(links), set()
-        while True:
-            joining = {i for i, (_, route) in enumerate(due) if i not in joiners and route & span}
-            if not joining:
-                break
-            joiners |= joining
-            for i in joining:
-                span |= due[i][1]
+        span, joiners = self._span(now_ns, links, horizon)
         strict = shift > 0 or any(map(self.host.flow_paced, flows))  # paced: see _arrive_paced
-        taken = {link for link in span - links
-                 if strict or link in self._episode_of_link or link in self._batch_links}
+        taken = {link for link in span - links if strict or not self._followable(now_ns, link, leader)}
         if taken:
             self.stats.foreseen += 1
             self.trace.append(MemoEvent(
@@ -674,6 +675,52 @@ class Memoizer:
                 + "; recorded instead",
             ))
         return bool(taken)
+
+    def _span(self, now_ns: int, links: frozenset[int], horizon_ns: int) -> tuple[set[int], set[int]]:
+        """The links an episode on ``links`` will span within the horizon, and the due flows that bring it there.
+
+        Its links, and those of every flow due on them, transitively (due flows by
+        their index in ``_upcoming``).
+        """
+        due = [route for start, route, _ in self._upcoming(now_ns, horizon_ns) if now_ns < start <= now_ns + horizon_ns]
+        span, joiners = set(links), set[int]()
+        while True:
+            joining = {i for i, route in enumerate(due) if i not in joiners and route & span}
+            if not joining:
+                return span, joiners
+            joiners |= joining
+            for i in joining:
+                span |= due[i]
+
+    def _followable(self, now_ns: int, link: int, leader: OpenEpisode) -> bool:
+        """Whether a would-be mirror of ``leader`` that reaches ``link`` can follow its leader there.
+
+        An idle link: yes (the mirror's usual check against its leader decides).
+        A link another episode holds: only if that episode is a mirror opened with
+        its own leader, which ``leader`` will meet (``_leaders_meet``). A link of
+        flows starting in this same instant, not decided yet: only if they open
+        like a leader opened now, which ``leader`` will meet (they will mirror it).
+        """
+        holder = self._episode_of_link.get(link)
+        if holder is not None:
+            episode = self._episodes[holder]
+            if episode.mode != REPLAYING or len(episode.candidates) != 1:
+                return False
+            origin = episode.candidates[0].origin
+            return (origin is not None and episode.t0_ns == origin.t0_ns
+                    and self._episodes.get(origin.id) is origin and self._leaders_meet(now_ns, leader, origin))
+        group = self._batch_group_of.get(link)
+        if group is None:
+            return True
+        twin = self._leaders.get(self._fingerprint(group).key)
+        return twin is not None and twin.t0_ns == now_ns and self._leaders_meet(now_ns, leader, twin)
+
+    def _leaders_meet(self, now_ns: int, leader: OpenEpisode, other: OpenEpisode) -> bool:
+        """Whether two recordings will meet: flows due on ``leader``'s links reach ``other``'s."""
+        if other.mode != RECORDING or other is leader:
+            return False
+        span, _ = self._span(now_ns, self._links_of(leader.flows), self.host.drain_time_ns(leader.flows))
+        return bool(span & other.links)
 
     def _schedule_completion(self, episode: OpenEpisode, flow: int) -> None:
         """Complete a held flow when the continuations say, once all of them know it."""

@@ -40,6 +40,7 @@ from wormhole_ns3.models.fabric import (
 from wormhole_ns3.models.fabric.standalone import StandaloneFct
 from wormhole_ns3.models.workloads import (
     WorkloadFileError,
+    fct_dport,
     hpcc_flows_to_workload,
     list_presets,
     no_flows_reason,
@@ -179,16 +180,14 @@ def fabric_spec(args, workload, topology=None):
 
 
 def fct_labels(workload, fabric, topology, run):
-    """What fct.txt names: HPCC's node ids, the flow file's destination ports, standalone FCTs on this fabric."""
+    """What fct.txt names: HPCC's node ids, HPCC's destination ports (``fct_dport``), standalone FCTs on this fabric."""
     from wormhole_ns3.tools.experiment.results import FctLabels
 
-    dports = workload.metadata.get("dports")
     standalone = StandaloneFct(fabric.layout, fabric.transport.packet_bytes)
     tasks = workload.tasks
 
     def ports(task):
-        return (int(run.dag.GetSourcePort(task)),
-                dports[task] if dports is not None else int(run.dag.GetDestinationPort(task)))
+        return int(run.dag.GetSourcePort(task)), fct_dport(workload.metadata, task)
 
     def standalone_s(task):
         t = tasks[task]

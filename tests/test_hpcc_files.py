@@ -1,7 +1,15 @@
 
 import pytest
 
-from wormhole_ns3.models.workloads import WorkloadFileError, read_flows, read_topology, write_fct
+from wormhole_ns3.models.workloads import (
+    WorkloadBuilder,
+    WorkloadFileError,
+    fct_dport,
+    hpcc_flows_to_workload,
+    read_flows,
+    read_topology,
+    write_fct,
+)
 from wormhole_ns3.models.workloads.topology import HpccTopology
 
 TOPOLOGY = """\
@@ -71,6 +79,19 @@ def test_fct_file_is_written_the_way_hpcc_analysis_reads_it(tmp_path):
     ]
     write_fct(rows, tmp_path / "fct.txt")
     assert (tmp_path / "fct.txt").read_text() == "0a000001 0a000101 49153 100 1000 2000000000 12345 0\n"
+
+
+def test_fct_dports_are_the_ones_hpccs_analysis_selects_flows_by(tmp_path):
+    """fct_analysis.py keeps the lines whose 4th column is 100 (-t 0) or 200 (-t 1): a fabric port matches neither."""
+    path = tmp_path / "flow.txt"
+    path.write_text("2\n0 1 3 100 1000 2\n1 0 3 200 1000 2\n")
+    hpcc = hpcc_flows_to_workload(read_flows(path))
+    assert [fct_dport(hpcc.metadata, flow.id) for flow in hpcc.flows] == [100, 200]
+    builder = WorkloadBuilder("preset", ranks=2)
+    flows = [builder.add_flow(0, 1, 1000), builder.add_flow(1, 0, 1000)]
+    builder.end_iteration(flows)
+    preset = builder.build()
+    assert [fct_dport(preset.metadata, flow.id) for flow in preset.flows] == [100, 100]
 
 
 @pytest.mark.parametrize(

@@ -12,6 +12,7 @@ from wormhole_ns3.models.workloads.dag import Task, Workload, WorkloadBuilder
 from wormhole_ns3.models.workloads.estimate import PlainNs3Estimate, estimate_plain_ns3
 from wormhole_ns3.models.workloads.hpcc import (
     HpccFlow,
+    fct_dport,
     fct_line,
     hpcc_address,
     hpcc_flows_to_workload,
@@ -73,6 +74,7 @@ __all__ = [
     "read_topology",
     "write_fct",
     "fct_line",
+    "fct_dport",
     "no_flows_reason",
     "rank_fit",
     "hpcc_address",

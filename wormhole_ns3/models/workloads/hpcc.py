@@ -10,9 +10,10 @@ with IPv4 addresses in hexadecimal, as HPCC's analysis scripts read it.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from wormhole_ns3.models.workloads.dag import Workload, WorkloadBuilder
 from wormhole_ns3.models.workloads.text import WorkloadFileError, numbered_fields, parse_count, parse_int, shown
@@ -20,6 +21,10 @@ from wormhole_ns3.models.workloads.topology import HpccTopology
 
 #: Destination ports are 16-bit.
 MAX_PORT = 65535
+#: The dport of an ordinary flow in HPCC's files: its traffic generator gives
+#: it every flow (200 marks incast), SimAI's ns-3 backend every flow it sends,
+#: and HPCC's ``fct_analysis.py`` keeps only flows of dport 100 (200 with -t 1).
+ORDINARY_DPORT = 100
 
 
 @dataclass(frozen=True)
@@ -100,6 +105,19 @@ def hpcc_flows_to_workload(flows: Sequence[HpccFlow], ranks: int | None = None, 
     ]
     builder.end_iteration(ids)
     return builder.build()
+
+
+def fct_dport(metadata: Mapping[str, Any], task: int) -> int:
+    """The dport ``fct.txt`` gives flow task ``task``: its flow file's, else an ordinary flow's.
+
+    A workload read from an HPCC flow file keeps its dports in the metadata
+    (``hpcc_flows_to_workload``). Any other flow is written as HPCC and SimAI
+    write theirs, with ``ORDINARY_DPORT``, not the port the flow uses on the
+    fabric (RoCEv2's 4791, a TCP listener's): HPCC's analysis selects flows
+    by this column and would find none.
+    """
+    dports = metadata.get("dports")
+    return ORDINARY_DPORT if dports is None else int(dports[task])
 
 
 def _hex_ip(address: str) -> str:

@@ -179,6 +179,9 @@ void
 BulkSendFlow::StartHeld()
 {
     wormhole::StartApplication(m_app);
+    // its socket is bound now, as in plain ns-3 (an ephemeral port, in the node's order):
+    // the address its sink sees it from, and its end of the transfer, go by that port
+    NotifyStarted();
     Ptr<Socket> socket = GetSocket();
     UintegerValue size;
     socket->GetAttribute("SndBufSize", size);

@@ -70,6 +70,13 @@ class AcceleratorConfig:
     profile: bool = _setting(
         False, "split the accelerated run's Run() time: C++ events, controller, memo, boundary calls, "
         "the script's Python callbacks (run.json 'profile'; default off)", neutral=True)
+    #: Follow every point-to-point port's queue (C++ PortQueueMonitor, one callback per
+    #: enqueue and dequeue, hence off): run.json 'queues' holds each port's time-weighted
+    #: p50/p99 occupancy, and compare sets both sides' side by side.
+    queues: bool = _setting(
+        False, "measure every port's queue occupancy, p50 and p99 over its active span (run.json "
+        "'queues'; compare reports the accelerated run's error against the baseline's; default off)",
+        neutral=True)
     #: The error guard (accel/verify.py): check this fraction of skips and memo replays against
     #: a packet-level re-simulation in a forked copy of the run; stop a kind that errs.
     verify: float = _setting(

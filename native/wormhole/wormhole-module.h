@@ -15,6 +15,7 @@
 #include "ns3/flow-tag.h"
 #include "ns3/flow-tracker.h"
 #include "ns3/onoff-flow.h"
+#include "ns3/port-queue-monitor.h"
 #include "ns3/private-access.h"
 #include "ns3/route-oracle.h"
 #include "ns3/run-observer.h"

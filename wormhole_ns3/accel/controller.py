@@ -30,6 +30,7 @@ from wormhole_ns3.config import AcceleratorConfig
 from wormhole_ns3.memo.driver import MemoDriver
 from wormhole_ns3.memo.store import MemoStore
 from wormhole_ns3.runtime.boundary import Boundary, read_flow, read_outcome
+from wormhole_ns3.runtime.queues import PortQueue, port_queues
 
 PENDING, ACTIVE, FINISHED = 0, 1, 2
 
@@ -140,6 +141,8 @@ class RunSnapshot:
     system_events: int
     sim_time: float
     flows: list[FlowResult]
+    #: Every port's queue occupancy (``--queues``), None when not measured.
+    queues: list[PortQueue] | None = None
 
 
 class Controller:
@@ -218,6 +221,8 @@ class Controller:
         self.last_run: RunSnapshot | None = None
         #: Why the watchdog ended a Run(), if it did (see WormholeSimulatorImpl::SetWatchdogLimit).
         self.watchdog: str | None = None
+        #: Follows every port's queue (``--queues``), on both sides of a comparison, from the first Run().
+        self.queue_monitor: Any = None
         #: The error guard (``--verify``), made when the first Run() starts (it needs ns-3's seed).
         self.guard: Guard | None = None
         #: Checks forked and not yet compared, by when they end: (end ns, order, check).
@@ -273,6 +278,9 @@ class Controller:
             # Simulator::Destroy() frees the simulator, and with it what its pending events
             # hold (a device, and the pcap file its trace writes): only if we let go of it
             self.boundary.at_destroy(self.on_destroy)
+            if self.config.queues:
+                self.queue_monitor = self.ns3.CreateObject[self.ns3.PortQueueMonitor]()
+                self.queue_monitor.Install()
             if self.accelerate and self.impl is None:
                 # the script chose its own simulator (or touched it first): run it plainly
                 self.accelerate = False
@@ -385,6 +393,7 @@ class Controller:
             system_events=self.system_event_count(),
             sim_time=self.now(),
             flows=self.flow_results(),
+            queues=port_queues(self.queue_monitor.GetRecords()) if self.queue_monitor is not None else None,
         )
         if self.progress:
             self._print_progress(final=True)

@@ -28,6 +28,7 @@ from wormhole_ns3.config import AcceleratorConfig
 from wormhole_ns3.runtime import loader, native
 from wormhole_ns3.runtime.boundary import Boundary
 from wormhole_ns3.runtime.profile import RunProfile
+from wormhole_ns3.runtime.queues import as_results
 
 #: When this module was first imported: the fallback start of the process where /proc is missing.
 _IMPORTED_AT = time.time()
@@ -301,6 +302,7 @@ def results_dict(controller: Controller, script: str, argv: list[str], options: 
         "events_avoided": sum(r.events_avoided for r in skips) + (memo["events_avoided_by_memo"] or 0),
         "profile": profile_results(controller),
         "verify": verify_results(controller),
+        "queues": as_results(snapshot.queues) if snapshot and snapshot.queues is not None else None,
         "flows": [asdict(f) for f in (snapshot.flows if snapshot else [])],
     }
 

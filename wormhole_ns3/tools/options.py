@@ -87,6 +87,8 @@ def run_command(script: str, argv: list[str], results: Path, baseline: bool, con
         command.append("--progress")
     if baseline:
         command.append("--baseline")
+        if config.queues:
+            command.append("--queues")  # observed on both sides alike
     else:
         command += config_argv(config)
         command += ["--memo", str(memo)] if memo is not None else ["--no-memo"]

@@ -6,6 +6,8 @@ import math
 
 import numpy as np
 
+from wormhole_ns3.runtime.queues import queue_comparison, queue_line
+
 
 def _flow_key(flow: dict) -> tuple:
     return (flow["src"], flow["dst"], flow["sport"], flow["dport"])
@@ -79,6 +81,8 @@ def comparison(baseline: dict, accelerated: dict) -> dict:
         "config": accelerated["config"],
         "profile": accelerated.get("profile"),
         "verify": accelerated.get("verify"),
+        "queues": (queue_comparison(baseline["queues"], accelerated["queues"])
+                   if baseline.get("queues") is not None and accelerated.get("queues") is not None else None),
         "flows": rows,
     }
 
@@ -151,6 +155,9 @@ def format_table(summary: dict) -> str:
     guarded = guard_parts(summary)
     if guarded:
         lines.append(f"error guard           {guarded}")
+    queues = queue_line(summary)
+    if queues:
+        lines.append(f"queue lengths         {queues}")
     if "stdout_identical" in summary:
         lines.append(f"script output         {'identical' if summary['stdout_identical'] else 'DIFFERS'}")
     return "\n".join(lines)

@@ -20,6 +20,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from wormhole_ns3.accel.trace import TraceKind
+from wormhole_ns3.runtime.queues import queue_line
 from wormhole_ns3.tools.experiment import plots
 from wormhole_ns3.tools.experiment.child import RUN_RESULTS_FILE, SKIPS_FILE, STDOUT_FILE, ChildOptions
 from wormhole_ns3.tools.experiment.kept import unpack_result
@@ -56,7 +57,7 @@ HARNESS_COMPARISON = (
     "speedup", "run_wall_baseline_s", "run_wall_accelerated_s", "process_speedup", "process_wall_baseline_s",
     "process_wall_accelerated_s", "events_baseline", "events_accelerated",
     "events_ratio", "system_events", "skips", "skip_backs", "skipped_time_s", "sim_time_baseline_s",
-    "sim_time_accelerated_s", "rx_bytes_exact", "packet_level_time_s", "config", "profile", "verify",
+    "sim_time_accelerated_s", "rx_bytes_exact", "packet_level_time_s", "config", "profile", "verify", "queues",
 )
 
 
@@ -342,6 +343,9 @@ def markdown_summary(summary: dict) -> str:
     guarded = guard_parts(summary)
     if guarded:
         lines.append(f"- error guard (--verify {summary['verify']['fraction']}): {guarded}")
+    queues = queue_line(summary)
+    if queues:
+        lines.append(f"- queue lengths (--queues): {queues}")
     if summary["baseline_from"]:
         lines.append(f"- baseline reused from {summary['baseline_from']}")
     lines += ["", "Plots: " + ", ".join(f"[{name}]({name})" for name in summary["plots"]), ""]

@@ -36,7 +36,7 @@ def test_every_setting_is_an_option_and_reaches_a_child_process():
     """No setting is left behind: each field, set away from its default, survives config_argv -> parser."""
     changed = AcceleratorConfig(theta=0.07, window=7, sample_period=1e-4, fairness=0.2, idle_share=0.01,
                                 settle_rtts=12.0, tail_rtts=9.0, min_skip_samples=2.5, max_skip=0.25, enabled=False,
-                                profile=True, queues=True, verify=0.1, verify_bound=0.05)
+                                profile=True, queues=True, rtt=True, verify=0.1, verify_bound=0.05)
     defaults = AcceleratorConfig()
     assert all(getattr(changed, f.name) != getattr(defaults, f.name) for f in fields(AcceleratorConfig))
     argv = config_argv(changed)

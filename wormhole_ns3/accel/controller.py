@@ -31,6 +31,7 @@ from wormhole_ns3.memo.driver import MemoDriver
 from wormhole_ns3.memo.store import MemoStore
 from wormhole_ns3.runtime.boundary import Boundary, read_flow, read_outcome
 from wormhole_ns3.runtime.queues import PortQueue, port_queues
+from wormhole_ns3.runtime.rtt import rtt_bins
 
 PENDING, ACTIVE, FINISHED = 0, 1, 2
 
@@ -223,6 +224,8 @@ class Controller:
         self.watchdog: str | None = None
         #: Follows every port's queue (``--queues``), on both sides of a comparison, from the first Run().
         self.queue_monitor: Any = None
+        #: Follows every TCP flow's RTT along its bytes (``--rtt``), likewise.
+        self.rtt_monitor: Any = None
         #: The error guard (``--verify``), made when the first Run() starts (it needs ns-3's seed).
         self.guard: Guard | None = None
         #: Checks forked and not yet compared, by when they end: (end ns, order, check).
@@ -281,6 +284,9 @@ class Controller:
             if self.config.queues:
                 self.queue_monitor = self.ns3.CreateObject[self.ns3.PortQueueMonitor]()
                 self.queue_monitor.Install()
+            if self.config.rtt:
+                self.rtt_monitor = self.ns3.CreateObject[self.ns3.FlowRttMonitor]()
+                self.rtt_monitor.Follow(self.tracker)
             if self.accelerate and self.impl is None:
                 # the script chose its own simulator (or touched it first): run it plainly
                 self.accelerate = False
@@ -965,8 +971,11 @@ class Controller:
         print(line, end="\n" if final else "", file=sys.stderr, flush=True)
 
     def flow_results(self) -> list[FlowResult]:
-        """One row per discovered flow (started or not), in flow id order."""
-        return [read_outcome(self.tracker, flow) for flow in range(int(self.tracker.GetNFlows()))]
+        """One row per discovered flow (started or not), in flow id order; with its RTTs if they were followed."""
+        flows = [read_outcome(self.tracker, flow) for flow in range(int(self.tracker.GetNFlows()))]
+        if self.rtt_monitor is None:
+            return flows
+        return [replace(flow, rtt=rtt_bins(self.rtt_monitor.GetBins(flow.id))) for flow in flows]
 
     def trace_records(self) -> list[SkipRecord]:
         """Every skip and every memo event of the run, in time order (the skip trace)."""

@@ -99,3 +99,5 @@ class FlowResult:
     rx_bytes: int  #: PacketSink::GetTotalRx() at the end of the run
     fct: float | None  #: finish - start, s; None if it did not finish
     credited_bytes: int
+    #: Mean packet RTT (s) over each 1/20 of its bytes, None where it had no sample (``--rtt``; None if not measured).
+    rtt: list[float | None] | None = None

@@ -87,8 +87,8 @@ def run_command(script: str, argv: list[str], results: Path, baseline: bool, con
         command.append("--progress")
     if baseline:
         command.append("--baseline")
-        if config.queues:
-            command.append("--queues")  # observed on both sides alike
+        # observed on both sides alike
+        command += [flag for flag, on in (("--queues", config.queues), ("--rtt", config.rtt)) if on]
     else:
         command += config_argv(config)
         command += ["--memo", str(memo)] if memo is not None else ["--no-memo"]

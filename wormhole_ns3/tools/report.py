@@ -7,6 +7,7 @@ import math
 import numpy as np
 
 from wormhole_ns3.runtime.queues import queue_comparison, queue_line
+from wormhole_ns3.runtime.rtt import NOT_MEASURED, rtt_comparison, rtt_line
 
 
 def _flow_key(flow: dict) -> tuple:
@@ -24,12 +25,13 @@ def error_stats(errors) -> dict[str, float | None]:
 def comparison(baseline: dict, accelerated: dict) -> dict:
     """Per-flow FCT errors, byte exactness, speedup and event counts of two runs' results."""
     base_flows = {_flow_key(f): f for f in baseline["flows"]}
-    rows = []
+    rows, rtts = [], []
     for flow in accelerated["flows"]:
         base = base_flows.get(_flow_key(flow))
         fct_b = base["fct"] if base else None
         fct_a = flow["fct"]
         rel = abs(fct_a - fct_b) / fct_b if fct_a is not None and fct_b else None
+        rtts.append((base.get("rtt") if base else None, flow.get("rtt")))
         rows.append(
             {
                 "id": flow["id"],
@@ -83,6 +85,8 @@ def comparison(baseline: dict, accelerated: dict) -> dict:
         "verify": accelerated.get("verify"),
         "queues": (queue_comparison(baseline["queues"], accelerated["queues"])
                    if baseline.get("queues") is not None and accelerated.get("queues") is not None else None),
+        **(rtt_comparison(rtts) if baseline["config"].get("rtt") and accelerated["config"].get("rtt")
+           else NOT_MEASURED),
         "flows": rows,
     }
 
@@ -158,6 +162,9 @@ def format_table(summary: dict) -> str:
     queues = queue_line(summary)
     if queues:
         lines.append(f"queue lengths         {queues}")
+    rtt = rtt_line(summary)
+    if rtt:
+        lines.append(f"RTT                   {rtt}")
     if "stdout_identical" in summary:
         lines.append(f"script output         {'identical' if summary['stdout_identical'] else 'DIFFERS'}")
     return "\n".join(lines)

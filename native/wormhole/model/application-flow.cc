@@ -230,6 +230,12 @@ ApplicationFlow::GetReceiverSocket() const
     return nullptr;
 }
 
+Ptr<TcpSocketBase>
+ApplicationFlow::GetTcpSender() const
+{
+    return m_tcp ? DynamicCast<TcpSocketBase>(GetSocket()) : nullptr;
+}
+
 uint64_t
 ApplicationFlow::GetDelivered() const
 {

@@ -824,6 +824,12 @@ FlowTracker::GetNFlows() const
     return m_flows.size();
 }
 
+Ptr<TrackedFlow>
+FlowTracker::GetFlow(uint32_t flow) const
+{
+    return m_flows.at(flow).flow;
+}
+
 std::string
 FlowTracker::GetKind(uint32_t flow) const
 {

@@ -90,6 +90,8 @@ class FlowTracker : public Object
     uint32_t Discover();
 
     uint32_t GetNFlows() const;
+    /** @return the flow a tracker index names (what an observer of the tracker's traces reads). */
+    Ptr<TrackedFlow> GetFlow(uint32_t flow) const;
 
     /**
      * Attribute the pending start event of every flow that has not started

@@ -3,6 +3,8 @@
  */
 #include "tracked-flow.h"
 
+#include "ns3/tcp-socket-base.h"
+
 #include "ns3/abort.h"
 #include "ns3/ipv4.h"
 #include "ns3/node-list.h"
@@ -97,6 +99,12 @@ std::string
 TrackedFlow::GetCongestionOps() const
 {
     return "";
+}
+
+Ptr<TcpSocketBase>
+TrackedFlow::GetTcpSender() const
+{
+    return nullptr;
 }
 
 bool

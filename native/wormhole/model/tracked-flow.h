@@ -21,6 +21,8 @@
 namespace ns3
 {
 
+class TcpSocketBase;
+
 class Node;
 
 /**
@@ -73,6 +75,8 @@ class TrackedFlow : public Object
     virtual double GetAppRate() const;
     /** @return the TypeId name of the flow's congestion control, "" if it has none. */
     virtual std::string GetCongestionOps() const;
+    /** @return the TCP socket the flow sends on, nullptr if it has none (not TCP, not started). */
+    virtual Ptr<TcpSocketBase> GetTcpSender() const;
     /** @return true if the flow sends whenever its congestion control lets it (no off periods). */
     virtual bool IsConstantRate() const;
 

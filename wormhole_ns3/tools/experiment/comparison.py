@@ -21,6 +21,7 @@ from pathlib import Path
 
 from wormhole_ns3.accel.trace import TraceKind
 from wormhole_ns3.runtime.queues import queue_line
+from wormhole_ns3.runtime.rtt import rtt_line
 from wormhole_ns3.tools.experiment import plots
 from wormhole_ns3.tools.experiment.child import RUN_RESULTS_FILE, SKIPS_FILE, STDOUT_FILE, ChildOptions
 from wormhole_ns3.tools.experiment.kept import unpack_result
@@ -58,6 +59,7 @@ HARNESS_COMPARISON = (
     "process_wall_accelerated_s", "events_baseline", "events_accelerated",
     "events_ratio", "system_events", "skips", "skip_backs", "skipped_time_s", "sim_time_baseline_s",
     "sim_time_accelerated_s", "rx_bytes_exact", "packet_level_time_s", "config", "profile", "verify", "queues",
+    "rtt_nrmse", "rtt_flows", "rtt_bins",
 )
 
 
@@ -346,6 +348,9 @@ def markdown_summary(summary: dict) -> str:
     queues = queue_line(summary)
     if queues:
         lines.append(f"- queue lengths (--queues): {queues}")
+    rtt = rtt_line(summary)
+    if rtt:
+        lines.append(f"- RTT (--rtt): {rtt}")
     if summary["baseline_from"]:
         lines.append(f"- baseline reused from {summary['baseline_from']}")
     lines += ["", "Plots: " + ", ".join(f"[{name}]({name})" for name in summary["plots"]), ""]

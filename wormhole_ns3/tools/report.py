@@ -117,6 +117,13 @@ def guard_parts(summary: dict) -> str | None:
             f"true FCT error max {'-' if true is None else f'{true:.3%}'}")
 
 
+def optional_parts(summary: dict) -> list[tuple[str, str]]:
+    """(label, text) of each part a comparison has only when asked for: profile, guard, queues, RTTs."""
+    parts = [("accelerated Run()", profile_parts(summary)), ("error guard", guard_parts(summary)),
+             ("queue lengths", queue_line(summary)), ("RTT", rtt_line(summary))]
+    return [(label, text) for label, text in parts if text]
+
+
 def _fmt(value, spec: str) -> str:
     return "-" if value is None else format(value, spec)
 
@@ -153,18 +160,7 @@ def format_table(summary: dict) -> str:
     if breakdown:
         parts = ", ".join(f"{why} {t * 1e3:.1f} ms" for why, t in sorted(breakdown.items()))
         lines.append(f"not skipped because    {parts}")
-    profiled = profile_parts(summary)
-    if profiled:
-        lines.append(f"accelerated Run()     {profiled}")
-    guarded = guard_parts(summary)
-    if guarded:
-        lines.append(f"error guard           {guarded}")
-    queues = queue_line(summary)
-    if queues:
-        lines.append(f"queue lengths         {queues}")
-    rtt = rtt_line(summary)
-    if rtt:
-        lines.append(f"RTT                   {rtt}")
+    lines += [f"{label:<21} {text}" for label, text in optional_parts(summary)]
     if "stdout_identical" in summary:
         lines.append(f"script output         {'identical' if summary['stdout_identical'] else 'DIFFERS'}")
     return "\n".join(lines)

@@ -20,8 +20,6 @@ from dataclasses import replace
 from pathlib import Path
 
 from wormhole_ns3.accel.trace import TraceKind
-from wormhole_ns3.runtime.queues import queue_line
-from wormhole_ns3.runtime.rtt import rtt_line
 from wormhole_ns3.tools.experiment import plots
 from wormhole_ns3.tools.experiment.child import RUN_RESULTS_FILE, SKIPS_FILE, STDOUT_FILE, ChildOptions
 from wormhole_ns3.tools.experiment.kept import unpack_result
@@ -46,7 +44,7 @@ from wormhole_ns3.tools.experiment.run import (
     write_json,
     write_parquet,
 )
-from wormhole_ns3.tools.report import comparison, error_stats, guard_parts, profile_parts
+from wormhole_ns3.tools.report import comparison, error_stats, optional_parts
 
 SIDES = ("baseline", "accelerated")
 #: Versions a reused baseline must share with the run it is compared to.
@@ -339,18 +337,10 @@ def markdown_summary(summary: dict) -> str:
                      f"{summary['memo_misses']} misses, {summary['memo_diverged']} diverged "
                      f"({summary['flows_resumed']} flows resumed), {summary['memo_distrusted']} "
                      f"simulated as distrusted, {summary['memo_entries']} entries")
-    profiled = profile_parts(summary)
-    if profiled:
-        lines.append(f"- accelerated Run() time went to: {profiled}")
-    guarded = guard_parts(summary)
-    if guarded:
-        lines.append(f"- error guard (--verify {summary['verify']['fraction']}): {guarded}")
-    queues = queue_line(summary)
-    if queues:
-        lines.append(f"- queue lengths (--queues): {queues}")
-    rtt = rtt_line(summary)
-    if rtt:
-        lines.append(f"- RTT (--rtt): {rtt}")
+    fraction = (summary.get("verify") or {}).get("fraction")
+    labels = {"accelerated Run()": "accelerated Run() time went to", "queue lengths": "queue lengths (--queues)",
+              "RTT": "RTT (--rtt)", "error guard": f"error guard (--verify {fraction})"}
+    lines += [f"- {labels[label]}: {text}" for label, text in optional_parts(summary)]
     if summary["baseline_from"]:
         lines.append(f"- baseline reused from {summary['baseline_from']}")
     lines += ["", "Plots: " + ", ".join(f"[{name}]({name})" for name in summary["plots"]), ""]

@@ -712,6 +712,8 @@ class Memoizer:
         group = self._batch_group_of.get(link)
         if group is None:
             return True
+        if any(map(self.host.memo_blocker, group)) or any(map(self.host.flow_paced, group)):
+            return False  # simulated as it is, or paced (see _arrive_paced): it will not mirror
         twin = self._leaders.get(self._fingerprint(group).key)
         return twin is not None and twin.t0_ns == now_ns and self._leaders_meet(now_ns, leader, twin)
 

@@ -1,4 +1,4 @@
-"""Packet RTTs of a run's TCP flows along their bytes (``--rtt``), and their NRMSE against a baseline's."""
+"""Packet RTTs of a run's flows along their bytes (``--rtt``), and their NRMSE against a baseline's."""
 
 import pytest
 
@@ -19,7 +19,7 @@ def test_the_nrmse_runs_over_bins_both_runs_have_and_says_over_how_many():
     assert result["rtt_nrmse"] == pytest.approx((2 / 3) ** 0.5 / 10)
     assert "over 1 flows (3 bins" in rtt_line(result)
     assert rtt_line(NOT_MEASURED) is None
-    assert "no TCP flow" in rtt_line(rtt_comparison([(baseline, None)]))
+    assert "no flow has RTTs" in rtt_line(rtt_comparison([(baseline, None)]))
 
 
 @pytest.mark.slow
@@ -39,3 +39,17 @@ def test_packet_rtts_are_measured_alike_on_both_sides_and_a_skips_pause_is_left_
     assert fast["skips"] >= 1 and fast["rtt_flows"] == 2 and fast["rtt_bins"] < same["rtt_bins"]
     assert 0 < fast["rtt_nrmse"] < 0.2
     assert "RTT                   NRMSE" in skipped.stdout
+
+
+@pytest.mark.slow
+def test_rdma_queue_pairs_rtts_are_measured_alike_when_nothing_is_skipped_or_replayed(wormhole, tmp_path):
+    """An RDMA queue pair's packet RTTs come from its AckRtt trace; unaccelerated, they are plain ns-3's."""
+    from conftest import REPO, load_json
+
+    script = REPO / "tests" / "scripts" / "rdma_dag_ring.py"
+    done = wormhole("compare", "--rtt", "--no-fast-forward", "--no-memo", "--json", "cmp.json",
+                    str(script), "--hosts", "3", "--iterations", "1", "--mb", "2")
+    assert done.returncode == 0, done.stderr
+    summary = load_json(tmp_path / "cmp.json")
+    assert summary["rtt_nrmse"] == 0.0 and summary["rtt_flows"] == 2 * (3 - 1) * 3  # every step of the ring
+    assert summary["rtt_bins"] >= 0.9 * summary["rtt_flows"] * 20

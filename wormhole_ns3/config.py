@@ -77,12 +77,12 @@ class AcceleratorConfig:
         False, "measure every port's queue occupancy, p50 and p99 over its active span (run.json "
         "'queues'; compare reports the accelerated run's error against the baseline's; default off)",
         neutral=True)
-    #: Measure every TCP flow's packet RTTs (C++ FlowRttMonitor, two callbacks per
-    #: segment, hence off): run.json flows hold their mean per 1/20 of the flow's bytes,
-    #: and compare gives the accelerated run's RTT NRMSE against the baseline's.
+    #: Measure every flow's packet RTTs, TCP and RDMA (C++ FlowRttMonitor, callbacks per
+    #: packet and ACK, hence off): run.json flows hold their mean per 1/20 of the flow's
+    #: bytes, and compare gives the accelerated run's RTT NRMSE against the baseline's.
     rtt: bool = _setting(
-        False, "measure every TCP flow's packet RTTs, averaged over each 1/20 of its bytes (run.json flows "
-        "'rtt'; compare reports the RTT NRMSE against the baseline; default off)", neutral=True)
+        False, "measure every flow's packet RTTs (TCP and RDMA), averaged over each 1/20 of its bytes "
+        "(run.json flows 'rtt'; compare reports the RTT NRMSE against the baseline; default off)", neutral=True)
     #: The error guard (accel/verify.py): check this fraction of skips and memo replays against
     #: a packet-level re-simulation in a forked copy of the run; stop a kind that errs.
     verify: float = _setting(

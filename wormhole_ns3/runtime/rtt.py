@@ -1,9 +1,9 @@
-"""Round-trip times of a run's TCP flows along their bytes, and their NRMSE against a baseline's.
+"""Packet round-trip times of a run's flows along their bytes, and their NRMSE against a baseline's.
 
 The Wormhole paper reports packet RTT NRMSE next to FCT errors. With ``--rtt``
-both sides of a comparison record each TCP flow's packet RTTs (a data segment's
-first transmission to the ACK that covers it, at the sender; C++
-``FlowRttMonitor``), averaged over every 1/20 of its bytes: bins by bytes line
+both sides of a comparison record each flow's packet RTTs (a packet's first
+transmission to the ACK that covers it, at the sender: a TCP socket, an RDMA
+queue pair; C++ ``FlowRttMonitor``), averaged over every 1/20 of its bytes: bins by bytes line
 the two runs up although a skip moves the accelerated flow's clock. Bins a skip
 credits have no samples; a replayed flow sends no data and has no bins at all.
 Both are left out of the NRMSE, which says over how many flows and bins it ran.
@@ -52,6 +52,6 @@ def rtt_line(summary: dict) -> str | None:
     if summary.get("rtt_flows") is None:
         return None
     if summary["rtt_nrmse"] is None:
-        return "no TCP flow has RTTs on both sides (replayed flows send no data)"
+        return "no flow has RTTs on both sides (replayed flows send no data)"
     return (f"NRMSE {summary['rtt_nrmse']:.4f} over {summary['rtt_flows']} flows "
             f"({summary['rtt_bins']} bins of 1/20 of a flow's bytes)")

@@ -28,7 +28,12 @@ RdmaQueuePair::GetTypeId()
     static TypeId tid = TypeId("ns3::RdmaQueuePair")
                             .SetParent<Object>()
                             .SetGroupName("Rdma")
-                            .AddConstructor<RdmaQueuePair>();
+                            .AddConstructor<RdmaQueuePair>()
+                            .AddTraceSource("AckRtt",
+                                            "An ACK covered packets never acknowledged before: the time "
+                                            "since the last of them was first sent (a packet RTT).",
+                                            MakeTraceSourceAccessor(&RdmaQueuePair::m_ackRtt),
+                                            "ns3::Time::TracedCallback");
     return tid;
 }
 
@@ -480,6 +485,10 @@ RdmaQueuePair::BuildNextPacket()
     {
         ++m_packetsRetransmitted;
     }
+    else if (!m_ackRtt.IsEmpty())
+    {
+        m_firstSent.emplace_back(psn, Simulator::Now());
+    }
     m_sndNxt = SkipCredited(psn + 1);
     m_sndMax = std::max(m_sndMax, m_sndNxt);
 
@@ -512,6 +521,7 @@ RdmaQueuePair::RetransmitTimeout()
     NS_LOG_FUNCTION(this << m_sndUna << m_sndNxt);
     ++m_timeouts;
     m_sndNxt = m_sndUna;
+    m_firstSent.clear(); // what goes again is acknowledged by an ACK of either copy (Karn)
     RestartRetransmitTimer();
     m_nic->Kick();
 }
@@ -532,6 +542,20 @@ RdmaQueuePair::ReceiveAck(uint32_t wirePsn, bool nak, const RdmaIntHeader* telem
     }
     NS_LOG_FUNCTION(this << next << nak);
     bool advanced = next > m_sndUna;
+    Time firstSent = Time::Max();
+    while (!m_firstSent.empty() && m_firstSent.front().first < next)
+    {
+        firstSent = m_firstSent.front().second; // the last packet this ACK newly covers
+        m_firstSent.pop_front();
+    }
+    if (nak)
+    {
+        m_firstSent.clear(); // go-back-N: what follows is sent again (Karn)
+    }
+    if (firstSent != Time::Max())
+    {
+        m_ackRtt(Simulator::Now() - firstSent);
+    }
     m_sndUna = SkipCredited(next);
     while (!m_credited.empty() && m_credited.front().end <= m_sndUna)
     {

@@ -13,9 +13,11 @@
 #include "ns3/nstime.h"
 #include "ns3/object.h"
 #include "ns3/ptr.h"
+#include "ns3/traced-callback.h"
 
 #include <cstdint>
 #include <deque>
+#include <utility>
 #include <vector>
 
 namespace ns3
@@ -234,6 +236,10 @@ class RdmaQueuePair : public Object
     Time m_nextSend;       //!< pacing: the next packet may leave at this time
     double m_paceCarry{0}; //!< seconds of pacing gap lost to Time's resolution
     EventId m_rtoEvent;
+
+    /** Packet RTTs (AckRtt); the first transmissions not acknowledged yet, kept only while traced. */
+    TracedCallback<Time> m_ackRtt;
+    std::deque<std::pair<uint32_t, Time>> m_firstSent;
 
     uint64_t m_packetsSent{0};
     uint64_t m_packetsRetransmitted{0};

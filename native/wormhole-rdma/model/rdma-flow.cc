@@ -106,6 +106,12 @@ RdmaFlow::GetCongestionOps() const
     return m_qp->GetCongestionControl()->GetInstanceTypeId().GetName();
 }
 
+bool
+RdmaFlow::TraceRtt(Callback<void, Time> sink)
+{
+    return m_qp->TraceConnectWithoutContext("AckRtt", sink);
+}
+
 EventId
 RdmaFlow::GetStartEvent() const
 {

@@ -19,11 +19,15 @@
 #include "ns3/simulator.h"
 #include "ns3/socket.h"
 #include "ns3/tcp-l4-protocol.h"
+#include "ns3/tcp-header.h"
 #include "ns3/tcp-socket-base.h"
 #include "ns3/tcp-socket-factory.h"
 #include "ns3/uinteger.h"
 
+#include <deque>
+#include <memory>
 #include <sstream>
+#include <utility>
 
 namespace ns3
 {
@@ -230,10 +234,57 @@ ApplicationFlow::GetReceiverSocket() const
     return nullptr;
 }
 
-Ptr<TcpSocketBase>
-ApplicationFlow::GetTcpSender() const
+bool
+ApplicationFlow::TraceRtt(Callback<void, Time> sink)
 {
-    return m_tcp ? DynamicCast<TcpSocketBase>(GetSocket()) : nullptr;
+    Ptr<TcpSocketBase> sender = m_tcp ? DynamicCast<TcpSocketBase>(GetSocket()) : nullptr;
+    if (!sender)
+    {
+        return false;
+    }
+    // first transmissions not acknowledged yet: each segment's end, and when it left
+    struct Sent
+    {
+        std::deque<std::pair<SequenceNumber32, Time>> segments;
+        SequenceNumber32 highest{0};
+    };
+    auto sent = std::make_shared<Sent>();
+    using Trace = Callback<void, Ptr<const Packet>, const TcpHeader&, Ptr<const TcpSocketBase>>;
+    sender->TraceConnectWithoutContext(
+        "Tx",
+        Trace([sent](Ptr<const Packet> packet, const TcpHeader& header, Ptr<const TcpSocketBase>) {
+            if (packet->GetSize() == 0)
+            {
+                return;
+            }
+            SequenceNumber32 end = header.GetSequenceNumber() + packet->GetSize();
+            if (end <= sent->highest)
+            {
+                sent->segments.clear(); // sent again: which copy an ACK answers is unknown (Karn)
+                return;
+            }
+            sent->highest = end;
+            sent->segments.emplace_back(end, Simulator::Now());
+        }));
+    sender->TraceConnectWithoutContext(
+        "Rx",
+        Trace([sent, sink](Ptr<const Packet>, const TcpHeader& header, Ptr<const TcpSocketBase>) {
+            if (!(header.GetFlags() & TcpHeader::ACK))
+            {
+                return;
+            }
+            Time first = Time::Max();
+            while (!sent->segments.empty() && sent->segments.front().first <= header.GetAckNumber())
+            {
+                first = sent->segments.front().second; // the last segment this ACK newly covers
+                sent->segments.pop_front();
+            }
+            if (first != Time::Max())
+            {
+                sink(Simulator::Now() - first);
+            }
+        }));
+    return true;
 }
 
 uint64_t

@@ -56,7 +56,8 @@ class ApplicationFlow : public TrackedFlow
     void CompleteVirtually() override;
     uint64_t GetDelivered() const override;
     uint64_t GetReceiverTotal() const override;
-    Ptr<TcpSocketBase> GetTcpSender() const override;
+    /** TCP only: measured at the sender socket, from its Tx and Rx traces. */
+    bool TraceRtt(Callback<void, Time> sink) override;
     uint64_t GetCredited() const override;
     uint64_t Credit(uint64_t bytes) override;
     uint64_t Uncredit(uint64_t bytes) override;

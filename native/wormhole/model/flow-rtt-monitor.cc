@@ -5,9 +5,7 @@
 
 #include "wormhole-simulator-impl.h"
 
-#include "ns3/packet.h"
 #include "ns3/simulator.h"
-#include "ns3/tcp-socket-base.h"
 #include "ns3/uinteger.h"
 
 #include <algorithm>
@@ -44,72 +42,26 @@ void
 FlowRttMonitor::OnFlowStart(uint32_t flow)
 {
     Ptr<TrackedFlow> tracked = m_tracker->GetFlow(flow);
-    Ptr<TcpSocketBase> sender = tracked->GetTcpSender();
-    if (!sender || tracked->GetSize() == 0 || m_flows.count(flow))
+    if (tracked->GetSize() == 0 || m_flows.count(flow))
     {
         return;
     }
-    m_flows[flow] = Followed{tracked, {}, SequenceNumber32(0), std::vector<double>(m_nBins, 0.0),
-                             std::vector<uint32_t>(m_nBins, 0)};
-    using Trace = Callback<void, Ptr<const Packet>, const TcpHeader&, Ptr<const TcpSocketBase>>;
-    sender->TraceConnectWithoutContext(
-        "Tx",
-        Trace([this, flow](Ptr<const Packet> p, const TcpHeader& h, Ptr<const TcpSocketBase>) {
-            OnSend(flow, p, h);
-        }));
-    sender->TraceConnectWithoutContext(
-        "Rx",
-        Trace([this, flow](Ptr<const Packet>, const TcpHeader& h, Ptr<const TcpSocketBase>) {
-            OnAck(flow, h);
-        }));
+    m_flows[flow] = Followed{tracked, std::vector<double>(m_nBins, 0.0), std::vector<uint32_t>(m_nBins, 0)};
+    if (!tracked->TraceRtt(Callback<void, Time>([this, flow](Time rtt) { OnRtt(flow, rtt); })))
+    {
+        m_flows.erase(flow);
+    }
 }
 
 void
-FlowRttMonitor::OnSend(uint32_t flow, Ptr<const Packet> packet, const TcpHeader& header)
+FlowRttMonitor::OnRtt(uint32_t flow, Time rtt)
 {
-    Followed& f = m_flows[flow];
-    SequenceNumber32 end = header.GetSequenceNumber() + packet->GetSize();
-    if (packet->GetSize() == 0)
-    {
-        return;
-    }
-    if (end <= f.highest)
-    {
-        // a retransmission: which transmission an ACK answers is unknown (Karn)
-        while (!f.sent.empty() && f.sent.front().first <= end)
-        {
-            f.sent.pop_front();
-        }
-        return;
-    }
-    f.highest = end;
-    f.sent.emplace_back(end, Simulator::Now());
-}
-
-void
-FlowRttMonitor::OnAck(uint32_t flow, const TcpHeader& header)
-{
-    if (!(header.GetFlags() & TcpHeader::ACK))
-    {
-        return;
-    }
-    Followed& f = m_flows[flow];
-    Time sent = Time::Max();
-    while (!f.sent.empty() && f.sent.front().first <= header.GetAckNumber())
-    {
-        sent = f.sent.front().second; // the latest segment this ACK covers
-        f.sent.pop_front();
-    }
-    if (sent == Time::Max())
-    {
-        return;
-    }
-    Time now = Simulator::Now();
-    Time rtt = now - sent;
     if (auto impl = DynamicCast<WormholeSimulatorImpl>(Simulator::GetImplementation()))
     {
-        rtt -= impl->PausedWithin(sent, now); // the ACK runs in the flow's own event, with its tag
+        Time now = Simulator::Now();
+        rtt -= impl->PausedWithin(now - rtt, now); // the ACK runs in the flow's own event, with its tag
     }
+    Followed& f = m_flows[flow];
     uint64_t size = f.flow->GetSize();
     uint64_t delivered = std::min(f.flow->GetDelivered(), size);
     auto bin = static_cast<uint32_t>(std::min<uint64_t>(m_nBins - 1, delivered * m_nBins / size));

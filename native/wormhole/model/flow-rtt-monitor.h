@@ -11,11 +11,8 @@
 
 #include "ns3/nstime.h"
 #include "ns3/object.h"
-#include "ns3/sequence-number.h"
-#include "ns3/tcp-header.h"
 
 #include <cstdint>
-#include <deque>
 #include <unordered_map>
 #include <vector>
 
@@ -23,18 +20,17 @@ namespace ns3
 {
 
 /**
- * @brief Each TCP flow's mean packet RTT over every 1/Bins of its bytes.
+ * @brief Each flow's mean packet RTT over every 1/Bins of its bytes.
  *
- * Follows the flows a FlowTracker finds (its FlowStart trace). A packet RTT is
- * measured at the sender, from a data segment's first transmission to the ACK
- * that first covers it (its Tx and Rx traces), not read from TCP's estimator:
- * with ns-3's default Timestamp option that estimator sees only whole
- * milliseconds and a datacenter RTT never updates it. Time a skip paused the
- * flow is left out (as the skip-aware RTT estimator does). Each sample goes to
- * the bin of the bytes delivered when it is taken: bins by bytes, not by time,
- * line a plain run and an accelerated one up although a skip moves the
- * accelerated flow's clock. Bins a skip credits have no samples; a replayed
- * flow sends no data and has none at all.
+ * Follows the flows a FlowTracker finds (its FlowStart trace) that can say
+ * their packet RTTs (TrackedFlow::TraceRtt: TCP flows, from their sender
+ * socket, not from TCP's estimator, which ns-3's default Timestamp option
+ * limits to whole milliseconds; RDMA queue pairs). Time a skip paused the flow
+ * is left out, as the skip-aware RTT estimator does. Each sample goes to the
+ * bin of the bytes delivered when it is taken: bins by bytes, not by time, line
+ * a plain run and an accelerated one up although a skip moves the accelerated
+ * flow's clock. Bins a skip credits have no samples; a replayed flow sends no
+ * data and has none at all.
  */
 class FlowRttMonitor : public Object
 {
@@ -50,15 +46,12 @@ class FlowRttMonitor : public Object
     struct Followed
     {
         Ptr<TrackedFlow> flow;
-        std::deque<std::pair<SequenceNumber32, Time>> sent; //!< first transmissions: end, when
-        SequenceNumber32 highest{0};                        //!< the highest segment end sent
-        std::vector<double> sum;                            //!< per bin, the RTTs' sum, s
-        std::vector<uint32_t> count;                        //!< per bin, how many
+        std::vector<double> sum;     //!< per bin, the RTTs' sum, s
+        std::vector<uint32_t> count; //!< per bin, how many
     };
 
     void OnFlowStart(uint32_t flow);
-    void OnSend(uint32_t flow, Ptr<const Packet> packet, const TcpHeader& header);
-    void OnAck(uint32_t flow, const TcpHeader& header);
+    void OnRtt(uint32_t flow, Time rtt);
 
     Ptr<FlowTracker> m_tracker;
     uint32_t m_nBins{20};

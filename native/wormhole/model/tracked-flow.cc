@@ -3,8 +3,6 @@
  */
 #include "tracked-flow.h"
 
-#include "ns3/tcp-socket-base.h"
-
 #include "ns3/abort.h"
 #include "ns3/ipv4.h"
 #include "ns3/node-list.h"
@@ -101,10 +99,10 @@ TrackedFlow::GetCongestionOps() const
     return "";
 }
 
-Ptr<TcpSocketBase>
-TrackedFlow::GetTcpSender() const
+bool
+TrackedFlow::TraceRtt(Callback<void, Time> /* sink */)
 {
-    return nullptr;
+    return false;
 }
 
 bool

@@ -8,6 +8,7 @@
 #ifndef WORMHOLE_TRACKED_FLOW_H
 #define WORMHOLE_TRACKED_FLOW_H
 
+#include "ns3/callback.h"
 #include "ns3/event-id.h"
 #include "ns3/ipv4-address.h"
 #include "ns3/nstime.h"
@@ -20,8 +21,6 @@
 
 namespace ns3
 {
-
-class TcpSocketBase;
 
 class Node;
 
@@ -75,8 +74,13 @@ class TrackedFlow : public Object
     virtual double GetAppRate() const;
     /** @return the TypeId name of the flow's congestion control, "" if it has none. */
     virtual std::string GetCongestionOps() const;
-    /** @return the TCP socket the flow sends on, nullptr if it has none (not TCP, not started). */
-    virtual Ptr<TcpSocketBase> GetTcpSender() const;
+    /**
+     * Call @p sink with every packet RTT the flow's sender sees: from a
+     * packet's first transmission to the ACK that first covers it (a packet
+     * sent again is not measured). Called once the flow sends.
+     * @return false if this kind of flow cannot say.
+     */
+    virtual bool TraceRtt(Callback<void, Time> sink);
     /** @return true if the flow sends whenever its congestion control lets it (no off periods). */
     virtual bool IsConstantRate() const;
 

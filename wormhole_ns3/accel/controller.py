@@ -224,7 +224,7 @@ class Controller:
         self.watchdog: str | None = None
         #: Follows every port's queue (``--queues``), on both sides of a comparison, from the first Run().
         self.queue_monitor: Any = None
-        #: Follows every TCP flow's RTT along its bytes (``--rtt``), likewise.
+        #: Follows every flow's packet RTTs (TCP, RDMA) along its bytes (``--rtt``), likewise.
         self.rtt_monitor: Any = None
         #: The error guard (``--verify``), made when the first Run() starts (it needs ns-3's seed).
         self.guard: Guard | None = None
@@ -435,7 +435,6 @@ class Controller:
             if self.memo is not None:
                 self.memo.flow_finished(flow)
             self.child_flow_finished()
-            info = self.flows[flow]
             drain = DRAIN_RTTS * self._rtt(flow)
             self.draining[flow] = now + drain
             self.groups.touch(flow)  # its partition's active flows changed

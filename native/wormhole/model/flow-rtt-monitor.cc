@@ -46,10 +46,9 @@ FlowRttMonitor::OnFlowStart(uint32_t flow)
     {
         return;
     }
-    m_flows[flow] = Followed{tracked, std::vector<double>(m_nBins, 0.0), std::vector<uint32_t>(m_nBins, 0)};
-    if (!tracked->TraceRtt(Callback<void, Time>([this, flow](Time rtt) { OnRtt(flow, rtt); })))
+    if (tracked->TraceRtt(Callback<void, Time>([this, flow](Time rtt) { OnRtt(flow, rtt); })))
     {
-        m_flows.erase(flow);
+        m_flows[flow] = Followed{tracked, std::vector<double>(m_nBins, 0.0), std::vector<uint32_t>(m_nBins, 0)};
     }
 }
 

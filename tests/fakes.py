@@ -154,6 +154,9 @@ class FakeBoundary:
     def double_vector(self, values) -> tuple[float, ...]:
         return tuple(values)
 
+    def upcoming_flow_vector(self, flows) -> tuple:
+        return tuple(flows)
+
     def warm_up(self, tracker, memo: bool) -> list[str]:
         self.warmed_up = True
         return []
@@ -374,6 +377,8 @@ class FakeMemoHost:
     blockers: dict[int, str] = field(default_factory=dict)
     paced: set[int] = field(default_factory=set)  #: flows a rate-based congestion control paces (RDMA)
     due: list[tuple[int, frozenset[int]]] = field(default_factory=list)  #: flows known to start: (time ns, links)
+    #: the workload: a flow -> the flows its end releases, each after a delay (ns)
+    released_after: dict[int, list[tuple[int, int]]] = field(default_factory=dict)
     drain_ns: int = 0  #: how long any episode's flows take at least
     trajectories: dict[int, list[TrajectoryPoint]] = field(default_factory=dict)
     events: int = 10_000  #: events an episode took to simulate
@@ -417,7 +422,21 @@ class FakeMemoHost:
         return list(self.trajectories.get(flow, []))
 
     def upcoming(self, now_ns: int, horizon_ns: int):
-        return [(start, route, (min(route), max(route))) for start, route in self.due if start <= now_ns + horizon_ns]
+        known = [(start, route, self._nodes_of(route)) for start, route in self.due if start <= now_ns + horizon_ns]
+        released = self.releases(now_ns, horizon_ns, {}, [])  # by the scheduled completions
+        return known + [(start, links, nodes) for start, links, nodes, _, _ in released]
+
+    def _nodes_of(self, links: frozenset[int]) -> tuple[int, int]:
+        """A due flow's nodes: those of the flow added with these links (else the lowest and highest link)."""
+        flow = next((f for f, (data, ack) in self.routes.items() if frozenset(data + ack) == links), None)
+        return self.flow_nodes(flow) if flow is not None else (min(links), max(links))
+
+    def releases(self, now_ns: int, horizon_ns: int, flow_ends: dict[int, int], coming_ends: list[tuple[int, int]]):
+        """What ends release (one step: the Memoizer follows chains itself), the scheduled completions included."""
+        ends = self.completions | flow_ends | dict(coming_ends)
+        return [(end + delay, frozenset(self.routes[flow][0] + self.routes[flow][1]), self.flow_nodes(flow), flow, flow)
+                for ender, end in sorted(ends.items()) for flow, delay in self.released_after.get(ender, [])
+                if end + delay <= now_ns + horizon_ns and flow not in self.started and flow not in self.held]
 
     def drain_time_ns(self, flows) -> int:
         return self.drain_ns

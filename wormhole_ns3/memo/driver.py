@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import heapq
 import itertools
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any, Protocol
 
 from wormhole_ns3.accel.flows import SKIPPABLE_CONGESTION_CONTROL, FlowKind, is_paced
@@ -87,7 +87,7 @@ class MemoDriver:
         self._gated: dict[int, tuple[int, int]] = {}
         self._completions: list[tuple[int, int, int]] = []
         self._cancelled: set[int] = set()  #: order numbers of cancelled completions
-        self._completion_of: dict[int, int] = {}  #: flow -> order number of its completion
+        self._completion_of: dict[int, tuple[int, int]] = {}  #: flow -> (time, order number) of its completion
         self._calls: list[tuple[int, int, Callable[[], None]]] = []
         self.tracker.SetGatedStartCallback(run.callback(self._decide_starts, "unsigned int"))
         self._on_completion = run.callback(self._run_completion)
@@ -169,10 +169,7 @@ class MemoDriver:
             return
         self.memo.arrive(now, batch)
         if check is not None:
-            completions = {}
-            for time_ns, order, completed in self._completions:
-                if completed in batch and self._completion_of.get(completed) == order:
-                    completions[completed] = time_ns
+            completions = {flow: self._completion_of[flow][0] for flow in batch if flow in self._completion_of}
             self.run.replay_check_decided(check, completions)
 
     # ------------------------------------------------------ MemoHost: facts
@@ -234,18 +231,46 @@ class MemoDriver:
         """Flows whose start within the horizon is already known, with the links they will load and their nodes.
 
         Those waiting for their start (taken over from their applications), and those
-        a workload will release at known times (see FlowDag::GetUpcomingFlows).
+        a workload will release at known times (see FlowDag::GetUpcomingFlows): after
+        compute that is running, or when held flows end whose completions are scheduled.
         """
         until = now_ns + horizon_ns
         known = [(time, frozenset(self._links(flow)), self.flow_nodes(flow))
                  for flow, (time, _) in sorted(self._gated.items()) if time <= until]
-        for flow in self.tracker.GetUpcomingFlows(self.ns3.NanoSeconds(horizon_ns)):
+        known += [(start, route, nodes) for start, route, nodes, _ in self._released(horizon_ns, {}, [])]
+        return known
+
+    def releases(self, now_ns: int, horizon_ns: int, flow_ends: dict[int, int], coming_ends: list[tuple[Any, int]],
+                 ) -> list[tuple[int, frozenset[int], tuple[int, int], int, Any]]:
+        """What the workloads would start within the horizon if these flows ended then.
+
+        ``flow_ends``: tracked flows and when they would end; ``coming_ends``: flows
+        still to come, as an earlier answer named them, and when they would end. Each
+        answer is (start, links, nodes, the workload's id of the flow, the flow as
+        ``coming_ends`` takes it).
+        """
+        return [(start, route, nodes, int(flow.task), self.ns3.UpcomingFlow(flow))
+                for start, route, nodes, flow in self._released(horizon_ns, flow_ends, coming_ends)]
+
+    def _released(self, horizon_ns: int, flow_ends: dict[int, int], coming_ends: list[tuple[Any, int]],
+                  ) -> Iterator[tuple[int, frozenset[int], tuple[int, int], Any]]:
+        """FlowTracker::GetUpcomingFlows, the scheduled completions counted as ends.
+
+        Yields (start, links, (source node, destination node), the UpcomingFlow), the
+        last valid only until the next item.
+        """
+        ends = {flow: time for flow, (time, _) in self._completion_of.items()} | flow_ends
+        ending = sorted(ends.items())
+        to_come = self.run.boundary.upcoming_flow_vector(flow for flow, _ in coming_ends)
+        upcoming = self.tracker.GetUpcomingFlows(self.ns3.NanoSeconds(horizon_ns), [f for f, _ in ending],
+                                                 [time for _, time in ending], to_come,
+                                                 [time for _, time in coming_ends])
+        for flow in upcoming:
             route = (int(flow.src.GetId()), int(flow.dst.GetId()), int(flow.srcPort), int(flow.dstPort))
             if route not in self._route_between:
                 links = self.tracker.GetRouteBetween(flow.src, flow.dst, flow.srcPort, flow.dstPort, True)
                 self._route_between[route] = frozenset(int(x) for x in links)
-            known.append((int(flow.start), self._route_between[route], route[:2]))
-        return known
+            yield int(flow.start), self._route_between[route], route[:2], flow
 
     def drain_time_ns(self, flows: Iterable[int]) -> int:
         """A lower bound of when the flows can all have arrived: their busiest link at line rate."""
@@ -277,10 +302,10 @@ class MemoDriver:
             self._completions, time_ns, flow, self._on_completion,
             context=int(self.tracker.GetDstNode(flow)),
         )
-        self._completion_of[flow] = order
+        self._completion_of[flow] = (time_ns, order)
 
     def cancel_completion(self, flow: int) -> None:
-        self._cancelled.add(self._completion_of.pop(flow))
+        self._cancelled.add(self._completion_of.pop(flow)[1])
 
     def hold_flow(self, flow: int) -> None:
         self.tracker.DecideStart(flow, True)

@@ -62,7 +62,7 @@ import hashlib
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import partial
-from typing import Protocol
+from typing import Any, Protocol
 
 from wormhole_ns3.accel.trace import TraceKind
 from wormhole_ns3.accel.vocabulary import Label
@@ -89,6 +89,9 @@ TRAJECTORY_POINTS = 24
 #: Episodes cheaper than this many events to simulate are not worth a store entry.
 MIN_RECORDED_EVENTS = 500
 
+#: How many times a lookup may ask the workload what a replay would release (``_released_by_replay``).
+MAX_RELEASE_QUERIES = 32
+
 #: A link an episode released less than this long ago still carries its last ACKs and
 #: FINs (on the wire, not only in queues): how long ago is part of the link's state.
 RECENT_NS = 1_000_000
@@ -106,6 +109,8 @@ class MemoHost(Protocol):
     def flow_paced(self, flow: int) -> bool: ...
     def trajectory(self, flow: int) -> list[TrajectoryPoint]: ...
     def upcoming(self, now_ns: int, horizon_ns: int) -> list[tuple[int, frozenset[int], tuple[int, int]]]: ...
+    def releases(self, now_ns: int, horizon_ns: int, flow_ends: dict[int, int], coming_ends: list[tuple[Any, int]],
+                 ) -> list[tuple[int, frozenset[int], tuple[int, int], int, Any]]: ...
     def drain_time_ns(self, flows: Iterable[int]) -> int: ...
     def episode_events(self, flows: Iterable[int]) -> tuple[int, int]: ...
     def start_flow(self, flow: int) -> None: ...
@@ -139,7 +144,8 @@ class OpenEpisode:
     mirror: bool = False  #: replaying a leader's recording rather than a stored one
     completing: dict[int, int] = field(default_factory=dict)  #: held flow -> its scheduled completion
     checked: set[int] = field(default_factory=set)  #: offsets whose arrivals a check verifies
-    foreseen: str = ""  #: the flows known to join as it opened, as a pattern (see Memoizer._foreseen_pattern)
+    foreseen: str = ""  #: the flows known to join as it opened, as a pattern (see Memoizer._pattern)
+    joined: list[tuple[int, int]] = field(default_factory=list)  #: (offset, flow) of each recorded joiner
 
 
 @dataclass
@@ -395,12 +401,12 @@ class Memoizer:
             self.stats.distrusted += 1
             self._admit(episode, order)
             return
-        episode.foreseen = self._foreseen_pattern(now_ns, order)
+        due = self._due(now_ns, order)
+        episode.foreseen = self._pattern(order, due)
         if episode.key not in self._relearn:
-            records = [r for r in self._continuations(episode.key) if r.initial == len(order)
-                       and opening(r.arrivals) and r.foreseen == episode.foreseen]
+            records = [r for r in self._continuations(episode.key) if r.initial == len(order) and opening(r.arrivals)]
             if records:
-                records = self._foreseen(now_ns, flows, records)
+                records = self._foreseen(now_ns, episode, order, due, records)
             if records:
                 self._replay(now_ns, episode, [Candidate(episode, record=r) for r in records], order)
                 return
@@ -440,6 +446,7 @@ class Memoizer:
         if episode.mode == RECORDING:
             for flow in ordered:
                 episode.arrivals.append(Arrival(offset, sign(flow)))
+                episode.joined.append((offset, flow))
                 self._name_links(episode, [flow], first_index=len(episode.flows))
                 self._admit(episode, [flow])
             for follower in episode.followers:
@@ -570,12 +577,15 @@ class Memoizer:
             return True
         return False
 
-    def _foreseen(self, now_ns: int, flows: list[int], records: list[EpisodeRecord]) -> list[EpisodeRecord]:
+    def _foreseen(self, now_ns: int, episode: OpenEpisode, order: list[int], due: list[tuple[int, tuple[int, int]]],
+                  records: list[EpisodeRecord]) -> list[EpisodeRecord]:
         """The continuations whose joiners are flows the run already knows will start, and have them all.
 
         Some flows' start times are known in advance (released by compute that is
-        running, or waiting for their start): a continuation without such a flow,
-        at that offset, cannot be the one that happens, and replaying it would only
+        running or by completions a replay scheduled, or waiting for their start,
+        or starting now in this batch, or released by the replay's own completions:
+        ``_released_by_replay``): a continuation without such a flow, at that
+        offset, cannot be the one that happens, and replaying it would only
         diverge. A continuation with a joiner the run does not know of yet cannot
         be checked before that joiner comes, and a joiner's course depends on the
         order it is created in among the flows starting with it, which only its
@@ -584,20 +594,99 @@ class Memoizer:
         replaying the continuation another layer recorded put flows up to 64% off,
         or stopped the replay at its first joiner, and a resumed flow is never exact.
         Such a continuation is not replayed; if none is left, the episode is
-        recorded (and its twins on other rails mirror it).
+        recorded (and its twins on other rails mirror it). A continuation is also
+        replayed only if the flows due to join it, those its own replay releases
+        included, make the pattern its joiners made (``_pattern``).
         """
-        links = self._links_of(flows)
+        links = self._links_of(order)
         horizon = max(r.close_ns for r in records)
-        due = [(start - now_ns, route) for start, route, _ in self._upcoming(now_ns, horizon) if start > now_ns]
-        known = {offset for offset, _ in due}
-        joining = {offset for offset, route in due if route & links}
+        coming = [(start - now_ns, route) for start, route, _ in self._upcoming(now_ns, horizon) if start > now_ns]
+        known = {offset for offset, _ in coming}
+        if any(flow not in order for group in self._batch_group_of.values() for flow in group):
+            known.add(0)  # flows of this batch open apart now: a record may have them meet it later
+        joining = {offset for offset, route in coming if route & links}
         if joining:
             self.stats.foreseen += 1
-        return [
-            r for r in records
-            if {a.offset_ns for a in r.arrivals[r.initial:]} <= known
-            and {offset for offset in joining if offset < r.close_ns} <= {a.offset_ns for a in r.arrivals}
-        ]
+        kept = []
+        drain = self.host.drain_time_ns(order)
+        for r in records:
+            if not {offset for offset in joining if offset < r.close_ns} <= {a.offset_ns for a in r.arrivals}:
+                continue
+            pattern = episode.foreseen
+            if not {a.offset_ns for a in r.arrivals[r.initial:]} <= known:
+                released = self._released_by_replay(now_ns, episode, order, r, known)
+                if released is None:
+                    continue
+                pattern = self._pattern(order, due + [(offset, nodes) for offset, nodes, route in released
+                                                      if offset <= drain and route & links])
+            if pattern == r.foreseen:
+                kept.append(r)
+        return kept
+
+    def _released_by_replay(self, now_ns: int, episode: OpenEpisode, order: list[int], record: EpisodeRecord,
+                            known: set[int]) -> list[tuple[int, tuple[int, int], frozenset[int]]] | None:
+        """The joiners of ``record`` the run does not know of, if replaying it would release them itself.
+
+        Each as (offset, its nodes, its links); None if some are not found so.
+
+        The next step of an all-to-all is released by the completions of the step
+        before it, in the same episode: nothing knows of it before a replay schedules
+        those completions. So the replay is played forward on the workload
+        (``host.releases``): the opening flows end at their recorded offsets; a flow
+        that is then released at a recorded joiner's offset, over links the record
+        names alike (the episode's links by the index of the flow that brought them,
+        and as many links new to it), is that joiner, and ends at its recorded offset
+        in turn; and so on, until nothing new is found. The record is followed only
+        if every joiner at an offset not otherwise known is found so. On moe-small,
+        the second iteration recorded 3 such episodes again (with their twins) for
+        want of it.
+        """
+        Found = dict[int, tuple[int, frozenset[int], tuple[int, int], Any]]  # arrival -> task, links, nodes, flow
+        unknown = {i for i, a in enumerate(record.arrivals) if i >= record.initial and a.offset_ns not in known}
+        if any(record.arrivals[i].signature.startswith(_APART) for i in unknown):
+            return None  # an episode opening apart: what releases it is not followed here
+        wanted = {i: _named_links(record.arrivals[i].signature) for i in range(record.initial, len(record.arrivals))
+                  if not record.arrivals[i].signature.startswith(_APART)}
+        opening = {link: _index_of(name) for link, name in episode.names.items()}
+        flow_ends = {flow: now_ns + record.outcomes[i].finish_ns for i, flow in enumerate(order)}
+        queries = [MAX_RELEASE_QUERIES]
+
+        def fits(i: int, start: int, route: frozenset[int], found: Found) -> bool:
+            if start - now_ns != record.arrivals[i].offset_ns:
+                return False
+            # the links named when it joined: the opening flows', then those each earlier joiner brought
+            index_of = dict(opening)
+            for j in sorted(j for j in found if j < i):
+                index_of.update((link, j) for link in found[j][1] if link not in index_of)
+            named = tuple(sorted(index_of[link] for link in route if link in index_of))
+            return (named, len(route) - len(named)) == wanted[i]
+
+        def search(found: Found) -> Found | None:
+            """Play the replay forward from the joiners found so far, until every unknown one is."""
+            if unknown <= found.keys():
+                return found
+            if not queries[0]:
+                return None
+            queries[0] -= 1
+            coming_ends = [(flow, now_ns + record.outcomes[i].finish_ns) for i, (_, _, _, flow) in found.items()]
+            coming = self.host.releases(now_ns, record.close_ns, flow_ends, coming_ends)
+            found = dict(found)
+            progress = False
+            for i in sorted(wanted.keys() - found.keys()):
+                taken = {task for task, _, _, _ in found.values()}
+                candidates = [(task, route, nodes, flow) for start, route, nodes, task, flow in coming
+                              if task not in taken and fits(i, start, route, found)]
+                if len(candidates) > 1:  # alike flows of one instant: which is which shows later
+                    return next(filter(None, (search(found | {i: candidate}) for candidate in candidates)), None)
+                if candidates:
+                    found[i], progress = candidates[0], True
+            return search(found) if progress or unknown <= found.keys() else None
+
+        found = search({})
+        if found is None:
+            return None
+        return [(record.arrivals[i].offset_ns, nodes, route) for i, (_, route, nodes, _) in sorted(found.items())
+                if i in unknown]
 
     def _upcoming(self, now_ns: int, horizon_ns: int) -> list[tuple[int, frozenset[int], tuple[int, int]]]:
         """``host.upcoming``, asked once per batch for the widest horizon yet (a workload scans its tasks)."""
@@ -607,25 +696,49 @@ class Memoizer:
             self._upcoming_cache = (now_ns, horizon_ns, known)
         return [entry for entry in known if entry[0] <= now_ns + horizon_ns]
 
-    def _foreseen_pattern(self, now_ns: int, order: list[int]) -> str:
-        """Which flows the run knows will join the opening ``order``, and in what order they are made.
+    def _due(self, now_ns: int, order: list[int]) -> list[tuple[int, tuple[int, int]]]:
+        """The flows the run knows will join the opening ``order`` before it can end: (offset, their nodes).
+
+        Known: started by compute that is running, or waiting for their start, or
+        released when replayed flows complete. "Before it can end": before its
+        busiest link could carry all its flows' bytes at line rate.
+        """
+        links = self._links_of(order)
+        horizon = self.host.drain_time_ns(order)
+        return [(start - now_ns, nodes) for start, route, nodes in self._upcoming(now_ns, horizon)
+                if now_ns < start <= now_ns + horizon and route & links]
+
+    def _joined_pattern(self, episode: OpenEpisode) -> str:
+        """The pattern (``_pattern``) of the flows that did join a recording before it could
+        end: what a lookup that foresaw them all would see.
+
+        A recording whose joiners were released by flows it could not foresee (simulated
+        ones) is then found by the lookup that foresees them (the same step replayed, its
+        joiners released by replayed completions): on moe-small, 14 episodes of the second
+        iteration were recorded again for want of it.
+        """
+        order = episode.flows[: episode.initial]
+        links = self._links_of(order)
+        horizon = self.host.drain_time_ns(order)
+        due = [(offset, self.host.flow_nodes(flow)) for offset, flow in episode.joined
+               if 0 < offset <= horizon and self._links(flow) & links]
+        return self._pattern(order, due)
+
+    def _pattern(self, order: list[int], due: list[tuple[int, tuple[int, int]]]) -> str:
+        """Which flows join the opening ``order`` (``due``: their offsets and nodes), and in what order they are made.
 
         Joiners alike in all else do not run alike when they are created in another
         order (the simulator breaks ties between simultaneous events in that order), and
         a joiner's order is only known when it arrives: a continuation recorded with
-        other joiners to come is replayed into a divergence. Where the run already knows
-        the joiners (started by compute that is running, or waiting for their start),
-        a continuation must have opened with the same pattern: each due flow's offset,
-        and the ends of every opening and due flow ranked by node id (a workload creates
-        its flows in the order of their ranks, so the ranks stand for that order).
-        Empty if no flow is due on the opening flows' links before they can end.
+        other joiners to come is replayed into a divergence. Where the run knows the
+        joiners (``_due``), a continuation must have seen the same pattern join it
+        (``_joined_pattern``): each joiner's offset, and the ends of every opening and
+        joining flow ranked by node id (a workload creates its flows in the order of
+        their ranks, so the ranks stand for that order). Empty if there is none.
         """
-        links = self._links_of(order)
-        horizon = self.host.drain_time_ns(order)
-        due = sorted((start - now_ns, nodes) for start, route, nodes in self._upcoming(now_ns, horizon)
-                     if now_ns < start <= now_ns + horizon and route & links)
         if not due:
             return ""
+        due = sorted(due)
         ends = [self.host.flow_nodes(flow) for flow in order]
         rank = {node: i for i, node in enumerate(sorted({n for pair in ends + [p for _, p in due] for n in pair}))}
         opening = " ".join(f"{rank[src]}>{rank[dst]}" for src, dst in ends)
@@ -736,6 +849,11 @@ class Memoizer:
             finishes.add(outcome.finish_ns)
         episode.completing[flow] = min(finishes)
         self.host.complete_flow_at(flow, episode.t0_ns + min(finishes))
+        self._upcoming_cache = (-1, -1, [])  # what the completion releases is known now
+
+    def _cancel_completion(self, flow: int) -> None:
+        self.host.cancel_completion(flow)
+        self._upcoming_cache = (-1, -1, [])  # what the completion would release is not known any more
 
     @staticmethod
     def _completion_order(episode: OpenEpisode, flow: int) -> tuple[int, int]:
@@ -805,7 +923,7 @@ class Memoizer:
                 continue
             for flow, offset in sorted(episode.completing.items()):
                 if episode.t0_ns + offset == now_ns:
-                    self.host.cancel_completion(flow)
+                    self._cancel_completion(flow)
                     if self.completing(now_ns, flow):
                         self.host.complete_flow_now(flow)
 
@@ -835,7 +953,7 @@ class Memoizer:
                 dropped.leader.followers.remove(dropped)
         episode.candidates = kept
         for flow, _ in list(episode.completing.items()):
-            self.host.cancel_completion(flow)
+            self._cancel_completion(flow)
             del episode.completing[flow]
             self._schedule_completion(episode, flow)
 
@@ -870,7 +988,7 @@ class Memoizer:
         resumed = []
         for flow in [f for f in episode.flows if f in episode.unfinished]:
             if flow in episode.completing:
-                self.host.cancel_completion(flow)
+                self._cancel_completion(flow)
                 del episode.completing[flow]
             if flow in self._launching:
                 # decided on in this very batch, not held yet: it just starts, in the batch's order
@@ -1083,7 +1201,7 @@ class Memoizer:
             close_ns=now_ns - episode.t0_ns,
             events=events,
             events_avoided=avoided,
-            foreseen=episode.foreseen,
+            foreseen=self._joined_pattern(episode),
         )
 
     def _store(self, now_ns: int, episode: OpenEpisode, record: EpisodeRecord) -> None:
@@ -1304,9 +1422,25 @@ def _absorbable(episode: OpenEpisode) -> bool:
     return episode.mode == RECORDING and len(episode.arrivals) == episode.initial and not episode.outcomes
 
 
+_APART = "apart "
+
+
 def _apart(key: bytes, index: int) -> str:
     """The signature of an absorbed episode's opening flow ``index``: its own key and place."""
-    return f"apart {key.hex()} {index}"
+    return f"{_APART}{key.hex()} {index}"
+
+
+def _index_of(name: str) -> int:
+    """The arrival index in a link's name inside an episode (``Memoizer._name_links``: index, direction, hop)."""
+    return int(name[: len(name) - len(name.lstrip("0123456789"))])
+
+
+def _named_links(signature: str) -> tuple[tuple[int, ...], int]:
+    """What a joiner's signature says of its links: the arrival indices naming those the
+    episode held (sorted), and how many were new to it (``Memoizer._signature``)."""
+    names = [name for path in signature.split(" created ")[0].split("|")[1:] for name in path.split(",") if name]
+    held = sorted(_index_of(name) for name in names if not name.startswith("x"))
+    return tuple(held), len(names) - len(held)
 
 
 def _thin(points: list[TrajectoryPoint]) -> tuple[TrajectoryPoint, ...]:

@@ -36,7 +36,9 @@ from wormhole_ns3.accel.flows import FlowKind
 #: after a replay is what a plain run has there; links are released as their flows
 #: end; a joiner's signature has its creation rank; the flows due to join at the
 #: opening (``foreseen``).
-RECORD_FORMAT = 3
+#: 4: ``foreseen`` is the pattern of the joiners that came (``Memoizer._joined_pattern``),
+#: not of those known at the opening.
+RECORD_FORMAT = 4
 
 #: TCP sender state fields, in the order a trajectory point stores them.
 TCP_FIELDS = ("cwnd", "ssthresh", "alpha", "srtt", "rttvar", "rto")
@@ -116,8 +118,8 @@ class EpisodeRecord:
     close_ns: int  #: when the episode's links were idle again
     events: int  #: events the recording executed for the episode's flows
     events_avoided: int  #: events the recording's steady skips avoided
-    #: the flows known to join when it opened (``Memoizer._foreseen_pattern``): a replay
-    #: opening with other flows due follows another continuation, or records one
+    #: the flows that joined it before it could end, as a pattern (``Memoizer._joined_pattern``):
+    #: a lookup foreseeing other flows due follows another continuation, or records one
     foreseen: str = ""
 
     def same_course(self, other: EpisodeRecord) -> bool:

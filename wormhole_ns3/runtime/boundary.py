@@ -86,6 +86,9 @@ class Boundary:
     def double_vector(self, values: Iterable[float]) -> Any:
         return double_vector(self.ns3, values)
 
+    def upcoming_flow_vector(self, flows: Iterable[Any]) -> Any:
+        return upcoming_flow_vector(self.ns3, flows)
+
     def warm_up(self, tracker: Any, memo: bool) -> list[str]:
         return warm_up(self.ns3, tracker, memo)
 
@@ -111,6 +114,14 @@ def double_vector(ns3: Any, values: Iterable[float]) -> Any:
     vector = ns3.cppyy.gbl.std.vector["double"]()
     for value in values:
         vector.push_back(float(value))
+    return vector
+
+
+def upcoming_flow_vector(ns3: Any, flows: Iterable[Any]) -> Any:
+    """A ``std::vector<UpcomingFlow>`` holding copies of ``flows`` (as FlowTracker::GetUpcomingFlows named them)."""
+    vector = ns3.cppyy.gbl.std.vector[ns3.UpcomingFlow]()
+    for flow in flows:
+        vector.push_back(flow)
     return vector
 
 
@@ -213,7 +224,7 @@ def warm_up(ns3: Any, tracker: Any, memo: bool) -> list[str]:
         "SetSnapshotting": (0, False), "DecideStart": (0, False),
         "ShiftTimes": (0, ns3.NanoSeconds(0)), "ClearSamples": ([0],),
         "ResumeHeld": (0, double_vector(ns3, ())),
-        "GetUpcomingFlows": (ns3.NanoSeconds(0),),
+        "GetUpcomingFlows": (ns3.NanoSeconds(0), [0], [0], upcoming_flow_vector(ns3, ()), []),
     }
     bound = []
     for name in CONTROLLER_METHODS + (MEMO_METHODS if memo else ()):

@@ -324,18 +324,39 @@ FlowDag::OnSinkRx(uint32_t task, Ptr<const Packet> packet, const Address& from)
 }
 
 std::vector<FlowDag::UpcomingFlow>
-FlowDag::GetUpcomingFlows(Time horizon) const
+FlowDag::GetUpcomingFlows(Time horizon, const std::vector<KnownEnd>& ends) const
 {
     const int64_t until = (Simulator::Now() + horizon).GetNanoSeconds();
-    // compute tasks running now, by the time they end
+    // a flow is the only one from its source node with its source port (NextPort)
+    auto sourceKey = [](const Ptr<Node>& src, uint16_t srcPort) {
+        return (static_cast<uint64_t>(src->GetId()) << 16) | srcPort;
+    };
+    std::unordered_map<uint64_t, const KnownEnd*> known;
+    for (const KnownEnd& end : ends)
+    {
+        known.emplace(sourceKey(end.src, end.srcPort), &end);
+    }
+    auto knownEnd = [&](const Task& t) -> const KnownEnd* {
+        auto it = known.empty() ? known.end() : known.find(sourceKey(t.src, t.srcPort));
+        return it != known.end() && it->second->dst == t.dst ? it->second : nullptr;
+    };
+    // compute tasks running now, and running flows whose end is known, by the time they end
     using Ending = std::pair<int64_t, uint32_t>;
     std::priority_queue<Ending, std::vector<Ending>, std::greater<>> ending;
     for (uint32_t i = 0; i < m_tasks.size(); ++i)
     {
         const Task& t = m_tasks[i];
-        if (!t.dst && !t.release.IsStrictlyNegative() && t.finish.IsStrictlyNegative())
+        if (t.release.IsStrictlyNegative() || !t.finish.IsStrictlyNegative())
+        {
+            continue;
+        }
+        if (!t.dst)
         {
             ending.emplace((t.release + t.delay).GetNanoSeconds(), i);
+        }
+        else if (const KnownEnd* end = knownEnd(t))
+        {
+            ending.emplace(end->end, i);
         }
     }
     std::unordered_map<uint32_t, uint32_t> waiting; // tasks touched: prerequisites left
@@ -369,6 +390,10 @@ FlowDag::GetUpcomingFlows(Time horizon) const
                 {
                     upcoming.push_back(
                         UpcomingFlow{start, next, d.src, d.dst, d.srcPort, d.dstPort, d.bytes});
+                }
+                if (const KnownEnd* end = knownEnd(d))
+                {
+                    ending.emplace(std::max(end->end, start), next); // a flow to come, its end known
                 }
             }
             else

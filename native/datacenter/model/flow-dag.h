@@ -71,6 +71,20 @@ class FlowDag : public Object
         uint64_t bytes{0};
     };
 
+    /**
+     * @brief A flow, running or still to come, whose end the caller knows
+     * (an accelerator that scheduled its completion, or asks what replaying
+     * it would release): GetUpcomingFlows follows what it releases as it
+     * follows a compute task's end.
+     */
+    struct KnownEnd
+    {
+        Ptr<Node> src;
+        Ptr<Node> dst;
+        uint16_t srcPort{0};
+        int64_t end{0}; //!< ns
+    };
+
     /** Called with every workload event any FlowDag schedules, right after it is scheduled. */
     typedef Callback<void, const EventId&> WorkloadEventCallback;
 
@@ -121,9 +135,12 @@ class FlowDag : public Object
      * @return the flows that will start within `horizon` at times already
      * determined: released by compute tasks running now (or by chains of
      * compute tasks they release), since a compute task's end is known when
-     * it starts. A flow that waits on a flow still running is not among them.
+     * it starts, and by the flows in `ends`, running or to come, whose ends
+     * the caller knows. A flow that waits on any other flow is not among
+     * them.
      */
-    std::vector<UpcomingFlow> GetUpcomingFlows(Time horizon) const;
+    std::vector<UpcomingFlow> GetUpcomingFlows(Time horizon,
+                                               const std::vector<KnownEnd>& ends = {}) const;
 
     uint32_t GetNTasks() const;
     uint32_t GetNFinished() const;

@@ -2,7 +2,8 @@
  * SPDX-License-Identifier: GPL-2.0-only
  *
  * Flow-hash ECMP routing on a diamond (h0 - s1 = {a, b} = s2 - h3): one path
- * per flow, both paths used; and a FlowDag releasing tasks in dependency order.
+ * per flow, both paths used; and a FlowDag releasing tasks in dependency order,
+ * and foreseeing what flows whose ends are known release.
  */
 #include "ns3/flow-dag.h"
 #include "ns3/flow-hash-ecmp-routing-helper.h"
@@ -115,6 +116,67 @@ class FlowDagTestCase : public TestCase
     }
 };
 
+/**
+ * GetUpcomingFlows follows what flows whose ends the caller knows release: a
+ * running flow, and through it a flow still to come, as it follows compute.
+ */
+class FlowDagKnownEndsTestCase : public TestCase
+{
+  public:
+    FlowDagKnownEndsTestCase()
+        : TestCase("FlowDag foresees the flows released by flows whose ends are known")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        NodeContainer hosts(2);
+        InternetStackHelper().Install(hosts);
+        PointToPointHelper link;
+        Ipv4AddressHelper addresses("10.1.0.0", "255.255.255.0");
+        addresses.Assign(link.Install(hosts));
+        Ptr<Node> h0 = hosts.Get(0);
+        Ptr<Node> h1 = hosts.Get(1);
+
+        Ptr<FlowDag> dag = CreateObject<FlowDag>();
+        uint32_t first = dag->AddFlow(h0, h1, 1000000, Seconds(0));
+        uint32_t compute = dag->AddCompute(h1, MicroSeconds(5));
+        uint32_t second = dag->AddFlow(h1, h0, 1000000, MicroSeconds(2));
+        uint32_t third = dag->AddFlow(h0, h1, 1000000, Seconds(0));
+        dag->AddDependency(compute, first);
+        dag->AddDependency(second, compute);
+        dag->AddDependency(third, second);
+        dag->Start();
+        Simulator::Stop(MicroSeconds(1)); // the first flow is running
+        Simulator::Run();
+
+        const Time horizon = MilliSeconds(1);
+        NS_TEST_EXPECT_MSG_EQ(dag->GetUpcomingFlows(horizon).size(), 0, "no end known: nothing foreseen");
+        const int64_t firstEnd = MicroSeconds(100).GetNanoSeconds();
+        std::vector<FlowDag::KnownEnd> ends{{h0, h1, dag->GetSourcePort(first), firstEnd}};
+        std::vector<FlowDag::UpcomingFlow> upcoming = dag->GetUpcomingFlows(horizon, ends);
+        NS_TEST_ASSERT_MSG_EQ(upcoming.size(), 1, "the running flow's end releases the second flow");
+        NS_TEST_EXPECT_MSG_EQ(upcoming[0].task, second, "the second flow");
+        NS_TEST_EXPECT_MSG_EQ(upcoming[0].start,
+                              firstEnd + MicroSeconds(7).GetNanoSeconds(),
+                              "after the compute (5 us) and its own delay (2 us)");
+
+        const int64_t secondEnd = MicroSeconds(300).GetNanoSeconds();
+        ends.push_back({h1, h0, dag->GetSourcePort(second), secondEnd});
+        upcoming = dag->GetUpcomingFlows(horizon, ends);
+        NS_TEST_ASSERT_MSG_EQ(upcoming.size(), 2, "the second flow's end, known too, releases the third");
+        NS_TEST_EXPECT_MSG_EQ(upcoming[1].task, third, "the third flow");
+        NS_TEST_EXPECT_MSG_EQ(upcoming[1].start, secondEnd, "as the second flow ends");
+
+        ends[0].dst = h0; // an end that names another flow is not the first flow's
+        NS_TEST_EXPECT_MSG_EQ(dag->GetUpcomingFlows(horizon, ends).size(),
+                              0,
+                              "the first flow's end is unknown again");
+        Simulator::Destroy();
+    }
+};
+
 /** @brief The datacenter module's routing and workloads. */
 class DatacenterTestSuite : public TestSuite
 {
@@ -124,6 +186,7 @@ class DatacenterTestSuite : public TestSuite
     {
         AddTestCase(new FlowHashEcmpTestCase, TestCase::Duration::QUICK);
         AddTestCase(new FlowDagTestCase, TestCase::Duration::QUICK);
+        AddTestCase(new FlowDagKnownEndsTestCase, TestCase::Duration::QUICK);
     }
 };
 

@@ -64,12 +64,18 @@ FlowDagWorkloadOracle::OnRelease(uint32_t task)
 }
 
 std::vector<UpcomingFlow>
-FlowDagWorkloadOracle::GetUpcomingFlows(Time horizon) const
+FlowDagWorkloadOracle::GetUpcomingFlows(Time horizon, const std::vector<KnownFlowEnd>& ends) const
 {
+    std::vector<FlowDag::KnownEnd> known;
+    known.reserve(ends.size());
+    for (const KnownFlowEnd& e : ends)
+    {
+        known.push_back(FlowDag::KnownEnd{e.src, e.dst, e.srcPort, e.end});
+    }
     std::vector<UpcomingFlow> all;
     for (FlowDag* dag : FlowDag::GetInstances())
     {
-        for (const FlowDag::UpcomingFlow& f : dag->GetUpcomingFlows(horizon))
+        for (const FlowDag::UpcomingFlow& f : dag->GetUpcomingFlows(horizon, known))
         {
             all.push_back(UpcomingFlow{f.start, f.task, f.src, f.dst, f.srcPort, f.dstPort, f.bytes});
         }

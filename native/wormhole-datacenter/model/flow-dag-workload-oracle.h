@@ -36,7 +36,8 @@ class FlowDagWorkloadOracle : public WorkloadOracle
     ~FlowDagWorkloadOracle() override;
 
     void FollowNewWorkloads(Callback<void> onRelease) override;
-    std::vector<UpcomingFlow> GetUpcomingFlows(Time horizon) const override;
+    std::vector<UpcomingFlow> GetUpcomingFlows(Time horizon,
+                                               const std::vector<KnownFlowEnd>& ends) const override;
 
     /**
      * Under the WormholeSimulatorImpl, make @p event (a FlowDag's release or

@@ -560,12 +560,32 @@ FlowTracker::GetRouteBetween(Ptr<Node> src,
 }
 
 std::vector<UpcomingFlow>
-FlowTracker::GetUpcomingFlows(Time horizon) const
+FlowTracker::GetUpcomingFlows(Time horizon,
+                              const std::vector<uint32_t>& ending,
+                              const std::vector<int64_t>& endsNs,
+                              const std::vector<UpcomingFlow>& toCome,
+                              const std::vector<int64_t>& toComeEndsNs) const
 {
+    NS_ABORT_MSG_IF(ending.size() != endsNs.size() || toCome.size() != toComeEndsNs.size(),
+                    "FlowTracker::GetUpcomingFlows: " << ending.size() << " flows and "
+                                                      << toCome.size() << " to come, "
+                                                      << endsNs.size() << " and "
+                                                      << toComeEndsNs.size() << " ends");
+    std::vector<KnownFlowEnd> ends;
+    ends.reserve(ending.size() + toCome.size());
+    for (size_t i = 0; i < ending.size(); ++i)
+    {
+        const TrackedFlow& f = *m_flows.at(ending[i]).flow;
+        ends.push_back(KnownFlowEnd{f.GetSrcNode(), f.GetDstNode(), f.GetSrcPort(), endsNs[i]});
+    }
+    for (size_t i = 0; i < toCome.size(); ++i)
+    {
+        ends.push_back(KnownFlowEnd{toCome[i].src, toCome[i].dst, toCome[i].srcPort, toComeEndsNs[i]});
+    }
     std::vector<UpcomingFlow> all;
     for (const Ptr<WorkloadOracle>& oracle : m_workloadOracles)
     {
-        std::vector<UpcomingFlow> some = oracle->GetUpcomingFlows(horizon);
+        std::vector<UpcomingFlow> some = oracle->GetUpcomingFlows(horizon, ends);
         all.insert(all.end(), some.begin(), some.end());
     }
     return all;

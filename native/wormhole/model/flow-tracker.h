@@ -150,8 +150,16 @@ class FlowTracker : public Object
      * @return the flows the script's workloads will start within `horizon` at
      * times already known (WorkloadOracle::GetUpcomingFlows; with the
      * wormhole-datacenter module, every FlowDag's), every oracle's in turn.
+     * Each tracked flow in @p ending is taken to end at the matching time of
+     * @p endsNs (ns), and each flow to come in @p toCome (as an earlier call
+     * returned it) at the matching time of @p toComeEndsNs: what they release
+     * is then known too.
      */
-    std::vector<UpcomingFlow> GetUpcomingFlows(Time horizon) const;
+    std::vector<UpcomingFlow> GetUpcomingFlows(Time horizon,
+                                               const std::vector<uint32_t>& ending = {},
+                                               const std::vector<int64_t>& endsNs = {},
+                                               const std::vector<UpcomingFlow>& toCome = {},
+                                               const std::vector<int64_t>& toComeEndsNs = {}) const;
     /** @return the data path part of GetPlannedLinks, in hop order. */
     std::vector<uint64_t> GetPlannedPath(uint32_t flow) const;
     /** @return the reverse (ACK) path part of GetPlannedLinks, in hop order; empty for UDP. */

@@ -30,6 +30,19 @@ struct UpcomingFlow
     uint64_t bytes{0};
 };
 
+/**
+ * @brief A flow still running whose end is already known (a memo scheduled
+ * its completion): an oracle follows what its end releases, as it follows
+ * the end of a compute task (see WorkloadOracle::GetUpcomingFlows).
+ */
+struct KnownFlowEnd
+{
+    Ptr<Node> src;
+    Ptr<Node> dst;
+    uint16_t srcPort{0};
+    int64_t end{0}; //!< ns
+};
+
 } // namespace ns3
 
 #endif /* WORMHOLE_UPCOMING_FLOW_H */

@@ -43,8 +43,12 @@ class WorkloadOracle : public Object
      */
     virtual void FollowNewWorkloads(Callback<void> onRelease) = 0;
 
-    /** @return the flows every workload will start within @p horizon, at times already known. */
-    virtual std::vector<UpcomingFlow> GetUpcomingFlows(Time horizon) const = 0;
+    /**
+     * @return the flows every workload will start within @p horizon, at times
+     * already known, counting the running flows in @p ends as ending then.
+     */
+    virtual std::vector<UpcomingFlow> GetUpcomingFlows(Time horizon,
+                                                       const std::vector<KnownFlowEnd>& ends) const = 0;
 
     /** Make every tracker created from now on ask oracles of type @p tid (once per type). */
     static void Register(TypeId tid);

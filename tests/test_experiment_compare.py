@@ -156,11 +156,13 @@ def test_memoized_moe_all_to_alls_are_replayed_exactly_cold_and_warm(tmp_path):
 
     A recording absorbs what it meets, so the overlap is recorded as one episode,
     and the parallel groups' all-to-alls mirror one recording. A continuation whose
-    joiners the run cannot know of in advance (the next step, started by the last
-    completion of the one before) is not replayed: a joiner made in another order
-    runs differently, and only its arrival tells. The twins of pipeline sends due
-    to meet mirror their leaders and follow their leaders' meeting. Every flow ends
-    as in plain ns-3, with every byte, at 2.5x fewer events.
+    joiners the run cannot know of in advance is not replayed: a joiner made in
+    another order runs differently, and only its arrival tells. The next step of an
+    all-to-all, started by completions of the one before, is known when those are
+    replayed (their completions scheduled, or the record's own played forward on
+    the workload). The twins of pipeline sends due to meet mirror their leaders and
+    follow their leaders' meeting. Every flow ends as in plain ns-3, with every
+    byte, at 3.3x fewer events (2.6x before replays foresaw the steps they release).
     """
     import csv
 
@@ -175,7 +177,7 @@ def test_memoized_moe_all_to_alls_are_replayed_exactly_cold_and_warm(tmp_path):
         assert summary["fct_max_rel_err"] <= 1e-6
         assert summary["iteration_time_rel_err"] <= 1e-6
         assert summary["memo_diverged"] == 0 and summary["rx_bytes_exact"]
-    assert summaries[0]["events_ratio"] >= 2.5
+    assert summaries[0]["events_ratio"] >= 3.3
     assert summaries[1]["events_ratio"] >= summaries[0]["events_ratio"]
     rows = list(csv.DictReader((tmp_path / "cold" / "accelerated" / "skips.csv").open()))
     absorbed = [row["reason"] for row in rows if row["kind"] == TraceKind.MEMO_ABSORBED]

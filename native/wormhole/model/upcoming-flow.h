@@ -31,9 +31,10 @@ struct UpcomingFlow
 };
 
 /**
- * @brief A flow still running whose end is already known (a memo scheduled
- * its completion): an oracle follows what its end releases, as it follows
- * the end of a compute task (see WorkloadOracle::GetUpcomingFlows).
+ * @brief A flow, running or still to come, whose end is already known (a
+ * memo scheduled its completion, or asks what replaying it would release):
+ * an oracle follows what its end releases, as it follows the end of a
+ * compute task (see WorkloadOracle::GetUpcomingFlows).
  */
 struct KnownFlowEnd
 {

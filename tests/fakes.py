@@ -277,7 +277,7 @@ class FakeTracker:
             id=f, kind=self.GetKind(f), src=self.GetSrcAddress(f), dst=self.GetDstAddress(f),
             sport=self.GetSrcPort(f), dport=self.GetDstPort(f), size=self.GetSize(f),
             start=self.GetStartTime(f).GetSeconds(), finish=finish if finish >= 0 else -1.0,
-            rxBytes=self.GetSinkTotalRx(f), credited=self.GetCredited(f))
+            rxBytes=self.GetSinkTotalRx(f), credited=self.GetCredited(f), standalone=0.0)
 
     # -- run bookkeeping
     def GetNFlows(self) -> int:

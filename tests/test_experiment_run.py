@@ -248,4 +248,9 @@ def test_a_script_without_tables_gets_them_from_the_harness(wormhole, tmp_path):
     assert list(flows["bytes"]) == [30_000_000, 40_000_000, 50_000_000, 60_000_000]
     assert not (out / "iterations.csv").exists() and not (out / "workload.json").exists()
     assert (summary["flows_finished"], summary["flows_total"], summary["iterations"]) == (4, None, 0)
-    assert len((out / "fct.txt").read_text().splitlines()) == 4
+    lines = [line.split() for line in (out / "fct.txt").read_text().splitlines()]
+    assert len(lines) == 4
+    for fields in lines:  # HPCC's columns; the standalone FCT from the flow's own path (3 links of 10 Gbps, 10 us)
+        size, fct, standalone = int(fields[4]), int(fields[6]), int(fields[7])
+        assert standalone == size * 8 // 10 + 2 * 3 * 10_000 + 3 * 1_200  # ns: bytes, base RTT, a packet per hop
+        assert standalone < fct  # the flows share the bottleneck

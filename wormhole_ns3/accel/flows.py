@@ -99,5 +99,7 @@ class FlowResult:
     rx_bytes: int  #: PacketSink::GetTotalRx() at the end of the run
     fct: float | None  #: finish - start, s; None if it did not finish
     credited_bytes: int
+    #: How long it takes alone on its idle path (s), as HPCC's fct.txt has it (FlowTracker::GetStandaloneTime).
+    standalone_fct: float = 0.0
     #: Mean packet RTT (s) over each 1/20 of its bytes, None where it had no sample (``--rtt``; None if not measured).
     rtt: list[float | None] | None = None

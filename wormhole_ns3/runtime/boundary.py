@@ -168,6 +168,7 @@ def read_outcome(tracker: Any, flow: int) -> FlowResult:
         rx_bytes=int(outcome.rxBytes),
         fct=(finish - start) if finish >= 0 else None,
         credited_bytes=int(outcome.credited),
+        standalone_fct=float(outcome.standalone),
     )
 
 

@@ -58,6 +58,7 @@ struct FlowOutcome
     double finish{-1};    //!< GetFinishTime, in seconds (-1 while unfinished)
     uint64_t rxBytes{0};  //!< GetSinkTotalRx
     uint64_t credited{0}; //!< GetCredited
+    double standalone{0}; //!< GetStandaloneTime, in seconds (0 if its path is unknown)
 };
 
 } // namespace ns3

@@ -961,7 +961,43 @@ FlowTracker::GetFlowOutcome(uint32_t flow) const
     o.finish = GetFinishTime(flow).GetSeconds();
     o.rxBytes = GetSinkTotalRx(flow);
     o.credited = GetCredited(flow);
+    o.standalone = GetStandaloneTime(flow).GetSeconds();
     return o;
+}
+
+Time
+FlowTracker::GetStandaloneTime(uint32_t flow) const
+{
+    const Flow& f = m_flows.at(flow);
+    if (f.path.empty())
+    {
+        return Time();
+    }
+    Time delay;
+    double transmit = 0;
+    double bottleneck = std::numeric_limits<double>::infinity();
+    for (uint64_t link : f.path)
+    {
+        double rate = GetLinkRate(link);
+        if (rate <= 0)
+        {
+            return Time();
+        }
+        delay += GetLinkDelay(link);
+        uint16_t mtu = NodeList::GetNode(link >> 16)->GetDevice(link & 0xffff)->GetMtu();
+        transmit += mtu * 8.0 / rate;
+        bottleneck = std::min(bottleneck, rate);
+    }
+    Time back = delay; // the reverse path's, if it has none of its own (UDP)
+    if (!f.reversePath.empty())
+    {
+        back = Time();
+        for (uint64_t link : f.reversePath)
+        {
+            back += GetLinkDelay(link);
+        }
+    }
+    return delay + back + Seconds(transmit + GetSize(flow) * 8.0 / bottleneck);
 }
 
 std::vector<uint64_t>

@@ -190,6 +190,14 @@ class FlowTracker : public Object
     FlowRecord GetFlowRecord(uint32_t flow) const;
     /** @return what the flow produced so far in one call (GetKind ... GetCredited, the same values). */
     FlowOutcome GetFlowOutcome(uint32_t flow) const;
+    /**
+     * @return how long the flow takes alone on its idle path, as HPCC's fct.txt
+     * reports it: the path's base RTT (the data path's and the reverse path's
+     * propagation delays, plus one MTU-sized packet's transmission at every hop of
+     * the data path) plus its bytes at the path's slowest link; zero if its path
+     * or a link's rate is unknown.
+     */
+    Time GetStandaloneTime(uint32_t flow) const;
 
     // Where it goes
     /**

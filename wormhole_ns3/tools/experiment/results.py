@@ -186,6 +186,6 @@ def write_hpcc_fct(run_results: dict, path: Path) -> None:
     """HPCC-style ``fct.txt`` of every finished flow of a run, from the harness's results (``run.json``).
 
     The harness knows each flow's addresses and ports, which ``fct.txt`` needs
-    and the workload does not; ``standalone_fct`` is written as 0.
+    and the workload does not, and its standalone FCT (FlowTracker::GetStandaloneTime).
     """
     write_fct(run_results["flows"], path)

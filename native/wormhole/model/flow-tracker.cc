@@ -1557,7 +1557,17 @@ FlowTracker::CompleteVirtually(uint32_t flow)
                     "FlowTracker: only a sized flow that never started can complete virtually");
     f.state = FINISHED;
     f.finish = Simulator::Now();
+    // as its last packet would, in its own flow's event: the end of the transfer it puts
+    // on the wire carries the flow's tag, not the workload's, into the queues it shares
+    // (a workload-tagged packet chain passes its tag to every packet queued behind it,
+    // and a flow's packets never take theirs back)
+    WormholeSimulatorImpl* impl = AcceleratingImpl();
+    uint32_t current = impl ? impl->SwapCurrentTag(f.tag) : 0;
     f.flow->CompleteVirtually();
+    if (impl)
+    {
+        impl->SwapCurrentTag(current);
+    }
 }
 
 std::vector<FlowSnapshot>

@@ -15,6 +15,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <utility>
 
 namespace ns3
 {
@@ -645,6 +646,12 @@ WormholeSimulatorImpl::SetCurrentTag(uint32_t tag)
     {
         m_currentTag = tag;
     }
+}
+
+uint32_t
+WormholeSimulatorImpl::SwapCurrentTag(uint32_t tag)
+{
+    return std::exchange(m_currentTag, tag);
 }
 
 void

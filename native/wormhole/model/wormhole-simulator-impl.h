@@ -135,6 +135,14 @@ class WormholeSimulatorImpl : public SimulatorImpl
      */
     void SetCurrentTag(uint32_t tag);
     /**
+     * Attribute the rest of the running event, whatever its tag, to @p tag,
+     * and return the tag it had: for work done in one event on a flow's
+     * behalf, such as the end of a transfer a memo replay puts on the wire,
+     * whose packets must not carry the workload's tag into the flows they
+     * queue with.
+     */
+    uint32_t SwapCurrentTag(uint32_t tag);
+    /**
      * Call `hook` right after every unattributed or workload event: such an
      * event may have created flows (or changed anything), which the
      * controller must learn before the next event runs.

@@ -649,7 +649,7 @@ class Memoizer:
                   if not record.arrivals[i].signature.startswith(_APART)}
         opening = {link: _index_of(name) for link, name in episode.names.items()}
         flow_ends = {flow: now_ns + record.outcomes[i].finish_ns for i, flow in enumerate(order)}
-        queries = [MAX_RELEASE_QUERIES]
+        queries = MAX_RELEASE_QUERIES  # a budget: alike joiners are tried in turn
 
         def fits(i: int, start: int, route: frozenset[int], found: Found) -> bool:
             if start - now_ns != record.arrivals[i].offset_ns:
@@ -663,11 +663,12 @@ class Memoizer:
 
         def search(found: Found) -> Found | None:
             """Play the replay forward from the joiners found so far, until every unknown one is."""
+            nonlocal queries
             if unknown <= found.keys():
                 return found
-            if not queries[0]:
+            if not queries:
                 return None
-            queries[0] -= 1
+            queries -= 1
             coming_ends = [(flow, now_ns + record.outcomes[i].finish_ns) for i, (_, _, _, flow) in found.items()]
             coming = self.host.releases(now_ns, record.close_ns, flow_ends, coming_ends)
             found = dict(found)

@@ -68,6 +68,13 @@ SourceKey(Ipv4Address address, uint16_t port)
     return (static_cast<uint64_t>(address.Get()) << 16) | port;
 }
 
+/** The egress device a link id names (node << 16 | device index, as a path lists it). */
+Ptr<NetDevice>
+LinkDevice(uint64_t link)
+{
+    return NodeList::GetNode(link >> 16)->GetDevice(link & 0xffff);
+}
+
 std::string
 AddressString(Ipv4Address address)
 {
@@ -984,7 +991,7 @@ FlowTracker::GetStandaloneTime(uint32_t flow) const
             return Time();
         }
         delay += GetLinkDelay(link);
-        uint16_t mtu = NodeList::GetNode(link >> 16)->GetDevice(link & 0xffff)->GetMtu();
+        uint16_t mtu = LinkDevice(link)->GetMtu();
         transmit += mtu * 8.0 / rate;
         bottleneck = std::min(bottleneck, rate);
     }
@@ -1021,7 +1028,7 @@ FlowTracker::IsConstantRate(uint32_t flow) const
 double
 FlowTracker::GetLinkRate(uint64_t link) const
 {
-    Ptr<NetDevice> device = NodeList::GetNode(link >> 16)->GetDevice(link & 0xffff);
+    Ptr<NetDevice> device = LinkDevice(link);
     DataRateValue rate;
     if (device->GetAttributeFailSafe("DataRate", rate) ||
         (device->GetChannel() && device->GetChannel()->GetAttributeFailSafe("DataRate", rate)))
@@ -1034,8 +1041,8 @@ FlowTracker::GetLinkRate(uint64_t link) const
 uint32_t
 FlowTracker::GetQueuedPackets(uint64_t link) const
 {
-    Ptr<Node> node = NodeList::GetNode(link >> 16);
-    Ptr<NetDevice> device = node->GetDevice(link & 0xffff);
+    Ptr<NetDevice> device = LinkDevice(link);
+    Ptr<Node> node = device->GetNode();
     uint32_t packets = 0;
     if (auto tc = node->GetObject<TrafficControlLayer>())
     {
@@ -1054,7 +1061,7 @@ FlowTracker::GetQueuedPackets(uint64_t link) const
 Time
 FlowTracker::GetLinkDelay(uint64_t link) const
 {
-    Ptr<NetDevice> device = NodeList::GetNode(link >> 16)->GetDevice(link & 0xffff);
+    Ptr<NetDevice> device = LinkDevice(link);
     TimeValue delay;
     if (device->GetChannel() && device->GetChannel()->GetAttributeFailSafe("Delay", delay))
     {
@@ -1382,8 +1389,8 @@ FlowTracker::GetFlowFingerprint(uint32_t flow) const
 std::string
 FlowTracker::GetLinkFingerprint(uint64_t link) const
 {
-    Ptr<Node> node = NodeList::GetNode(link >> 16);
-    Ptr<NetDevice> device = node->GetDevice(link & 0xffff);
+    Ptr<NetDevice> device = LinkDevice(link);
+    Ptr<Node> node = device->GetNode();
     std::ostringstream out;
     out << "device=" << wormhole::DescribeAttributes(device);
     if (auto p2p = DynamicCast<PointToPointNetDevice>(device))
@@ -1411,7 +1418,7 @@ FlowTracker::GetLinkFingerprint(uint64_t link) const
 bool
 FlowTracker::IsLossless(uint64_t link) const
 {
-    Ptr<NetDevice> device = NodeList::GetNode(link >> 16)->GetDevice(link & 0xffff);
+    Ptr<NetDevice> device = LinkDevice(link);
     Ptr<Channel> channel = device->GetChannel();
     for (std::size_t d = 0; channel && d < channel->GetNDevices(); ++d)
     {

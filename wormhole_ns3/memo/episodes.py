@@ -608,7 +608,7 @@ class Memoizer:
         if joining:
             self.stats.foreseen += 1
         kept = []
-        drain = self.host.drain_time_ns(order)
+        _, joins = self._joining(order)
         for r in records:
             if not {offset for offset in joining if offset < r.close_ns} <= {a.offset_ns for a in r.arrivals}:
                 continue
@@ -618,7 +618,7 @@ class Memoizer:
                 if released is None:
                     continue
                 pattern = self._pattern(order, due + [(offset, nodes) for offset, nodes, route in released
-                                                      if offset <= drain and route & links])
+                                                      if joins(offset, route)])
             if pattern == r.foreseen:
                 kept.append(r)
         return kept
@@ -697,17 +697,28 @@ class Memoizer:
             self._upcoming_cache = (now_ns, horizon_ns, known)
         return [entry for entry in known if entry[0] <= now_ns + horizon_ns]
 
+    def _joining(self, order: list[int]) -> tuple[int, Callable[[int, frozenset[int]], bool]]:
+        """How far ahead a flow can join the opening ``order`` before it can end, and whether one does.
+
+        "Before it can end": before its busiest link could carry all its flows' bytes at
+        line rate; a flow at that offset (ns) joins if it loads one of their links. The
+        flows foreseen (``_due``), those a replay would release (``_foreseen``) and those
+        that did join a recording (``_joined_pattern``) are all judged by this one rule,
+        so that their patterns compare.
+        """
+        links = self._links_of(order)
+        horizon = self.host.drain_time_ns(order)
+        return horizon, lambda offset, route: 0 < offset <= horizon and bool(route & links)
+
     def _due(self, now_ns: int, order: list[int]) -> list[tuple[int, tuple[int, int]]]:
         """The flows the run knows will join the opening ``order`` before it can end: (offset, their nodes).
 
         Known: started by compute that is running, or waiting for their start, or
-        released when replayed flows complete. "Before it can end": before its
-        busiest link could carry all its flows' bytes at line rate.
+        released when replayed flows complete.
         """
-        links = self._links_of(order)
-        horizon = self.host.drain_time_ns(order)
+        horizon, joins = self._joining(order)
         return [(start - now_ns, nodes) for start, route, nodes in self._upcoming(now_ns, horizon)
-                if now_ns < start <= now_ns + horizon and route & links]
+                if joins(start - now_ns, route)]
 
     def _joined_pattern(self, episode: OpenEpisode) -> str:
         """The pattern (``_pattern``) of the flows that did join a recording before it could
@@ -719,11 +730,9 @@ class Memoizer:
         iteration were recorded again for want of it.
         """
         order = episode.flows[: episode.initial]
-        links = self._links_of(order)
-        horizon = self.host.drain_time_ns(order)
-        due = [(offset, self.host.flow_nodes(flow)) for offset, flow in episode.joined
-               if 0 < offset <= horizon and self._links(flow) & links]
-        return self._pattern(order, due)
+        _, joins = self._joining(order)
+        return self._pattern(order, [(offset, self.host.flow_nodes(flow)) for offset, flow in episode.joined
+                                     if joins(offset, self._links(flow))])
 
     def _pattern(self, order: list[int], due: list[tuple[int, tuple[int, int]]]) -> str:
         """Which flows join the opening ``order`` (``due``: their offsets and nodes), and in what order they are made.

@@ -380,6 +380,7 @@ class FakeMemoHost:
     #: the workload: a flow -> the flows its end releases, each after a delay (ns)
     released_after: dict[int, list[tuple[int, int]]] = field(default_factory=dict)
     drain_ns: int = 0  #: how long any episode's flows take at least
+    queues: dict[int, int] = field(default_factory=dict)  #: link -> packets queued on it now
     trajectories: dict[int, list[TrajectoryPoint]] = field(default_factory=dict)
     events: int = 10_000  #: events an episode took to simulate
     started: list[int] = field(default_factory=list)
@@ -406,7 +407,7 @@ class FakeMemoHost:
         return "DataRate=10Gbps Delay=10us queue=FifoQueueDisc"
 
     def link_queue(self, link: int) -> int:
-        return 0
+        return self.queues.get(link, 0)
 
     def flow_nodes(self, flow: int) -> tuple[int, int]:
         data, ack = self.routes[flow]  # a flow's first data and ACK links stand for its ends

@@ -15,7 +15,14 @@ from scripts.memo_writer import value_of
 
 from wormhole_ns3.memo import store as store_module
 from wormhole_ns3.memo.errors import CorruptEntry, MemoStoreError
-from wormhole_ns3.memo.record import Arrival, EpisodeRecord, FlowOutcome, TrajectoryPoint, encode_continuations
+from wormhole_ns3.memo.record import (
+    Arrival,
+    EpisodeRecord,
+    FlowOutcome,
+    TrajectoryPoint,
+    decode_value,
+    encode_continuations,
+)
 from wormhole_ns3.memo.store import MemoStore, default_memo_path
 
 from conftest import REPO
@@ -394,3 +401,12 @@ def test_a_track_record_survives_new_continuations_and_keeps_the_entry_meta(tmp_
         assert (track.completed, track.diverged) == (4, 1) and track.trusted()
         store.update(key, lambda value: add_replays(value, 0, 1))
         assert not decode_value(store.get(key))[1].trusted()
+
+
+def test_a_record_reads_back_as_written_with_its_trailing_queues_and_what_it_lacked():
+    outcome = FlowOutcome(5000, (TrajectoryPoint(1000, 10, (10.0, 2.0)),), rank=1, trailing=(587, 29, 0))
+    record = EpisodeRecord(initial=1, arrivals=(Arrival(0, "flow"),), outcomes=(outcome,), close_ns=5000,
+                           events=900, events_avoided=0, foreseen="p", left_out=616)
+    (read,), _ = decode_value(encode_continuations([record]))
+    assert read == record
+    assert decode_value(encode_continuations([read]))[0] == [record]

@@ -38,7 +38,9 @@ from wormhole_ns3.accel.flows import FlowKind
 #: opening (``foreseen``).
 #: 4: ``foreseen`` is the pattern of the joiners that came (``Memoizer._joined_pattern``),
 #: not of those known at the opening.
-RECORD_FORMAT = 4
+#: 5: each flow's ``trailing`` queues, which a replay's completion leaves out, and the
+#: packets a recording's links lacked as it opened (``left_out``).
+RECORD_FORMAT = 5
 
 #: TCP sender state fields, in the order a trajectory point stores them.
 TCP_FIELDS = ("cwnd", "ssthresh", "alpha", "srtt", "rttvar", "rto")
@@ -89,6 +91,11 @@ class FlowOutcome:
     #: completion sets off (the user's callback starting the next message, a workload's
     #: release) then creates flows in the order, with the ports, a plain run gives them.
     rank: int = 0
+    #: Packets queued on each of its links (data path, then ACK path) as its last byte
+    #: arrived: the ACKs queued behind the data of the flows it shared hosts with. A
+    #: replay's completion puts none of them on the wire, so a lookup right after it
+    #: counts them in (``Memoizer._left_out``).
+    trailing: tuple[int, ...] = ()
 
     def at(self, offset_ns: int) -> tuple[int, TrajectoryPoint | None]:
         """Delivered bytes at ``offset_ns`` (linear between recorded points) and the last point before it."""
@@ -121,6 +128,10 @@ class EpisodeRecord:
     #: the flows that joined it before it could end, as a pattern (``Memoizer._joined_pattern``):
     #: a lookup foreseeing other flows due follows another continuation, or records one
     foreseen: str = ""
+    #: packets replays had left out of its links as it was recorded (``FlowOutcome.trailing``):
+    #: 0 for a recording that ran as a plain run would. One that lacked some is kept only
+    #: until a plain-like one of its key is stored, and is followed only while none is.
+    left_out: int = 0
 
     def same_course(self, other: EpisodeRecord) -> bool:
         """True if both record the same arrivals and finishes (their event counts may differ)."""
@@ -137,9 +148,10 @@ class EpisodeRecord:
             "events": self.events,
             "events_avoided": self.events_avoided,
             "foreseen": self.foreseen,
+            "left_out": self.left_out,
             "flows": [
                 [a.offset_ns, a.signature, o.finish_ns,
-                 [[p.offset_ns, p.delivered, *p.state] for p in o.trajectory], o.rank]
+                 [[p.offset_ns, p.delivered, *p.state] for p in o.trajectory], o.rank, list(o.trailing)]
                 for a, o in zip(self.arrivals, self.outcomes)
             ],
         }
@@ -148,12 +160,12 @@ class EpisodeRecord:
     def from_document(cls, document: dict) -> EpisodeRecord:
         try:
             arrivals, outcomes = [], []
-            for offset, signature, finish, points, rank in document["flows"]:
+            for offset, signature, finish, points, rank, trailing in document["flows"]:
                 arrivals.append(Arrival(int(offset), str(signature)))
                 outcomes.append(FlowOutcome(int(finish), tuple(
                     TrajectoryPoint(int(p[0]), int(p[1]), tuple(float(x) for x in p[2:]))
                     for p in points
-                ), int(rank)))
+                ), int(rank), tuple(int(n) for n in trailing)))
             record = cls(
                 initial=int(document["initial"]),
                 arrivals=tuple(arrivals),
@@ -162,6 +174,7 @@ class EpisodeRecord:
                 events=int(document["events"]),
                 events_avoided=int(document["events_avoided"]),
                 foreseen=str(document["foreseen"]),
+                left_out=int(document["left_out"]),
             )
         except RecordError:
             raise
@@ -230,8 +243,16 @@ def decode_continuations(value: bytes) -> list[EpisodeRecord]:
 
 
 def add_continuation(value: bytes | None, record: EpisodeRecord) -> bytes | None:
-    """A key's value with ``record`` added, or None if it is already there or the key is full."""
+    """A key's value with ``record`` added, or None if it is already there, a better one is, or the key is full.
+
+    A recording that lacked packets at its opening (``left_out``) is not added beside
+    one that did not; a plain-like one replaces those that lacked some.
+    """
     records, track = decode_value(value) if value is not None else ([], TrackRecord())
+    if record.left_out and any(not r.left_out for r in records):
+        return None
+    if not record.left_out:
+        records = [r for r in records if not r.left_out]
     if any(record.same_course(r) for r in records) or len(records) >= MAX_CONTINUATIONS:
         return None
     return encode_continuations(records + [record], track)

@@ -151,3 +151,27 @@ def test_ranks_that_do_not_fit_the_hosts_are_an_error_and_idle_hosts_a_warning()
     assert rank_fit(4, 8, "the topology t") == (
         None, "the workload has 4 ranks, the topology t has 8 hosts: hosts 4..7 (by rank) stay idle")
     assert rank_fit(8, 8, "the topology t") == (None, None)
+
+
+@pytest.mark.parametrize("path, include_tp", [(GPT7B, False), (EP_TEST, False), (EP_TEST, True), (MICRO, True)])
+def test_the_size_counted_from_the_file_is_what_the_build_makes(path, include_tp):
+    from wormhole_ns3.models.workloads.simai import graph_size
+
+    simai = read_simai_workload(path)
+    built = simai_to_workload(simai, iterations=2, include_tp=include_tp)
+    header = simai.parallelism
+    tp, pp = header.get("model_parallel_NPU_group", 1), header.get("pp", 1)
+    par = Parallelism(tp=tp, dp=simai.gpus // (tp * pp), pp=pp, ep=header.get("ep", 1), gpus_per_server=8)
+    flows, computes = graph_size(simai, par, include_tp, iterations=2)
+    assert flows == len(built.flows)
+    assert len(built.tasks) - len(built.flows) <= computes <= 1.5 * (len(built.tasks) - len(built.flows))
+
+
+def test_a_workload_too_large_for_this_machine_is_refused_before_it_is_built(tmp_path):
+    """SimAI's 9,216-GPU example was built for 8 minutes and then killed for memory."""
+    path = tmp_path / "w.txt"
+    path.write_text(GPT7B.read_text().replace("all_gpus: 64", "all_gpus: 1048576"))
+    with pytest.raises(ValueError, match=(
+            rf"^{path}:1: 1,048,576 GPUs and 1,058 layers make [\d,.]+ M flows and [\d,.]+ M compute tasks in 1 "
+            r"iteration, about [\d,]+ GiB as a task graph \(240 B a task at least\); this machine has \d+ GiB$")):
+        simai_to_workload(read_simai_workload(path))

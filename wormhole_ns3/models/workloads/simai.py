@@ -11,6 +11,7 @@ and last the weight-update time.
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -74,6 +75,7 @@ class SimaiWorkload:
     policy: str
     parallelism: dict[str, int]
     layers: tuple[SimaiLayer, ...]
+    source: str = ""  #: the file it was read from, as messages name it
 
     @property
     def gpus(self) -> int:
@@ -104,7 +106,7 @@ def read_simai_workload(path: str | Path) -> SimaiWorkload:
     layers = tuple(_parse_layer(path, number, fields) for number, fields in lines[2:])
     if len(layers) != expected:
         raise WorkloadFileError(path, lines[-1][0], f"line 2 says {expected} layers, file has {len(layers)}")
-    return SimaiWorkload(policy, parallelism, layers)
+    return SimaiWorkload(policy, parallelism, layers, str(path))
 
 
 def _parse_layer(path: Path, number: int, fields: list[str]) -> SimaiLayer:
@@ -181,6 +183,7 @@ def simai_to_workload(
     if gpus < 1 or gpus % (tp * pp):
         raise ValueError(f"SimAI workload: all_gpus={gpus} is not a multiple of TP*PP={tp}*{pp}")
     par = Parallelism(tp=tp, dp=gpus // (tp * pp), pp=pp, ep=ep, gpus_per_server=gpus_per_server)
+    _check_fits(workload, par, include_tp, iterations)
     metadata = {
         "source": "simai",
         "policy": workload.policy,
@@ -197,6 +200,51 @@ def simai_to_workload(
         start = (replay.iteration(workload.layers, start),)
     builder.metadata["skipped_tp"] = {"collectives": replay.skipped, "bytes": replay.skipped_bytes}
     return builder.build()
+
+
+#: Memory a task of a built graph takes at least: 2.80 GiB peak for the 12.1 M tasks of
+#: AICB's 1,024-GPU GPT-175B with NVLink (experiments/scale/README.md; others took up to 446 B).
+BYTES_PER_TASK = 240
+
+
+def graph_size(workload: SimaiWorkload, par: Parallelism, include_tp: bool, iterations: int = 1) -> tuple[int, int]:
+    """The flows and compute tasks ``simai_to_workload`` makes, counted from the file alone.
+
+    Flows exactly (a ring all-reduce over N ranks is 2(N-1) steps of N flows, a
+    ring all-gather or reduce-scatter N-1 steps, an all-to-all N(N-1) flows);
+    compute tasks as at most one per rank before each network collective, per
+    phase end and for the update.
+    """
+    groups = {kind: (len(members), len(members[0][1])) for kind, members in _simai_groups(par).items()}
+    flows = collectives = 0
+    for layer in workload.layers:
+        for pass_, default in ((layer.forward, "tp"), (layer.input_gradient, "tp"), (layer.weight_gradient, "dp")):
+            kind = {"": default, "_EP": "ep", "_DP_EP": "edp"}.get(pass_.group_suffix)
+            if not pass_.communicates or kind is None or (kind == "tp" and not include_tp):
+                continue
+            count, n = groups[kind]
+            steps = {"ALLREDUCE": 2 * (n - 1), "ALLGATHER": n - 1, "REDUCESCATTER": n - 1, "ALLTOALL": n - 1}
+            flows += count * n * steps.get(pass_.operation, 0)
+            collectives += 1
+    return flows * iterations, par.world * (collectives + 3) * iterations
+
+
+def _check_fits(workload: SimaiWorkload, par: Parallelism, include_tp: bool, iterations: int) -> None:
+    """ValueError, before anything is built, if the graph cannot fit in this machine's memory.
+
+    A 9,216-GPU file (SimAI's ``workload_analytical.txt``) otherwise builds for
+    minutes and is killed for memory, with no word of why.
+    """
+    flows, computes = graph_size(workload, par, include_tp, iterations)
+    need = (flows + computes) * BYTES_PER_TASK
+    have = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    if need > have:
+        where = f"{workload.source}:1: " if workload.source else "SimAI workload: "
+        raise ValueError(
+            f"{where}{workload.gpus:,} GPUs and {len(workload.layers):,} layers make {flows / 1e6:,.1f} M flows and "
+            f"{computes / 1e6:,.1f} M compute tasks in {iterations} iteration{'s' * (iterations > 1)}, "
+            f"about {need / 2**30:,.0f} GiB as a task graph ({BYTES_PER_TASK} B a task at least); "
+            f"this machine has {have / 2**30:,.0f} GiB")
 
 
 def _simai_groups(par: Parallelism) -> dict[str, list[tuple[str, list[int]]]]:

@@ -20,6 +20,8 @@ from wormhole_ns3.memo.record import (
     EpisodeRecord,
     FlowOutcome,
     TrajectoryPoint,
+    add_continuation,
+    add_replays,
     decode_value,
     encode_continuations,
 )
@@ -372,15 +374,6 @@ def test_the_default_path_comes_from_the_environment(monkeypatch, tmp_path):
 
 def test_a_track_record_survives_new_continuations_and_keeps_the_entry_meta(tmp_path):
     """How a key's replays went is kept with its continuations, across runs, and judged."""
-    from wormhole_ns3.memo.record import (
-        Arrival,
-        EpisodeRecord,
-        FlowOutcome,
-        add_continuation,
-        add_replays,
-        decode_value,
-    )
-
     def record(finish_ns: int) -> EpisodeRecord:
         return EpisodeRecord(initial=1, arrivals=(Arrival(0, "s"),), outcomes=(FlowOutcome(finish_ns, ()),),
                              close_ns=finish_ns, events=10, events_avoided=0)
@@ -410,3 +403,20 @@ def test_a_record_reads_back_as_written_with_its_trailing_queues_and_what_it_lac
     (read,), _ = decode_value(encode_continuations([record]))
     assert read == record
     assert decode_value(encode_continuations([read]))[0] == [record]
+
+
+def test_a_recording_that_lacked_packets_gives_way_only_to_a_plain_like_one_of_its_situation():
+    """Situation: the opening flows and the joiners foreseen, what a lookup tells records apart by."""
+    def record(finish: int, foreseen: str, left_out: int) -> EpisodeRecord:
+        return EpisodeRecord(initial=1, arrivals=(Arrival(0, "flow"),), outcomes=(FlowOutcome(finish, ()),),
+                             close_ns=finish, events=900, events_avoided=0, foreseen=foreseen, left_out=left_out)
+
+    def kept(value: bytes) -> list[tuple[int, str, int]]:
+        return [(r.close_ns, r.foreseen, r.left_out) for r in decode_value(value)[0]]
+
+    value = add_continuation(None, record(100, "", 0))
+    value = add_continuation(value, record(90, "joiner at +5", 7))  # another situation: kept beside it
+    assert kept(value) == [(100, "", 0), (90, "joiner at +5", 7)]
+    assert add_continuation(value, record(95, "", 7)) is None  # the plain-like one of its situation stays
+    value = add_continuation(value, record(97, "joiner at +5", 0))  # takes the place of the one that lacked some
+    assert kept(value) == [(100, "", 0), (97, "joiner at +5", 0)]

@@ -133,6 +133,10 @@ class EpisodeRecord:
     #: until a plain-like one of its key is stored, and is followed only while none is.
     left_out: int = 0
 
+    def situation(self) -> tuple:
+        """What a lookup tells records apart by before following one: its opening flows and the joiners it foresaw."""
+        return self.initial, self.arrivals[: self.initial], self.foreseen
+
     def same_course(self, other: EpisodeRecord) -> bool:
         """True if both record the same arrivals and finishes (their event counts may differ)."""
         return (
@@ -246,13 +250,15 @@ def add_continuation(value: bytes | None, record: EpisodeRecord) -> bytes | None
     """A key's value with ``record`` added, or None if it is already there, a better one is, or the key is full.
 
     A recording that lacked packets at its opening (``left_out``) is not added beside
-    one that did not; a plain-like one replaces those that lacked some.
+    a plain-like one of the same situation (same opening, same joiners foreseen); a
+    plain-like one replaces those of its situation that lacked some.
     """
     records, track = decode_value(value) if value is not None else ([], TrackRecord())
-    if record.left_out and any(not r.left_out for r in records):
+    alike = [r for r in records if r.situation() == record.situation()]
+    if record.left_out and any(not r.left_out for r in alike):
         return None
     if not record.left_out:
-        records = [r for r in records if not r.left_out]
+        records = [r for r in records if not (r.left_out and r in alike)]
     if any(record.same_course(r) for r in records) or len(records) >= MAX_CONTINUATIONS:
         return None
     return encode_continuations(records + [record], track)

@@ -63,7 +63,7 @@ def test_run_writes_the_tables_the_harness_results_and_a_summary(experiment_cli,
     assert sorted(int(line.split()[4]) for line in fct_lines) == [4_000_000] * TINY_FLOWS
     assert (out / "stdout.txt").read_text() == (
         f"iteration 0 time {iterations.loc[0, 'time']:.9f}\ntasks finished 7 of 7\n")
-    assert f"wrote out: {TINY_FLOWS} flows, 1 iterations" in done.stdout
+    assert f"wrote out: {TINY_FLOWS} flows, 1 iteration (mean " in done.stdout
     assert f"{TINY_FLOWS}/{TINY_FLOWS} flows" in done.stderr  # the progress bar's last state
 
 

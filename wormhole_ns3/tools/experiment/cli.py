@@ -198,7 +198,7 @@ def _run_line(summary: dict) -> str:
     mean = summary["iteration_time_mean_s"]
     timing = f" (mean {mean * 1e3:.3f} ms)" if mean is not None else ""
     return (
-        f"{summary['flows_finished']} flows, {iterations} iterations{timing}, "
+        f"{summary['flows_finished']} flows, {iterations} iteration{'s' * (iterations != 1)}{timing}, "
         f"Run() {summary['run_wall_s']:.2f} s (process {summary['process_wall_s']:.2f} s), "
         f"{summary['events']:,} events"
     )

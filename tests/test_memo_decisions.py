@@ -630,3 +630,25 @@ def test_a_recording_made_after_a_replay_stands_in_until_a_plain_like_one_replac
     full_key = next(entry.key for entry in store.entries() if entry.key.startswith(key.rstrip(":")))
     (record,), _ = decode_value(store.get(bytes.fromhex(full_key)))
     assert record.left_out == 0 and record.outcomes[0].finish_ns == 2 * MS
+
+
+def test_a_course_two_recordings_took_is_followed_before_its_joiners_are_known(store):
+    """Joiners released by flows the workload cannot tell of yet (other rails' steps, on moe-medium).
+
+    The first occurrence is recorded; the second, whose joiner nobody foresees
+    either, is recorded again and takes the same course, which confirms it; the
+    third follows it, checking the joiner as it comes.
+    """
+    host = FakeMemoHost(drain_ns=2 * MS)
+    memo = Memoizer(store, "context", host)
+    for i, switch in enumerate((100, 200)):
+        flows, joiner = incast_and_joiner(host, 10 * i, switch=switch)
+        run_incast_and_joiner(memo, host, flows, joiner, t0=10 * MS * i)
+    assert kinds(memo) == [MemoDecision.MISS, MemoDecision.RECORDED] * 2
+    assert memo.trace[3].detail.startswith("confirmed ") and memo.stats.recorded == 1
+
+    flows, joiner = incast_and_joiner(host, 20, switch=300)
+    run_incast_and_joiner(memo, host, flows, joiner, t0=20 * MS)
+    assert kinds(memo)[4:] == [MemoDecision.REPLAY]
+    assert memo.trace[4].detail.endswith("joiners the run cannot foresee yet are followed as 2 recordings had them")
+    assert set(host.held) == {20, 21, 25} and memo.stats.diverged == 0

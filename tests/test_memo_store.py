@@ -399,7 +399,7 @@ def test_a_track_record_survives_new_continuations_and_keeps_the_entry_meta(tmp_
 def test_a_record_reads_back_as_written_with_its_trailing_queues_and_what_it_lacked():
     outcome = FlowOutcome(5000, (TrajectoryPoint(1000, 10, (10.0, 2.0)),), rank=1, trailing=(587, 29, 0))
     record = EpisodeRecord(initial=1, arrivals=(Arrival(0, "flow"),), outcomes=(outcome,), close_ns=5000,
-                           events=900, events_avoided=0, foreseen="p", left_out=616)
+                           events=900, events_avoided=0, foreseen="p", left_out=616, seen=3)
     (read,), _ = decode_value(encode_continuations([record]))
     assert read == record
     assert decode_value(encode_continuations([read]))[0] == [record]
@@ -420,3 +420,14 @@ def test_a_recording_that_lacked_packets_gives_way_only_to_a_plain_like_one_of_i
     assert add_continuation(value, record(95, "", 7)) is None  # the plain-like one of its situation stays
     value = add_continuation(value, record(97, "joiner at +5", 0))  # takes the place of the one that lacked some
     assert kept(value) == [(100, "", 0), (97, "joiner at +5", 0)]
+
+
+def test_a_recording_that_took_a_stored_course_counts_it_seen_once_more():
+    record = EpisodeRecord(initial=1, arrivals=(Arrival(0, "flow"), Arrival(50, "joiner")),
+                           outcomes=(FlowOutcome(100, ()), FlowOutcome(120, ())), close_ns=120, events=900,
+                           events_avoided=0)
+    value = add_continuation(add_continuation(None, record), record)
+    assert [r.seen for r in decode_value(value)[0]] == [2]
+    later = EpisodeRecord(initial=1, arrivals=record.arrivals, outcomes=(FlowOutcome(100, ()), FlowOutcome(130, ())),
+                          close_ns=130, events=900, events_avoided=0)
+    assert [r.seen for r in decode_value(add_continuation(value, later))[0]] == [2, 1]

@@ -98,6 +98,10 @@ MIN_RECORDED_EVENTS = 500
 #: How many times a lookup may ask the workload what a replay would release (``_released_by_replay``).
 MAX_RELEASE_QUERIES = 32
 
+#: Recordings that must have taken a continuation's course before it is followed with
+#: joiners the run does not know of yet (``_foreseen``).
+CONFIRMED_COURSE = 2
+
 #: A link an episode released less than this long ago still carries its last ACKs and
 #: FINs (on the wire, not only in queues): how long ago is part of the link's state.
 RECENT_NS = 1_000_000
@@ -154,6 +158,8 @@ class OpenEpisode:
     #: packets a replay's completion left out of its links as it opened or a flow joined: it
     #: runs on emptier links than a plain run would, so its recording is not stored
     left_out: int = 0
+    #: followed with joiners not known yet: how many recordings took that course (0: all known)
+    confirmed: int = 0
     joined: list[tuple[int, int]] = field(default_factory=list)  #: (offset, flow) of each recorded joiner
 
 
@@ -540,7 +546,9 @@ class Memoizer:
             max(c.stored.events + c.stored.events_avoided for c in candidates),
             f"memo hit {episode.key.hex()[:12]}: {len(order)} flows opening on idle links match "
             f"{len(candidates)} recorded continuation(s) (canonical key: same flows, routes, link "
-            f"and transport parameters, versions); completions replayed, later arrivals checked",
+            f"and transport parameters, versions); completions replayed, later arrivals checked"
+            + (f"; joiners the run cannot foresee yet are followed as {episode.confirmed} recordings had them"
+               if episode.confirmed else ""),
         ))
 
     def _hold_replayed(self, episode: OpenEpisode, flows: list[int]) -> None:
@@ -636,6 +644,12 @@ class Memoizer:
             if not {a.offset_ns for a in r.arrivals[r.initial:]} <= known:
                 released = self._released_by_replay(now_ns, episode, order, r, known)
                 if released is None:
+                    if r.seen >= CONFIRMED_COURSE:
+                        # the same course came in every recording: its joiners come from
+                        # beyond what the workload tells (flows of other rails' episodes)
+                        # and are checked as they come, like any joiner
+                        episode.confirmed = max(episode.confirmed, r.seen)
+                        kept.append(r)
                     continue
                 pattern = self._pattern(order, due + [(offset, nodes) for offset, nodes, route in released
                                                       if joins(offset, route)])
@@ -1247,12 +1261,15 @@ class Memoizer:
         # recur must not keep a key from being replayed for the rest of the run)
         self._relearn.discard(episode.key)
         meta = {"flows": len(episode.flows), "span_ns": record.close_ns, "events": total}
+        seen = next((r.seen for r in self._continuations(episode.key) if record.same_course(r)), 0)
         if self._update(episode.key, lambda value: add_continuation(value, record), meta):
             self._records.pop(episode.key, None)
-            self.stats.recorded += 1
+            self.stats.recorded += 0 if seen else 1
+            what = (f"confirmed {episode.key.hex()[:12]}: a stored course, now taken by {seen + 1} recordings"
+                    if seen else f"stored {episode.key.hex()[:12]}")
             self.trace.append(MemoEvent(
                 now_ns * 1e-9, episode.id, MemoDecision.RECORDED, tuple(episode.flows), record.close_ns * 1e-9, 0,
-                f"stored {episode.key.hex()[:12]}: {len(episode.flows)} flows, {total} events to simulate",
+                f"{what}: {len(episode.flows)} flows, {total} events to simulate",
             ))
 
     def _release_finished_links(self, episode: OpenEpisode, flow: int, now_ns: int) -> None:

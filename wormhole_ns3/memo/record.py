@@ -25,7 +25,7 @@ seen so far.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from wormhole_ns3.accel.flows import FlowKind
 
@@ -39,7 +39,8 @@ from wormhole_ns3.accel.flows import FlowKind
 #: 4: ``foreseen`` is the pattern of the joiners that came (``Memoizer._joined_pattern``),
 #: not of those known at the opening.
 #: 5: each flow's ``trailing`` queues, which a replay's completion leaves out, and the
-#: packets a recording's links lacked as it opened (``left_out``).
+#: packets a recording's links lacked as it opened (``left_out``), and how many recordings
+#: took each continuation's course (``seen``).
 RECORD_FORMAT = 5
 
 #: TCP sender state fields, in the order a trajectory point stores them.
@@ -132,6 +133,9 @@ class EpisodeRecord:
     #: 0 for a recording that ran as a plain run would. One that lacked some is kept only
     #: until a plain-like one of its key is stored, and is followed only while none is.
     left_out: int = 0
+    #: how many recordings took this very course (``add_continuation``). Joiners the run
+    #: cannot foresee at the opening are followed once two recordings agreed on them.
+    seen: int = 1
 
     def situation(self) -> tuple:
         """What a lookup tells records apart by before following one: its opening flows and the joiners it foresaw."""
@@ -153,6 +157,7 @@ class EpisodeRecord:
             "events_avoided": self.events_avoided,
             "foreseen": self.foreseen,
             "left_out": self.left_out,
+            "seen": self.seen,
             "flows": [
                 [a.offset_ns, a.signature, o.finish_ns,
                  [[p.offset_ns, p.delivered, *p.state] for p in o.trajectory], o.rank, list(o.trailing)]
@@ -179,6 +184,7 @@ class EpisodeRecord:
                 events_avoided=int(document["events_avoided"]),
                 foreseen=str(document["foreseen"]),
                 left_out=int(document["left_out"]),
+                seen=int(document["seen"]),
             )
         except RecordError:
             raise
@@ -247,7 +253,8 @@ def decode_continuations(value: bytes) -> list[EpisodeRecord]:
 
 
 def add_continuation(value: bytes | None, record: EpisodeRecord) -> bytes | None:
-    """A key's value with ``record`` added, or None if it is already there, a better one is, or the key is full.
+    """A key's value with ``record`` added (or, if it took a stored course, that course seen once more),
+    or None if a better one is there or the key is full.
 
     A recording that lacked packets at its opening (``left_out``) is not added beside
     a plain-like one of the same situation (same opening, same joiners foreseen); a
@@ -259,7 +266,11 @@ def add_continuation(value: bytes | None, record: EpisodeRecord) -> bytes | None
         return None
     if not record.left_out:
         records = [r for r in records if not (r.left_out and r in alike)]
-    if any(record.same_course(r) for r in records) or len(records) >= MAX_CONTINUATIONS:
+    same = next((i for i, r in enumerate(records) if record.same_course(r)), None)
+    if same is not None:
+        records[same] = replace(records[same], seen=records[same].seen + 1)
+        return encode_continuations(records, track)
+    if len(records) >= MAX_CONTINUATIONS:
         return None
     return encode_continuations(records + [record], track)
 

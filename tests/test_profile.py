@@ -91,3 +91,20 @@ def test_compare_and_the_experiment_summary_show_the_split_only_when_profiled():
     shown = profile_parts({"profile": profile, "run_wall_accelerated_s": 10.0})
     assert shown == "controller (Python decisions) 0.50 s (5%), events executed (C++) 9.50 s (95%)"
     assert profile_parts({"profile": None, "run_wall_accelerated_s": 10.0}) is None
+
+
+def test_a_profiler_running_before_run_is_running_again_after_it():
+    """``python -m cProfile -m wormhole_ns3 run --profile ...`` ended in an internal error."""
+    import cProfile
+    import sys
+
+    outer = cProfile.Profile()
+    outer.enable()
+    try:
+        profile = RunProfile(clock=ticking())
+        profile.run_started(None)
+        profile.run_ended()
+        assert ticking()() == 0  # a Python call after Run(): TypeError if the profiler was put back as a function
+        assert sys.getprofile() is outer
+    finally:
+        outer.disable()

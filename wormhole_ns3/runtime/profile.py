@@ -121,7 +121,7 @@ class RunProfile:
     def run_ended(self) -> None:
         """Called from inside Run() as it returns: stop the hook and keep what this Run() took."""
         self._watching = False
-        sys.setprofile(self._previous_hook)
+        _put_back(self._previous_hook)
         self._entered = None
         for section, total in self.seconds.items():
             self.in_run[section] = self.in_run.get(section, 0.0) + total - self._at_start.get(section, 0.0)
@@ -180,3 +180,15 @@ class _TimedObject:
             value = self._profile.timed(value, self._section)
             setattr(self, name, value)
         return value
+
+
+def _put_back(hook: Any) -> None:
+    """Reinstall the profile hook Run() found: a function, or a C profiler (cProfile's), which enables itself.
+
+    ``sys.getprofile`` gives back cProfile's profiler object, which is no function:
+    handed to ``sys.setprofile``, the next Python call raised TypeError.
+    """
+    if hook is None or not hasattr(hook, "enable"):
+        sys.setprofile(hook)
+    else:
+        hook.enable()

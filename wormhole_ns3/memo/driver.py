@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import heapq
 import itertools
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable
 from typing import Any, Protocol
 
 from wormhole_ns3.accel.flows import SKIPPABLE_CONGESTION_CONTROL, FlowKind, is_paced
@@ -237,7 +237,8 @@ class MemoDriver:
         until = now_ns + horizon_ns
         known = [(time, frozenset(self._links(flow)), self.flow_nodes(flow))
                  for flow, (time, _) in sorted(self._gated.items()) if time <= until]
-        known += [(start, route, nodes) for start, route, nodes, _ in self._released(horizon_ns, {}, [])]
+        released, _ = self._released(horizon_ns, {}, [])
+        known += [(start, route, nodes) for start, route, nodes, _ in released]
         return known
 
     def releases(self, now_ns: int, horizon_ns: int, flow_ends: dict[int, int], coming_ends: list[tuple[Any, int]],
@@ -249,15 +250,21 @@ class MemoDriver:
         answer is (start, links, nodes, the workload's id of the flow, the flow as
         ``coming_ends`` takes it).
         """
-        return [(start, route, nodes, int(flow.task), self.ns3.UpcomingFlow(flow))
-                for start, route, nodes, flow in self._released(horizon_ns, flow_ends, coming_ends)]
+        released, upcoming = self._released(horizon_ns, flow_ends, coming_ends)
+        answer = []
+        for start, route, nodes, index in released:
+            flow = upcoming[index]
+            answer.append((start, route, nodes, int(flow.task), self.ns3.UpcomingFlow(flow)))
+        return answer
 
     def _released(self, horizon_ns: int, flow_ends: dict[int, int], coming_ends: list[tuple[Any, int]],
-                  ) -> Iterator[tuple[int, frozenset[int], tuple[int, int], Any]]:
+                  ) -> tuple[list[tuple[int, frozenset[int], tuple[int, int], int]], Any]:
         """FlowTracker::GetUpcomingFlows, the scheduled completions counted as ends.
 
-        Yields (start, links, (source node, destination node), the UpcomingFlow), the
-        last valid only until the next item.
+        Returns [(start, links, (source node, destination node), index)] and the
+        tracker's vector of UpcomingFlow that the indices are into. The numbers are
+        read in one crossing (FlowTracker::GetUpcomingFlowFields): hundreds of flows
+        per lookup, five crossings each, were a tenth of moe-medium's warm run.
         """
         ends = {flow: time for flow, (time, _) in self._completion_of.items()} | flow_ends
         ending = sorted(ends.items())
@@ -265,12 +272,17 @@ class MemoDriver:
         upcoming = self.tracker.GetUpcomingFlows(self.ns3.NanoSeconds(horizon_ns), [f for f, _ in ending],
                                                  [time for _, time in ending], to_come,
                                                  [time for _, time in coming_ends])
-        for flow in upcoming:
-            route = (int(flow.src.GetId()), int(flow.dst.GetId()), int(flow.srcPort), int(flow.dstPort))
+        fields = list(self.tracker.GetUpcomingFlowFields(upcoming))
+        released = []
+        for index in range(len(fields) // 5):
+            start, src, dst, src_port, dst_port = fields[5 * index: 5 * index + 5]
+            route = (src, dst, src_port, dst_port)
             if route not in self._route_between:
+                flow = upcoming[index]
                 links = self.tracker.GetRouteBetween(flow.src, flow.dst, flow.srcPort, flow.dstPort, True)
                 self._route_between[route] = frozenset(int(x) for x in links)
-            yield int(flow.start), self._route_between[route], route[:2], flow
+            released.append((start, self._route_between[route], (src, dst), index))
+        return released, upcoming
 
     def drain_time_ns(self, flows: Iterable[int]) -> int:
         """A lower bound of when the flows can all have arrived: their busiest link at line rate."""

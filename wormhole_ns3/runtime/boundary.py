@@ -197,7 +197,7 @@ MEMO_METHODS = (
     "GetKind", "GetSize", "GetTag", "GetDstNode",
     "GetStartEventUid", "GateStart", "DecideStart", "CompleteVirtually", "GetFlowFingerprint",
     "GetPlannedPath", "GetPlannedReversePath", "GetSnapshots", "SetSnapshotting",
-    "ResumeHeld", "GetUpcomingFlows",
+    "ResumeHeld", "GetUpcomingFlows", "GetUpcomingFlowFields",
 )
 
 
@@ -226,6 +226,7 @@ def warm_up(ns3: Any, tracker: Any, memo: bool) -> list[str]:
         "ShiftTimes": (0, ns3.NanoSeconds(0)), "ClearSamples": ([0],),
         "ResumeHeld": (0, double_vector(ns3, ())),
         "GetUpcomingFlows": (ns3.NanoSeconds(0), [0], [0], upcoming_flow_vector(ns3, ()), []),
+        "GetUpcomingFlowFields": (upcoming_flow_vector(ns3, ()),),
     }
     bound = []
     for name in CONTROLLER_METHODS + (MEMO_METHODS if memo else ()):

@@ -598,6 +598,22 @@ FlowTracker::GetUpcomingFlows(Time horizon,
     return all;
 }
 
+std::vector<int64_t>
+FlowTracker::GetUpcomingFlowFields(const std::vector<UpcomingFlow>& flows)
+{
+    std::vector<int64_t> fields;
+    fields.reserve(5 * flows.size());
+    for (const UpcomingFlow& flow : flows)
+    {
+        fields.push_back(flow.start);
+        fields.push_back(flow.src->GetId());
+        fields.push_back(flow.dst->GetId());
+        fields.push_back(flow.srcPort);
+        fields.push_back(flow.dstPort);
+    }
+    return fields;
+}
+
 std::vector<uint64_t>
 FlowTracker::GetPlannedPath(uint32_t flow) const
 {

@@ -160,6 +160,14 @@ class FlowTracker : public Object
                                                const std::vector<int64_t>& endsNs = {},
                                                const std::vector<UpcomingFlow>& toCome = {},
                                                const std::vector<int64_t>& toComeEndsNs = {}) const;
+    /**
+     * @return what a caller outside C++ reads of each of @p flows, flat, five
+     * numbers a flow: start (ns), source node id, destination node id, source
+     * port, destination port. One crossing for all of them: the memo reads
+     * hundreds of upcoming flows per lookup, and five crossings each cost
+     * moe-medium's warm run a tenth of its time.
+     */
+    static std::vector<int64_t> GetUpcomingFlowFields(const std::vector<UpcomingFlow>& flows);
     /** @return the data path part of GetPlannedLinks, in hop order. */
     std::vector<uint64_t> GetPlannedPath(uint32_t flow) const;
     /** @return the reverse (ACK) path part of GetPlannedLinks, in hop order; empty for UDP. */

@@ -924,7 +924,7 @@ class Memoizer:
             # deterministic enough to replay
             self._diverge(now_ns, episode, f"continuations disagree on when flow {flow} ends")
             return False
-        self._note_left_out(now_ns, flow, agreeing[0].outcome(agreeing[0].index_of[flow]))
+        self._note_recorded_queues(now_ns, flow, agreeing[0].outcome(agreeing[0].index_of[flow]))
         episode.unfinished.discard(flow)
         self._release_finished_links(episode, flow, now_ns)
         self._close_if_done(episode, now_ns)
@@ -1264,7 +1264,8 @@ class Memoizer:
         seen = next((r.seen for r in self._continuations(episode.key) if record.same_course(r)), 0)
         if self._update(episode.key, lambda value: add_continuation(value, record), meta):
             self._records.pop(episode.key, None)
-            self.stats.recorded += 0 if seen else 1
+            if not seen:
+                self.stats.recorded += 1
             what = (f"confirmed {episode.key.hex()[:12]}: a stored course, now taken by {seen + 1} recordings"
                     if seen else f"stored {episode.key.hex()[:12]}")
             self.trace.append(MemoEvent(
@@ -1342,7 +1343,7 @@ class Memoizer:
         data, ack = self.host.flow_route(flow)
         return (*data, *ack)
 
-    def _note_left_out(self, now_ns: int, flow: int, outcome: FlowOutcome | None) -> None:
+    def _note_recorded_queues(self, now_ns: int, flow: int, outcome: FlowOutcome | None) -> None:
         """A replayed completion of ``flow``: what the recorded one had queued on its links then.
 
         A flow's last byte arrives with the ACKs of the flows it shared hosts with

@@ -95,7 +95,7 @@ class FlowOutcome:
     #: Packets queued on each of its links (data path, then ACK path) as its last byte
     #: arrived: the ACKs queued behind the data of the flows it shared hosts with. A
     #: replay's completion puts none of them on the wire, so a lookup right after it
-    #: counts them in (``Memoizer._left_out``).
+    #: counts them in (``Memoizer._queue``).
     trailing: tuple[int, ...] = ()
 
     def at(self, offset_ns: int) -> tuple[int, TrajectoryPoint | None]:
@@ -131,7 +131,7 @@ class EpisodeRecord:
     foreseen: str = ""
     #: packets replays had left out of its links as it was recorded (``FlowOutcome.trailing``):
     #: 0 for a recording that ran as a plain run would. One that lacked some is kept only
-    #: until a plain-like one of its key is stored, and is followed only while none is.
+    #: until a plain-like one of its situation is stored, and is followed only while none is.
     left_out: int = 0
     #: how many recordings took this very course (``add_continuation``). Joiners the run
     #: cannot foresee at the opening are followed once two recordings agreed on them.

@@ -219,8 +219,8 @@ def graph_size(workload: SimaiWorkload, par: Parallelism, include_tp: bool, iter
     flows = collectives = 0
     for layer in workload.layers:
         for pass_, default in ((layer.forward, "tp"), (layer.input_gradient, "tp"), (layer.weight_gradient, "dp")):
-            kind = {"": default, "_EP": "ep", "_DP_EP": "edp"}.get(pass_.group_suffix)
-            if not pass_.communicates or kind is None or (kind == "tp" and not include_tp):
+            kind = _group_kind(pass_, default)
+            if not pass_.communicates or (kind == "tp" and not include_tp):
                 continue
             count, n = groups[kind]
             steps = {"ALLREDUCE": 2 * (n - 1), "ALLGATHER": n - 1, "REDUCESCATTER": n - 1, "ALLTOALL": n - 1}
@@ -245,6 +245,11 @@ def _check_fits(workload: SimaiWorkload, par: Parallelism, include_tp: bool, ite
             f"{computes / 1e6:,.1f} M compute tasks in {iterations} iteration{'s' * (iterations > 1)}, "
             f"about {need / 2**30:,.0f} GiB as a task graph ({BYTES_PER_TASK} B a task at least); "
             f"this machine has {have / 2**30:,.0f} GiB")
+
+
+def _group_kind(pass_: Communication, default: str) -> str:
+    """The kind of group a pass's collective runs over: its suffix's, or the pass's default."""
+    return {"": default, "_EP": "ep", "_DP_EP": "edp"}[pass_.group_suffix]
 
 
 def _simai_groups(par: Parallelism) -> dict[str, list[tuple[str, list[int]]]]:
@@ -294,7 +299,7 @@ class _SimaiReplay:
         self.pending += pass_.compute_time * self.time_unit
         if not pass_.communicates:
             return {}
-        kind = {"": default_group, "_EP": "ep", "_DP_EP": "edp"}[pass_.group_suffix]
+        kind = _group_kind(pass_, default_group)
         function = _COLLECTIVE_FUNCTIONS.get(pass_.operation)
         if function is None:
             raise ValueError(f"layer {index} ({layer.name}): collective {pass_.collective} is not supported")

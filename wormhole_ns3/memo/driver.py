@@ -80,7 +80,14 @@ class MemoDriver:
         self._routes: dict[int, tuple[tuple[int, ...], tuple[int, ...]]] = {}
         self._route_between: dict[tuple[int, int, int, int], frozenset[int]] = {}
         self._flow_attributes: dict[int, str] = {}
+        #: What never changes for a flow, asked at every arrival, lookup and completion
+        self._kinds: dict[int, str] = {}
+        self._sizes: dict[int, int] = {}
+        self._nodes: dict[int, tuple[int, int]] = {}
+        #: What a link is, as long as only flows' events ran (``forget_link_attributes``)
         self._link_attributes: dict[int, str] = {}
+        self._link_rates: dict[int, float] = {}
+        self._lossless: dict[int, bool] = {}
         self._waiting: set[int] = set()  #: pending flows whose start event is not scheduled yet
         self._order = itertools.count()
         #: flows whose start event is gated and not decided yet -> (start time, start event uid)
@@ -136,11 +143,21 @@ class MemoDriver:
     def forget_link_attributes(self) -> None:
         """Something outside the flows ran: a link's parameters may have changed."""
         self._link_attributes.clear()
+        self._link_rates.clear()
+        self._lossless.clear()
 
     @property
     def keeps_link_attributes(self) -> bool:
-        """True while link attributes are cached, which an unattributed event may make stale."""
-        return bool(self._link_attributes)
+        """True while link facts are cached, which an unattributed event may make stale."""
+        return bool(self._link_attributes or self._link_rates or self._lossless)
+
+    def _link_fact(self, cache: dict[int, Any], link: int, read: Callable[[int], Any]) -> Any:
+        """A fact about a link, read from C++ once until something outside the flows runs."""
+        if link not in cache:
+            if not self.keeps_link_attributes:
+                self.run.watch_unattributed_events()
+            cache[link] = read(link)
+        return cache[link]
 
     def _decide_starts(self, flow: int) -> None:
         """A gated start event is next: decide the starts of every flow gated for this instant.
@@ -187,24 +204,25 @@ class MemoDriver:
         return self._flow_attributes[flow]
 
     def link_attributes(self, link: int) -> str:
-        if link not in self._link_attributes:
-            if not self._link_attributes:
-                self.run.watch_unattributed_events()
-            self._link_attributes[link] = str(self.tracker.GetLinkFingerprint(link))
-        return self._link_attributes[link]
+        return self._link_fact(self._link_attributes, link, lambda id_: str(self.tracker.GetLinkFingerprint(id_)))
 
     def link_queue(self, link: int) -> int:
         return int(self.tracker.GetQueuedPackets(link))
 
     def flow_paced(self, flow: int) -> bool:
-        return is_paced(str(self.tracker.GetKind(flow)))
+        return is_paced(self._kind(flow))
+
+    def _kind(self, flow: int) -> str:
+        if flow not in self._kinds:
+            self._kinds[flow] = str(self.tracker.GetKind(flow))
+        return self._kinds[flow]
 
     def memo_blocker(self, flow: int) -> str | None:
         tracker = self.tracker
-        kind = str(tracker.GetKind(flow))
+        kind = self._kind(flow)
         if kind not in STATE_FIELDS:
             return f"{kind} flows are not memoized"
-        if int(tracker.GetSize(flow)) == 0:
+        if self._size(flow) == 0:
             return "an unlimited flow never completes"
         data, ack = self.flow_route(flow)
         if not data or not ack:
@@ -214,7 +232,8 @@ class MemoDriver:
             control = planned_congestion_control(self.flow_attributes(flow))
             if control not in SKIPPABLE_CONGESTION_CONTROL:
                 return f"{control or 'unknown'} keeps time-based state"
-        if not all(tracker.IsLossless(link) for link in (*data, *ack)):
+        if not all(self._link_fact(self._lossless, link, lambda id_: bool(tracker.IsLossless(id_)))
+                   for link in (*data, *ack)):
             return "a link on its route drops packets at random"
         return None
 
@@ -225,7 +244,14 @@ class MemoDriver:
         ]
 
     def flow_nodes(self, flow: int) -> tuple[int, int]:
-        return int(self.tracker.GetSrcNode(flow)), int(self.tracker.GetDstNode(flow))
+        if flow not in self._nodes:
+            self._nodes[flow] = int(self.tracker.GetSrcNode(flow)), int(self.tracker.GetDstNode(flow))
+        return self._nodes[flow]
+
+    def _size(self, flow: int) -> int:
+        if flow not in self._sizes:
+            self._sizes[flow] = int(self.tracker.GetSize(flow))
+        return self._sizes[flow]
 
     def upcoming(self, now_ns: int, horizon_ns: int) -> list[tuple[int, frozenset[int], tuple[int, int]]]:
         """Flows whose start within the horizon is already known, with the links they will load and their nodes.
@@ -289,9 +315,11 @@ class MemoDriver:
         load: dict[int, int] = {}
         for flow in flows:
             for link in self.flow_route(flow)[0]:
-                load[link] = load.get(link, 0) + int(self.tracker.GetSize(flow))
-        return max((int(8e9 * size / (float(self.tracker.GetLinkRate(link)) or 1e9))
-                    for link, size in load.items()), default=0)
+                load[link] = load.get(link, 0) + self._size(flow)
+        return max((int(8e9 * size / (self._link_rate(link) or 1e9)) for link, size in load.items()), default=0)
+
+    def _link_rate(self, link: int) -> float:
+        return self._link_fact(self._link_rates, link, lambda id_: float(self.tracker.GetLinkRate(id_)))
 
     def _links(self, flow: int) -> tuple[int, ...]:
         data, ack = self.flow_route(flow)
@@ -312,7 +340,7 @@ class MemoDriver:
     def complete_flow_at(self, flow: int, time_ns: int) -> None:
         order = self._schedule(
             self._completions, time_ns, flow, self._on_completion,
-            context=int(self.tracker.GetDstNode(flow)),
+            context=self.flow_nodes(flow)[1],
         )
         self._completion_of[flow] = (time_ns, order)
 

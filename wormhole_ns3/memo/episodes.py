@@ -685,9 +685,7 @@ class Memoizer:
         flow_ends = {flow: now_ns + record.outcomes[i].finish_ns for i, flow in enumerate(order)}
         queries = MAX_RELEASE_QUERIES  # a budget: alike joiners are tried in turn
 
-        def fits(i: int, start: int, route: frozenset[int], found: Found) -> bool:
-            if start - now_ns != record.arrivals[i].offset_ns:
-                return False
+        def fits(i: int, route: frozenset[int], found: Found) -> bool:
             # the links named when it joined: the opening flows', then those each earlier joiner brought
             index_of = dict(opening)
             for j in sorted(j for j in found if j < i):
@@ -704,13 +702,18 @@ class Memoizer:
                 return None
             queries -= 1
             coming_ends = [(flow, now_ns + record.outcomes[i].finish_ns) for i, (_, _, _, flow) in found.items()]
-            coming = self.host.releases(now_ns, record.close_ns, flow_ends, coming_ends)
+            # by offset: a joiner is only ever a flow released at its own recorded offset
+            coming: dict[int, list[tuple[int, frozenset[int], tuple[int, int], Any]]] = {}
+            for start, route, nodes, task, flow in self.host.releases(now_ns, record.close_ns, flow_ends,
+                                                                      coming_ends):
+                coming.setdefault(start - now_ns, []).append((task, route, nodes, flow))
             found = dict(found)
             progress = False
             for i in sorted(wanted.keys() - found.keys()):
                 taken = {task for task, _, _, _ in found.values()}
-                candidates = [(task, route, nodes, flow) for start, route, nodes, task, flow in coming
-                              if task not in taken and fits(i, start, route, found)]
+                candidates = [(task, route, nodes, flow) for task, route, nodes, flow
+                              in coming.get(record.arrivals[i].offset_ns, ())
+                              if task not in taken and fits(i, route, found)]
                 if len(candidates) > 1:  # alike flows of one instant: which is which shows later
                     return next(filter(None, (search(found | {i: candidate}) for candidate in candidates)), None)
                 if candidates:

@@ -81,7 +81,8 @@ def read_entries(root: Path) -> list[Entry]:
 
 
 HEADER = ("workload", "events ratio", "`Run()` speedup", "process speedup", "FCT error mean / p99 / max",
-          "iteration time error", "memo hit / mirror / miss", "steady-skipped share", "paper, single core")
+          "iteration time error", "memo hit / mirror / miss", "steady-skipped share",
+          "packet-level time left, largest cause", "paper, single core")
 
 
 def scoreboard_table(entries: list[Entry], relative_to: Path) -> str:
@@ -106,6 +107,7 @@ def _row(entry: Entry, relative_to: Path) -> list[str]:
         _percent(s["iteration_time_rel_err"]),
         memo,
         _skipped_share(s),
+        _packet_level(s),
         entry.paper.label if entry.paper else "-",
     ]
 
@@ -119,6 +121,22 @@ def _skipped_share(s: dict) -> str:
     """
     training = (s["iteration_time_mean_baseline_s"] or 0.0) * s["iterations_compared"]
     return _percent(s["skipped_time_s"] / training) if training > 0 else "-"
+
+
+def _packet_level(s: dict) -> str:
+    """Where the accelerated run kept simulating packets: the time partitions ran unskipped, and its largest cause.
+
+    Summed over partitions, each sampling period charged to why it was not
+    skipped (``packet_level_time_s``: settling after a flow event, filling a
+    window, unfair shares, flow tails...). An episode the memo records runs
+    there too; one it replays does not.
+    """
+    breakdown = s.get("packet_level_time_s") or {}
+    total = sum(breakdown.values())
+    if total <= 0:
+        return "-"
+    cause, seconds = max(breakdown.items(), key=lambda item: (item[1], item[0]))
+    return f"{total * 1e3:.3g} ms: {seconds / total:.0%} {cause}"
 
 
 def _count(events: int) -> str:

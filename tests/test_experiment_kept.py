@@ -12,6 +12,7 @@ import json
 import shutil
 import subprocess
 import sys
+from dataclasses import replace
 
 import pytest
 
@@ -25,7 +26,7 @@ from wormhole_ns3.tools.experiment.comparison import (
 from wormhole_ns3.tools.experiment.kept import keep_result, unpack_result
 from wormhole_ns3.tools.experiment.registry import ExperimentError
 from wormhole_ns3.tools.experiment.results import read_flows, read_iterations
-from wormhole_ns3.tools.experiment.scoreboard import read_entries, update_readme
+from wormhole_ns3.tools.experiment.scoreboard import read_entries, scoreboard_table, update_readme
 
 from conftest import REPO, child_environment, load_json
 
@@ -173,6 +174,18 @@ def test_a_hand_edited_scoreboard_number_fails_the_check(tmp_path):
     update_readme(tmp_path / "experiments" / "scoreboard", readme, check=False)
     assert readme.read_text() == text
     assert (tmp_path / "experiments" / "scoreboard" / "scoreboard.png").read_bytes()[:4] == b"\x89PNG"
+
+
+def test_the_scoreboard_says_how_much_packet_level_time_each_run_kept_and_its_largest_cause():
+    entries = {entry.name: entry for entry in read_entries(SCOREBOARD)}
+    row = scoreboard_table([entries["moe-medium"]], REPO).splitlines()[-1]
+    breakdown = entries["moe-medium"].summary["packet_level_time_s"]
+    total, settling = sum(breakdown.values()), breakdown["settling after a flow event"]
+    assert settling == max(breakdown.values())
+    assert f"| {total * 1e3:.3g} ms: {settling / total:.0%} settling after a flow event |" in row
+    silent = dict(entries["moe-medium"].summary, packet_level_time_s={})
+    row = scoreboard_table([replace(entries["moe-medium"], summary=silent)], REPO).splitlines()[-1]
+    assert "| - | MoE 135-510x |" in row
 
 
 @pytest.mark.slow

@@ -298,10 +298,9 @@ class MemoDriver:
         upcoming = self.tracker.GetUpcomingFlows(self.ns3.NanoSeconds(horizon_ns), [f for f, _ in ending],
                                                  [time for _, time in ending], to_come,
                                                  [time for _, time in coming_ends])
-        fields = list(self.tracker.GetUpcomingFlowFields(upcoming))
         released = []
-        for index in range(len(fields) // 5):
-            start, src, dst, src_port, dst_port = fields[5 * index: 5 * index + 5]
+        for index, (start, src, dst, src_port, dst_port) in enumerate(self.run.boundary.int_rows(
+                self.tracker.GetUpcomingFlowFields(upcoming), 5)):
             route = (src, dst, src_port, dst_port)
             if route not in self._route_between:
                 flow = upcoming[index]

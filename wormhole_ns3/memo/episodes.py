@@ -685,11 +685,14 @@ class Memoizer:
         flow_ends = {flow: now_ns + record.outcomes[i].finish_ns for i, flow in enumerate(order)}
         queries = MAX_RELEASE_QUERIES  # a budget: alike joiners are tried in turn
 
-        def fits(i: int, route: frozenset[int], found: Found) -> bool:
-            # the links named when it joined: the opening flows', then those each earlier joiner brought
+        def names_when_joining(i: int, found: Found) -> dict[int, int]:
+            """The links named when joiner ``i`` joined: the opening flows', then those each earlier joiner brought."""
             index_of = dict(opening)
             for j in sorted(j for j in found if j < i):
                 index_of.update((link, j) for link in found[j][1] if link not in index_of)
+            return index_of
+
+        def fits(i: int, route: frozenset[int], index_of: dict[int, int]) -> bool:
             named = tuple(sorted(index_of[link] for link in route if link in index_of))
             return (named, len(route) - len(named)) == wanted[i]
 
@@ -711,9 +714,10 @@ class Memoizer:
             progress = False
             for i in sorted(wanted.keys() - found.keys()):
                 taken = {task for task, _, _, _ in found.values()}
+                index_of = names_when_joining(i, found)
                 candidates = [(task, route, nodes, flow) for task, route, nodes, flow
                               in coming.get(record.arrivals[i].offset_ns, ())
-                              if task not in taken and fits(i, route, found)]
+                              if task not in taken and fits(i, route, index_of)]
                 if len(candidates) > 1:  # alike flows of one instant: which is which shows later
                     return next(filter(None, (search(found | {i: candidate}) for candidate in candidates)), None)
                 if candidates:

@@ -69,6 +69,19 @@ def test_keeping_is_deterministic_byte_for_byte(unpacked, tmp_path):
         assert packed.read() == (unpacked / "flows.csv").read_bytes()
 
 
+def test_a_kept_comparison_names_its_input_files_without_the_machines_paths(tmp_path):
+    compared = tmp_path / "compared"
+    shutil.copytree(SCOREBOARD / "gpt-small", compared)
+    summary = load_json(compared / "summary.json")
+    inputs = ["--simai", str(tmp_path / "checkout" / "tests" / "data" / "workload.txt"), "--transport", "dcqcn"]
+    (compared / "summary.json").write_text(json.dumps({**summary, "script_args": inputs}, indent=1))
+    keep_result(compared, tmp_path / "kept")
+    kept = load_json(tmp_path / "kept" / "summary.json")
+    assert kept["script_args"] == ["--simai", "workload.txt", "--transport", "dcqcn"]
+    assert {k: v for k, v in kept.items() if k != "script_args"} == {
+        k: v for k, v in summary.items() if k != "script_args"}
+
+
 def test_a_kept_run_holds_no_path_of_the_machine_that_made_it(unpacked, tmp_path):
     machine_paths = {"script": str(tmp_path / "checkout" / "experiments" / "llm_training.py"),
                      "argv": ["--preset", "gpt-small", "--results-dir", str(tmp_path / "runs" / "gpt-small.partial")]}

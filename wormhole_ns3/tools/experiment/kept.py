@@ -65,8 +65,7 @@ def keep_result(source: Path, into: Path, command: str | None = None, force: boo
     recorded = source / COMMAND_FILE
     if command is None and not recorded.is_file():
         raise ExperimentError(f"{source} records no {COMMAND_FILE}: give the command that made it with --command")
-    if kind == "run":
-        summary = _with_portable_script(_with_workload_digest(source, summary))
+    summary = _with_portable_script(_with_workload_digest(source, summary) if kind == "run" else summary)
     staged = StagedDir.create(into, force)
     names = _run_files(source) if kind == "run" else _comparison_files(source)
     kept = [_keep_file(source / name, staged.staging, _portable_results(source / name) if kind == "run" else None)
@@ -93,17 +92,18 @@ def unpack_result(kept: Path, into: Path) -> None:
 
 def _with_portable_script(summary: dict) -> dict:
     """The summary with no path of this machine: its script named from the repository (``experiments/x.py``),
-    the result folder it was written to by its own name."""
+    the result folder it was written to and its input files by their own names (``portable_args``)."""
     portable = summary
     script = Path(summary.get("script") or "")
     if script.is_absolute():
         parts = script.parts
         start = len(parts) - 1 - parts[::-1].index("experiments") if "experiments" in parts[:-1] else len(parts) - 1
         portable = {**portable, "script": Path(*parts[start:]).as_posix()}
-    argv = summary.get("argv") or []
-    if any(Path(arg).is_absolute() for arg in argv if isinstance(arg, str)):
-        portable = {**portable, "argv": [Path(arg).name if isinstance(arg, str) and Path(arg).is_absolute() else arg
-                                         for arg in argv]}
+    for field in ("argv", "script_args"):
+        args = summary.get(field) or []
+        if any(Path(arg).is_absolute() for arg in args if isinstance(arg, str)):
+            portable = {**portable, field: [Path(arg).name if isinstance(arg, str) and Path(arg).is_absolute()
+                                            else arg for arg in args]}
     return portable
 
 

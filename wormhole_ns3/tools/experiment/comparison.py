@@ -320,7 +320,8 @@ def markdown_summary(summary: dict) -> str:
         f"p99 {_percent(summary['fct_p99_rel_err'])}, max {_percent(summary['fct_max_rel_err'])}",
     ]
     if summary["iterations_compared"]:
-        lines.append(f"- iteration time error over {summary['iterations_compared']} iterations: "
+        iterations = summary["iterations_compared"]
+        lines.append(f"- iteration time error over {iterations} iteration{'' if iterations == 1 else 's'}: "
                      f"max {_percent(summary['iteration_time_rel_err'])}, "
                      f"mean {_percent(summary['iteration_time_mean_rel_err'])}")
     lines += [

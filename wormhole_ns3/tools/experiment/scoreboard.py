@@ -96,7 +96,9 @@ def scoreboard_table(entries: list[Entry], relative_to: Path) -> str:
 def _row(entry: Entry, relative_to: Path) -> list[str]:
     s = entry.summary
     link = Path(os.path.relpath(entry.folder / "summary.md", relative_to)).as_posix()
-    workload = f"[`{entry.name}`]({link}) ({s['flows_compared']:,} flows, {s['iterations_compared']} iterations)"
+    iterations = s["iterations_compared"]
+    workload = (f"[`{entry.name}`]({link}) ({s['flows_compared']:,} flows, {iterations} "
+                f"iteration{'' if iterations == 1 else 's'})")
     memo = "-" if s.get("memo_hits") is None else f"{s['memo_hits']:,} / {s['memo_mirrored']:,} / {s['memo_misses']:,}"
     return [
         workload,

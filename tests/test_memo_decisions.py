@@ -652,3 +652,16 @@ def test_a_course_two_recordings_took_is_followed_before_its_joiners_are_known(s
     assert kinds(memo)[4:] == [MemoDecision.REPLAY]
     assert memo.trace[4].detail.endswith("joiners the run cannot foresee yet are followed as 2 recordings had them")
     assert set(host.held) == {20, 21, 25} and memo.stats.diverged == 0
+
+
+def test_a_course_of_paced_flows_is_not_followed_before_its_joiners_are_known(store):
+    """A joiner that comes otherwise than recorded resumes the replayed flows, and a paced resume is not exact."""
+    host = FakeMemoHost(drain_ns=2 * MS)
+    memo = Memoizer(store, "context", host)
+    for i, switch in enumerate((100, 200, 300)):
+        flows, joiner = incast_and_joiner(host, 10 * i, switch=switch)
+        host.paced |= {*flows, joiner}
+        run_incast_and_joiner(memo, host, flows, joiner, t0=10 * MS * i)
+    assert kinds(memo) == [MemoDecision.MISS, MemoDecision.RECORDED] * 3
+    assert memo.trace[3].detail.startswith("confirmed ") and memo.trace[5].detail.startswith("confirmed ")
+    assert not host.held and memo.stats.diverged == 0

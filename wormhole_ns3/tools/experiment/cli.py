@@ -13,6 +13,7 @@ from wormhole_ns3.runtime import native
 from wormhole_ns3.tools.experiment import registry
 from wormhole_ns3.tools.experiment.child import ChildOptions
 from wormhole_ns3.tools.experiment.registry import Experiment, ExperimentError
+from wormhole_ns3.tools.experiment.results import counted
 from wormhole_ns3.tools.options import add_config_options, add_memo_options, config_from
 
 
@@ -194,11 +195,10 @@ def _show_progress(args: argparse.Namespace) -> bool:
 
 
 def _run_line(summary: dict) -> str:
-    iterations = summary["iterations"]
     mean = summary["iteration_time_mean_s"]
     timing = f" (mean {mean * 1e3:.3f} ms)" if mean is not None else ""
     return (
-        f"{summary['flows_finished']} flows, {iterations} iteration{'s' * (iterations != 1)}{timing}, "
+        f"{summary['flows_finished']} flows, {counted(summary['iterations'], 'iteration')}{timing}, "
         f"Run() {summary['run_wall_s']:.2f} s (process {summary['process_wall_s']:.2f} s), "
         f"{summary['events']:,} events"
     )

@@ -29,6 +29,7 @@ from wormhole_ns3.tools.experiment.results import (
     FLOWS_FILE,
     ITERATION_COLUMNS,
     ITERATIONS_FILE,
+    counted,
     read_flows,
     read_iterations,
     write_atomically,
@@ -320,8 +321,7 @@ def markdown_summary(summary: dict) -> str:
         f"p99 {_percent(summary['fct_p99_rel_err'])}, max {_percent(summary['fct_max_rel_err'])}",
     ]
     if summary["iterations_compared"]:
-        iterations = summary["iterations_compared"]
-        lines.append(f"- iteration time error over {iterations} iteration{'' if iterations == 1 else 's'}: "
+        lines.append(f"- iteration time error over {counted(summary['iterations_compared'], 'iteration')}: "
                      f"max {_percent(summary['iteration_time_rel_err'])}, "
                      f"mean {_percent(summary['iteration_time_mean_rel_err'])}")
     lines += [

@@ -31,7 +31,7 @@ from wormhole_ns3.tools.experiment.child import RUN_RESULTS_FILE
 from wormhole_ns3.tools.experiment.outdir import StagedDir
 from wormhole_ns3.tools.experiment.registry import ExperimentError
 from wormhole_ns3.tools.experiment.results import ITERATIONS_FILE, WORKLOAD_FILE, write_atomically
-from wormhole_ns3.tools.experiment.run import COMMAND_FILE, SUMMARY_FILE, write_json
+from wormhole_ns3.tools.experiment.run import COMMAND_FILE, SUMMARY_FILE, portable_args, write_json
 
 GZIP_SUFFIX = ".gz"
 #: Files larger than this are kept gzipped (small ones stay readable in a diff).
@@ -101,9 +101,8 @@ def _with_portable_script(summary: dict) -> dict:
         portable = {**portable, "script": Path(*parts[start:]).as_posix()}
     for field in ("argv", "script_args"):
         args = summary.get(field) or []
-        if any(Path(arg).is_absolute() for arg in args if isinstance(arg, str)):
-            portable = {**portable, field: [Path(arg).name if isinstance(arg, str) and Path(arg).is_absolute()
-                                            else arg for arg in args]}
+        if any(Path(arg).is_absolute() for arg in args):
+            portable = {**portable, field: portable_args(args)}
     return portable
 
 

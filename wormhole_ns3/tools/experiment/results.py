@@ -137,6 +137,11 @@ def _open_table(path: Path, columns: tuple[str, ...]):
     return handle, rows
 
 
+def counted(n: int, noun: str) -> str:
+    """``n`` and the noun, in the singular for one: "1 iteration", "4 iterations"."""
+    return f"{n} {noun}{'' if n == 1 else 's'}"
+
+
 def write_atomically(path: Path, text: str) -> None:
     """Write a whole text file so that a reader sees the old file or the new one, never half of one."""
     partial = path.with_name(path.name + ".partial")

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from wormhole_ns3.tools.experiment.registry import ExperimentError
-from wormhole_ns3.tools.experiment.results import write_atomically
+from wormhole_ns3.tools.experiment.results import counted, write_atomically
 from wormhole_ns3.tools.experiment.run import COMMAND_FILE, SUMMARY_FILE
 
 BEGIN_MARKER = "<!-- scoreboard:begin -->"
@@ -96,9 +96,8 @@ def scoreboard_table(entries: list[Entry], relative_to: Path) -> str:
 def _row(entry: Entry, relative_to: Path) -> list[str]:
     s = entry.summary
     link = Path(os.path.relpath(entry.folder / "summary.md", relative_to)).as_posix()
-    iterations = s["iterations_compared"]
-    workload = (f"[`{entry.name}`]({link}) ({s['flows_compared']:,} flows, {iterations} "
-                f"iteration{'' if iterations == 1 else 's'})")
+    size = f"{s['flows_compared']:,} flows, {counted(s['iterations_compared'], 'iteration')}"
+    workload = f"[`{entry.name}`]({link}) ({size})"
     memo = "-" if s.get("memo_hits") is None else f"{s['memo_hits']:,} / {s['memo_mirrored']:,} / {s['memo_misses']:,}"
     return [
         workload,

@@ -339,10 +339,7 @@ class Controller:
         for flow in range(known, self._known_flows):
             if int(tracker.GetState(flow)) != PENDING:
                 continue
-            if self.memo is not None:  # it reads the route hop by hop anyway: the links are the two paths'
-                self._planned[flow] = frozenset(itertools.chain(*self.memo.flow_route(flow)))
-            else:
-                self._planned[flow] = frozenset(int(x) for x in tracker.GetPlannedLinks(flow))
+            self._planned[flow] = frozenset(int(x) for x in tracker.GetPlannedLinks(flow))
             pending.append((tracker.GetStartTime(flow).GetSeconds(), flow))
             if self.memo is None:
                 self.before_flow_start(flow)

@@ -21,7 +21,7 @@ from wormhole_ns3.accel.flows import SKIPPABLE_CONGESTION_CONTROL, FlowKind, is_
 from wormhole_ns3.memo.episodes import MemoEvent, Memoizer, MemoStats
 from wormhole_ns3.memo.record import STATE_FIELDS, TrajectoryPoint
 from wormhole_ns3.memo.store import MemoStore
-from wormhole_ns3.runtime.boundary import planned_congestion_control
+from wormhole_ns3.runtime.boundary import int_rows, planned_congestion_control
 
 PENDING = 0
 
@@ -299,8 +299,8 @@ class MemoDriver:
                                                  [time for _, time in ending], to_come,
                                                  [time for _, time in coming_ends])
         released = []
-        for index, (start, src, dst, src_port, dst_port) in enumerate(self.run.boundary.int_rows(
-                self.tracker.GetUpcomingFlowFields(upcoming), 5)):
+        fields = int_rows(self.tracker.GetUpcomingFlowFields(upcoming), 5)
+        for index, (start, src, dst, src_port, dst_port) in enumerate(fields):
             route = (src, dst, src_port, dst_port)
             if route not in self._route_between:
                 flow = upcoming[index]

@@ -91,10 +91,6 @@ class Boundary:
     def upcoming_flow_vector(self, flows: Iterable[Any]) -> Any:
         return upcoming_flow_vector(self.ns3, flows)
 
-    @staticmethod
-    def int_rows(vector: Any, width: int) -> list[tuple[int, ...]]:
-        return int_rows(vector, width)
-
     def warm_up(self, tracker: Any, memo: bool) -> list[str]:
         return warm_up(self.ns3, tracker, memo)
 

@@ -10,7 +10,7 @@ import pytest
 
 from wormhole_ns3.accel.links import link_id
 from wormhole_ns3.accel.trace import TraceKind
-from wormhole_ns3.memo.episodes import MemoDecision, Memoizer
+from wormhole_ns3.memo.episodes import MemoDecision, Memoizer, _named_links
 from wormhole_ns3.memo.record import MIN_COMPLETED_PER_DIVERGENCE, TrajectoryPoint, add_replays, decode_value
 from wormhole_ns3.memo.store import MemoStore
 
@@ -537,6 +537,67 @@ def test_a_joiner_the_replay_releases_itself_is_foreseen_by_playing_the_replay_f
     flows, joiner = incast_and_joiner(host, 20, switch=300)  # its joiner comes from elsewhere
     memo.arrive(20 * MS, flows)
     assert kinds(memo)[3:] == [MemoDecision.MISS] and set(host.started) >= {20, 21}
+
+
+def rail(host: FakeMemoHost, first_flow: int, switch: int, t0: int) -> tuple[list[int], list[int]]:
+    """An incast opening at ``t0``, and the three flows that join it; returns both.
+
+    Compute ending at +1 ms (a completion the run has scheduled) releases two flows
+    0.1 ms later. The first of them holds none of the incast's links: it comes with
+    the second, which shares its sender's NIC and the bottleneck. The second's end
+    releases a third flow onto the bottleneck.
+    """
+    flows = incast(host, first_flow, switch)
+    beside, joiner, last, compute = first_flow + 4, first_flow + 5, first_flow + 6, first_flow + 7
+    beside_route = ((link_id(switch + 9, 1), link_id(switch + 8, 2)), (link_id(switch + 8, 1), link_id(switch + 9, 2)))
+    host.add(beside, beside_route, attributes="bulk-tcp size=2000000 cc=ns3::TcpDctcp{}")  # sorts before the joiner
+    host.add(joiner, ((link_id(switch + 9, 1), link_id(switch, 1)), (link_id(switch + 1, 1), link_id(switch, 9))))
+    host.add(last, ((link_id(switch + 6, 1), link_id(switch, 1)), (link_id(switch + 1, 1), link_id(switch, 6))))
+    host.completions[compute] = t0 + MS
+    host.released_after[compute] = [(beside, MS // 10), (joiner, MS // 10)]
+    host.released_after[joiner] = [(last, MS // 10)]
+    return flows, [beside, joiner, last]
+
+
+def test_twins_opening_at_once_each_find_their_own_joiners_without_trying_each_others(store):
+    """A joiner holding none of the episode's links is told apart by the joiner that comes with it.
+
+    Forty rails open the same step at one instant; played forward, the flows each
+    rail's compute releases come at the same offsets on every rail, and a flow that
+    comes beside a joiner, on links of its own, fits the record on any rail. The
+    joiner it comes with names its links, which settles whose it is at once: trying
+    the other rails' flows in turn spent the whole query budget on moe-small's twins,
+    and they were recorded again.
+    """
+    host = FakeMemoHost(drain_ns=2 * MS)
+    memo = Memoizer(store, "context", host)
+    flows, (beside, joiner, last) = rail(host, 0, switch=100, t0=0)
+    key = memo._fingerprint(flows).key
+
+    def finish(flow: int, at: int) -> None:
+        host.trajectories[flow] = [TrajectoryPoint(at, 1_000_000, (12.0, 20.0))]
+        memo.finished(at, flow)
+
+    memo.arrive(0, flows)
+    finish(flows[0], MS)
+    memo.arrive(MS + MS // 10, [beside, joiner])
+    finish(joiner, 2 * MS)
+    memo.arrive(2 * MS + MS // 10, [last])
+    finish(beside, 2 * MS + MS // 2)
+    finish(flows[1], 3 * MS)
+    finish(last, 3 * MS)
+    assert kinds(memo) == [MemoDecision.MISS, MemoDecision.RECORDED]
+    (record,) = memo._continuations(key)
+    # what makes the twins alike: the first joiner holds no link of the episode, the second names it (2)
+    assert [_named_links(a.signature) for a in record.arrivals[2:4]] == [((), 4), ((0, 0, 2), 1)]
+
+    openings = [rail(host, 10 * r, switch=100 * (r + 1), t0=10 * MS)[0] for r in range(1, 41)]
+    asked = []
+    releases = host.releases
+    host.releases = lambda *args: asked.append(1) or releases(*args)
+    memo.arrive(10 * MS, [flow for opening in openings for flow in opening])
+    assert kinds(memo)[2:] == [MemoDecision.REPLAY] * 40
+    assert memo.stats.misses == 1 and len(asked) <= 4 * 40  # as many queries for each rail as for the first
 
 
 def ring_steps(host: FakeMemoHost, first_flow: int, switch: int, size: int = 1_000_000) -> tuple[int, int]:

@@ -701,6 +701,31 @@ class Memoizer:
             named = tuple(sorted(index_of[link] for link in route if link in index_of))
             return (named, len(route) - len(named)) == wanted[i]
 
+        def borne_out(i: int, candidate: tuple[int, frozenset[int], tuple[int, int], Any], found: Found,
+                      offered: Iterable[tuple[int, frozenset[int], tuple[int, int], Any]]) -> bool:
+            """Whether the joiners of i's own instant that hold i's links fit beside this candidate for i.
+
+            A joiner holding none of the episode's links (it came with one that did) is
+            fitted alike by the flows the other rails' steps release at that instant; the
+            joiners of the instant that hold its links tell which one it is, with no
+            further play. Trying the other rail's flows in turn spent the whole query
+            budget on moe-small's twins, and a twin whose leader was replayed was then
+            recorded again (80 k events in its second iteration). A joiner naming one not
+            found yet cannot tell, and is not asked.
+            """
+            trial = found | {i: candidate}
+            taken = {task for task, _, _, _ in trial.values()}
+            offset = record.arrivals[i].offset_ns
+            for j, (held, _) in wanted.items():
+                if j in trial or i not in held or record.arrivals[j].offset_ns != offset:
+                    continue
+                if not all(k < record.initial or k in trial for k in held):
+                    continue
+                index_of = names_when_joining(j, trial)
+                if not any(task not in taken and fits(j, route, index_of) for task, route, _, _ in offered):
+                    return False
+            return True
+
         def search(found: Found) -> Found | None:
             """Play the replay forward from the joiners found so far, until every unknown one is."""
             nonlocal queries
@@ -723,6 +748,9 @@ class Memoizer:
                 candidates = [(task, route, nodes, flow) for task, route, nodes, flow
                               in coming.get(record.arrivals[i].offset_ns, ())
                               if task not in taken and fits(i, route, index_of)]
+                if len(candidates) > 1:
+                    offered = coming[record.arrivals[i].offset_ns]
+                    candidates = [c for c in candidates if borne_out(i, c, found, offered)] or candidates
                 if len(candidates) > 1:  # alike flows of one instant: which is which shows later
                     return next(filter(None, (search(found | {i: candidate}) for candidate in candidates)), None)
                 if candidates:

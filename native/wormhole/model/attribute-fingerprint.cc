@@ -9,6 +9,8 @@
 
 #include <set>
 #include <sstream>
+#include <unordered_map>
+#include <vector>
 
 namespace ns3
 {
@@ -84,6 +86,33 @@ DescribeAttributes(Ptr<const Object> object)
 std::string
 DescribeDefaults(TypeId tid)
 {
+    // Config::SetDefault replaces an attribute's initial value with a new object: while the
+    // objects are the same, so is the description (each flow's fingerprint asks for the
+    // socket's and the congestion control's, 40 values to print, once per flow)
+    struct Described
+    {
+        std::vector<Ptr<const AttributeValue>> values;
+        std::string text;
+    };
+
+    static std::unordered_map<uint16_t, Described> described;
+    std::vector<Ptr<const AttributeValue>> values;
+    for (TypeId t = tid;; t = t.GetParent())
+    {
+        for (std::size_t i = 0; i < t.GetAttributeN(); ++i)
+        {
+            values.push_back(t.GetAttribute(i).initialValue);
+        }
+        if (t == t.GetParent())
+        {
+            break;
+        }
+    }
+    Described& known = described[tid.GetUid()];
+    if (!known.text.empty() && known.values == values)
+    {
+        return known.text;
+    }
     std::ostringstream out;
     out << tid.GetName() << "{";
     for (TypeId t = tid;; t = t.GetParent())
@@ -115,7 +144,8 @@ DescribeDefaults(TypeId tid)
         }
     }
     out << "}";
-    return out.str();
+    known = Described{std::move(values), out.str()};
+    return known.text;
 }
 
 } // namespace wormhole

@@ -6,12 +6,17 @@
  * (even when their old timestamp has passed, or a move back ran an event
  * earlier than its EventId says), a move back restores the times, and the
  * event count of a schedule is DefaultSimulatorImpl's; an event scheduled on a
- * node at the current instant enters the node.
+ * node at the current instant enters the node. A TypeId's described defaults
+ * follow Config::SetDefault.
  */
+#include "ns3/attribute-fingerprint.h"
+#include "ns3/config.h"
 #include "ns3/global-value.h"
 #include "ns3/make-event.h"
 #include "ns3/simulator.h"
 #include "ns3/string.h"
+#include "ns3/tcp-socket-base.h"
+#include "ns3/uinteger.h"
 #include "ns3/test.h"
 #include "ns3/wormhole-simulator-impl.h"
 
@@ -408,6 +413,33 @@ class EnteredNodesTestCase : public SimulatorCase
     }
 };
 
+/** The defaults a flow's fingerprint holds are read afresh once Config::SetDefault changed one. */
+class DescribedDefaultsTestCase : public TestCase
+{
+  public:
+    DescribedDefaultsTestCase()
+        : TestCase("a TypeId's described defaults follow Config::SetDefault")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        TypeId socket = TcpSocketBase::GetTypeId();
+        std::string before = wormhole::DescribeDefaults(socket);
+        NS_TEST_EXPECT_MSG_EQ(wormhole::DescribeDefaults(socket), before, "described alike twice");
+        TypeId::AttributeInformation segment;
+        NS_TEST_ASSERT_MSG_EQ(socket.LookupAttributeByName("SegmentSize", &segment), true, "an inherited attribute");
+        Ptr<const AttributeValue> original = segment.initialValue;
+        Config::SetDefault("ns3::TcpSocket::SegmentSize", UintegerValue(1234));
+        std::string changed = wormhole::DescribeDefaults(socket);
+        NS_TEST_EXPECT_MSG_NE(changed, before, "a changed default changes the description");
+        NS_TEST_EXPECT_MSG_NE(changed.find("SegmentSize=1234;"), std::string::npos, "the new value shows");
+        Config::SetDefault("ns3::TcpSocket::SegmentSize", *original);
+        NS_TEST_EXPECT_MSG_EQ(wormhole::DescribeDefaults(socket), before, "the same default, the same description");
+    }
+};
+
 class WormholeTestSuite : public TestSuite
 {
   public:
@@ -421,6 +453,7 @@ class WormholeTestSuite : public TestSuite
         AddTestCase(new MoveOnlyItsClassTestCase, TestCase::Duration::QUICK);
         AddTestCase(new StaleEventIdTestCase, TestCase::Duration::QUICK);
         AddTestCase(new EnteredNodesTestCase, TestCase::Duration::QUICK);
+        AddTestCase(new DescribedDefaultsTestCase, TestCase::Duration::QUICK);
     }
 };
 

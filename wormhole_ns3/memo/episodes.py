@@ -419,13 +419,18 @@ class Memoizer:
             self.stats.distrusted += 1
             self._admit(episode, order)
             return
+        continuations = [] if episode.key in self._relearn else self._continuations(episode.key)
+        # the workload is asked once, as far ahead as the joiners foreseen and the longest record
+        # reach, rather than for the one and then again for the other (moe-medium warm: 2,720
+        # lookups, 0.4 ms a question)
+        self._upcoming(now_ns, max([self._joining(order)[0], *(r.close_ns for r in continuations)]))
         due = self._due(now_ns, order)
         episode.foreseen = self._pattern(order, due)
         episode.left_out = self._left_out_on(order)
         if episode.key not in self._relearn:
             # a recording that lacked packets at its opening stands in only where a plain-like
             # one cannot be made: an opening like a plain run's is recorded instead, and replaces it
-            records = [r for r in self._continuations(episode.key) if r.initial == len(order) and opening(r.arrivals)
+            records = [r for r in continuations if r.initial == len(order) and opening(r.arrivals)
                        and (episode.left_out or not r.left_out)]
             if records:
                 records = self._foreseen(now_ns, episode, order, due, records)

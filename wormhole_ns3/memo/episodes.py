@@ -317,6 +317,7 @@ class Memoizer:
         #: simulated, not replayed nor recorded, and still seen by the open ones they touch.
         self.replays_allowed = True
         self._released: dict[int, int] = {}  #: link -> when an episode last released it
+        self._flow_links: dict[int, frozenset[int]] = {}  #: flow -> the links it loads (``_links``)
         #: link -> (when, how many): the packets the recordings of the completions replayed
         #: then had queued there (``FlowOutcome.trailing``), which the replays did not queue
         self._recorded_queue: dict[int, tuple[int, int]] = {}
@@ -1358,8 +1359,12 @@ class Memoizer:
         return episode
 
     def _links(self, flow: int) -> frozenset[int]:
-        data, ack = self.host.flow_route(flow)
-        return frozenset(data) | frozenset(ack)
+        """The links a flow loads, data and ACK paths (its route is the host's first answer, kept)."""
+        links = self._flow_links.get(flow)
+        if links is None:
+            data, ack = self.host.flow_route(flow)
+            links = self._flow_links[flow] = frozenset(data) | frozenset(ack)
+        return links
 
     def _links_of(self, flows: Iterable[int]) -> frozenset[int]:
         """Every link the flows load, data and ACK paths."""

@@ -264,7 +264,7 @@ class MemoDriver:
         known = [(time, frozenset(self._links(flow)), self.flow_nodes(flow))
                  for flow, (time, _) in sorted(self._gated.items()) if time <= until]
         released, _ = self._released(horizon_ns, {}, [])
-        known += [(start, route, nodes) for start, route, nodes, _ in released]
+        known += [(start, route, nodes) for start, route, nodes, _, _ in released]
         return known
 
     def releases(self, now_ns: int, horizon_ns: int, flow_ends: dict[int, int], coming_ends: list[tuple[Any, int]],
@@ -277,36 +277,34 @@ class MemoDriver:
         ``coming_ends`` takes it).
         """
         released, upcoming = self._released(horizon_ns, flow_ends, coming_ends)
-        answer = []
-        for start, route, nodes, index in released:
-            flow = upcoming[index]
-            answer.append((start, route, nodes, int(flow.task), self.ns3.UpcomingFlow(flow)))
-        return answer
+        # a flow is named by its place in this answer's vector: copied out only if it is
+        # asked about again (a lookup plays a replay forward over hundreds of flows)
+        return [(start, route, nodes, task, (upcoming, index)) for start, route, nodes, task, index in released]
 
     def _released(self, horizon_ns: int, flow_ends: dict[int, int], coming_ends: list[tuple[Any, int]],
-                  ) -> tuple[list[tuple[int, frozenset[int], tuple[int, int], int]], Any]:
+                  ) -> tuple[list[tuple[int, frozenset[int], tuple[int, int], int, int]], Any]:
         """FlowTracker::GetUpcomingFlows, the scheduled completions counted as ends.
 
-        Returns [(start, links, (source node, destination node), index)] and the
+        Returns [(start, links, (source node, destination node), task, index)] and the
         tracker's vector of UpcomingFlow that the indices are into. The numbers are
         read in one crossing (FlowTracker::GetUpcomingFlowFields): hundreds of flows
         per lookup, five crossings each, were a tenth of moe-medium's warm run.
         """
         ends = {flow: time for flow, (time, _) in self._completion_of.items()} | flow_ends
         ending = sorted(ends.items())
-        to_come = self.run.boundary.upcoming_flow_vector(flow for flow, _ in coming_ends)
+        to_come = self.run.boundary.upcoming_flow_vector(vector[index] for (vector, index), _ in coming_ends)
         upcoming = self.tracker.GetUpcomingFlows(self.ns3.NanoSeconds(horizon_ns), [f for f, _ in ending],
                                                  [time for _, time in ending], to_come,
                                                  [time for _, time in coming_ends])
         released = []
-        fields = int_rows(self.tracker.GetUpcomingFlowFields(upcoming), 5)
-        for index, (start, src, dst, src_port, dst_port) in enumerate(fields):
+        fields = int_rows(self.tracker.GetUpcomingFlowFields(upcoming), 6)
+        for index, (start, src, dst, src_port, dst_port, task) in enumerate(fields):
             route = (src, dst, src_port, dst_port)
             if route not in self._route_between:
                 flow = upcoming[index]
                 links = self.tracker.GetRouteBetween(flow.src, flow.dst, flow.srcPort, flow.dstPort, True)
                 self._route_between[route] = frozenset(int(x) for x in links)
-            released.append((start, self._route_between[route], (src, dst), index))
+            released.append((start, self._route_between[route], (src, dst), task, index))
         return released, upcoming
 
     def drain_time_ns(self, flows: Iterable[int]) -> int:

@@ -602,7 +602,7 @@ std::vector<int64_t>
 FlowTracker::GetUpcomingFlowFields(const std::vector<UpcomingFlow>& flows)
 {
     std::vector<int64_t> fields;
-    fields.reserve(5 * flows.size());
+    fields.reserve(6 * flows.size());
     for (const UpcomingFlow& flow : flows)
     {
         fields.push_back(flow.start);
@@ -610,6 +610,7 @@ FlowTracker::GetUpcomingFlowFields(const std::vector<UpcomingFlow>& flows)
         fields.push_back(flow.dst->GetId());
         fields.push_back(flow.srcPort);
         fields.push_back(flow.dstPort);
+        fields.push_back(flow.task);
     }
     return fields;
 }

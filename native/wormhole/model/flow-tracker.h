@@ -161,11 +161,11 @@ class FlowTracker : public Object
                                                const std::vector<UpcomingFlow>& toCome = {},
                                                const std::vector<int64_t>& toComeEndsNs = {}) const;
     /**
-     * @return what a caller outside C++ reads of each of @p flows, flat, five
+     * @return what a caller outside C++ reads of each of @p flows, flat, six
      * numbers a flow: start (ns), source node id, destination node id, source
-     * port, destination port. One crossing for all of them: the memo reads
-     * hundreds of upcoming flows per lookup, and five crossings each cost
-     * moe-medium's warm run a tenth of its time.
+     * port, destination port, the workload's id of the flow. One crossing for
+     * all of them: the memo reads hundreds of upcoming flows per lookup, and
+     * five crossings each cost moe-medium's warm run a tenth of its time.
      */
     static std::vector<int64_t> GetUpcomingFlowFields(const std::vector<UpcomingFlow>& flows);
     /** @return the data path part of GetPlannedLinks, in hop order. */

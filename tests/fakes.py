@@ -187,6 +187,8 @@ class FakeFlow:
     tag: int = 0
     state: int = 1  #: controller.PENDING, ACTIVE, FINISHED
     samples: list[int] = field(default_factory=list)  #: delivered bytes at each sampling instant
+    #: bytes put on the network at the same instants (empty: as many as delivered, a queue holding still)
+    sent: list[int] = field(default_factory=list)
     credited: int = 0
     sampled: bool = True
     shifted_ns: int = 0
@@ -317,9 +319,14 @@ class FakeTracker:
     def GetSamples(self, f: int) -> list[int]:
         return list(self.flows[f].samples)
 
+    def GetSentSamples(self, f: int) -> list[int]:
+        flow = self.flows[f]
+        return list(flow.sent or flow.samples)
+
     def ClearSamples(self, flows: list[int]) -> None:
         for f in flows:
             self.flows[f].samples = []
+            self.flows[f].sent = []
 
     def SetSampled(self, f: int, sampled: bool) -> None:
         self.flows[f].sampled = sampled

@@ -89,7 +89,7 @@ def test_a_steady_fair_partition_is_skipped_to_the_first_flows_tail():
     assert skip.credited_bytes == tracker.flows[0].credited + tracker.flows[1].credited
     assert ns3.impl.moved == [(st.tag_class, round(skip.dt * 1e9), [])]
     assert tracker.flows[0].shifted_ns == round(skip.dt * 1e9) and not tracker.flows[0].sampled
-    assert skip.reason.startswith("aggregate spread 0.0% < 5%, shares within 0.0% of fair; ")
+    assert skip.reason.startswith("aggregate spread 0.0% < 5.0% over 10 samples, shares within 0.0% of fair; ")
     assert controller.packet_level_time == {}  # the window was skipped, not run packet by packet
 
 
@@ -119,19 +119,36 @@ def test_the_window_slides_a_refused_partition_is_judged_again_after_a_growing_b
     assert skip.time == pytest.approx(13 * PERIOD_NS * 1e-9)
 
 
-def test_no_judgement_before_a_window_of_samples_can_have_been_taken():
+def test_no_judgement_before_the_shortest_window_of_samples_can_have_been_taken():
     controller, tracker, ns3 = run_with([(10**8, "ns3::TcpDctcp")] * 2)
     deliver(tracker, {0: 0.49 * BOTTLENECK, 1: 0.49 * BOTTLENECK})
-    sample_at(controller, ns3, 9 * PERIOD_NS)
+    sample_at(controller, ns3, (controller.config.min_window - 1) * PERIOD_NS)
     st = next(iter(controller.partitions.values()))
     assert st.last_verdict is None and controller.skips == []
     assert controller.packet_level_time == {PacketLevel.FILLING_WINDOW: pytest.approx(PERIOD_NS * 1e-9)}
 
 
+def test_a_short_window_is_judged_on_a_spread_scaled_down_with_it():
+    """Five samples after the flows started: steady only if the aggregate varies by under 5% * 5 / 10."""
+    def aggregate_varying_by(spread):
+        controller, tracker, ns3 = run_with([(10**8, "ns3::TcpDctcp")] * 2)
+        rates = [0.49 * BOTTLENECK * (1 + spread * (i % 2)) for i in range(5)]
+        for flow in (0, 1):
+            tracker.flows[flow].samples = [0] + [round(sum(rates[:i + 1]) * PERIOD_NS * 1e-9) for i in range(5)]
+        sample_at(controller, ns3, 5 * PERIOD_NS)
+        return next(iter(controller.partitions.values())).last_verdict, controller.skips
+
+    verdict, skips = aggregate_varying_by(0.02)
+    assert verdict.steady and len(skips) == 1
+    assert skips[0].reason.startswith("aggregate spread 2.0% < 2.5% over 5 samples")
+    verdict, skips = aggregate_varying_by(0.03)  # steady over a whole window, not over half of one
+    assert verdict.limit is Limit.SPREAD and verdict.reason == "aggregate spread 3.0% >= 2.5%" and skips == []
+
+
 def test_packet_level_time_is_charged_by_the_verdicts_limit():
     controller, tracker, ns3 = run_with([(10**8, "ns3::TcpDctcp")] * 2)
     sample_at(controller, ns3, PERIOD_NS)  # right after the flows started
-    deliver(tracker, {0: 0.49 * BOTTLENECK, 1: 0.49 * BOTTLENECK}, samples=5)
+    deliver(tracker, {0: 0.49 * BOTTLENECK, 1: 0.49 * BOTTLENECK}, samples=3)
     sample_at(controller, ns3, 11 * PERIOD_NS)
     tracker.flows[0].samples = [i * 90_000 if i % 2 else i * 30_000 for i in range(WINDOW + 1)]
     tracker.flows[1].samples = [i * 60_000 for i in range(WINDOW + 1)]

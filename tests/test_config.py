@@ -13,6 +13,9 @@ from wormhole_ns3.tools.options import config_argv, config_from
         ({"theta": 0}, "theta"),
         ({"theta": 1.5}, "theta"),
         ({"window": 1}, "window"),
+        ({"min_window": 1}, "min_window"),
+        ({"convergence_budget": -0.01}, "convergence_budget"),
+        ({"convergence_budget": 1.0}, "convergence_budget"),
         ({"sample_period": -1.0}, "sample_period"),
         ({"tail_rtts": -1}, "tail_rtts"),
         ({"max_skip": 0}, "max_skip"),
@@ -34,7 +37,8 @@ def test_config_survives_the_trip_through_child_process_arguments():
 
 def test_every_setting_is_an_option_and_reaches_a_child_process():
     """No setting is left behind: each field, set away from its default, survives config_argv -> parser."""
-    changed = AcceleratorConfig(theta=0.07, window=7, sample_period=1e-4, fairness=0.2, idle_share=0.01,
+    changed = AcceleratorConfig(theta=0.07, window=7, min_window=3, sample_period=1e-4, fairness=0.2,
+                                convergence_budget=0.01, idle_share=0.01,
                                 settle_rtts=12.0, tail_rtts=9.0, min_skip_samples=2.5, max_skip=0.25, enabled=False,
                                 profile=True, queues=True, rtt=True, verify=0.1, verify_bound=0.05)
     defaults = AcceleratorConfig()

@@ -240,3 +240,24 @@ def test_profile_changes_nothing_simulated_and_accounts_for_all_of_run(wormhole,
     # every callback but the two that start and stop the watch was seen entering Python from C++
     # (the script's own callback is list.append: a builtin, which enters no Python frame)
     assert profile["entries"] == {"accelerator": calls["controller (Python decisions)"] - 2, "script": 0}
+
+
+def test_a_lone_flow_in_slow_start_is_not_skipped_though_its_delivery_is_steady(wormhole, tmp_path):
+    """Alone on 10 Gbps links, DCTCP's first flow fills its own host queue (no marks) in slow start.
+
+    Its delivery rate holds within 0.4% while its window doubles. A skip froze that window and
+    the queue behind it: the three flows starting after it then took their shares at once instead
+    of waiting behind its queue, and its 30 MB took 55.6 ms instead of 28.3 ms. Its sender's
+    bytes on the network (sent more than delivered) refuse such a window.
+    """
+    out = tmp_path / "c.json"
+    done = wormhole("compare", "--json", out, "--trace", tmp_path / "skips.csv", DUMBBELL, "--",
+                    "--flows", "4", "--min-mb", "30", "--max-mb", "60")
+    assert done.returncode == 0, done.stderr
+    summary = load_json(out)
+    assert summary["rx_bytes_exact"] and summary["skips"] >= 1
+    first = min(summary["flows"], key=lambda f: f["start"])
+    assert first["rel_err"] <= 0.01
+    assert summary["fct_mean_rel_err"] <= 0.01 and summary["fct_max_rel_err"] <= 0.03
+    # no skip before the second flow starts: the first flow's window is still growing
+    assert all(float(row["time"]) >= 0.104 for row in steady_skips(tmp_path / "skips.csv"))

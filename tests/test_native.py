@@ -465,3 +465,29 @@ def test_a_flow_record_and_outcome_hold_what_the_per_field_getters_return(sim):
             assert batched(flow) == per_field(flow)
             assert outcome(flow) == outcome_per_field(flow)
     assert batched(0)["path"] and outcome(0)[8] > 0  # a routed flow that finished
+
+
+def test_a_tcp_senders_bytes_on_the_network_lead_its_delivery_by_what_is_in_flight(sim):
+    """BulkSendFlow::GetSent: each byte once, credits included; in slow start it runs ahead of delivery."""
+    ns3, test = sim
+    tracker, sinks = _small_dumbbell(ns3)
+    ns3.Simulator.Stop(ns3.Seconds(0.1005))
+    ns3.Simulator.Run()
+    tracker.ConfigureSampling(ns3.MicroSeconds(100), 10, ns3.Callback["void"]())
+    tracker.SetSampled(0, True)
+    ns3.Simulator.Stop(ns3.Seconds(0.001))
+    ns3.Simulator.Run()
+    sent, delivered = list(tracker.GetSentSamples(0)), list(tracker.GetSamples(0))
+    in_flight = [s - d for s, d in zip(sent, delivered)]
+    assert sent == sorted(sent) and all(b > 0 for b in in_flight)
+    # alone on its links, the flow's window (and its own host queue) grows faster than it delivers
+    assert in_flight[-1] > 2 * in_flight[0]
+    # a credit counts as sent and as delivered alike: what is in flight carries on from where it was
+    assert tracker.Credit(0, 1_000_000) == 1_000_000
+    ns3.Simulator.Stop(ns3.MicroSeconds(100))
+    ns3.Simulator.Run()
+    after = int(tracker.GetSentSamples(0)[-1]) - int(tracker.GetSamples(0)[-1])
+    assert in_flight[-1] <= after < in_flight[-1] + 1_000_000, (in_flight[-1], after)
+    ns3.Simulator.Stop(ns3.Seconds(10))
+    ns3.Simulator.Run()
+    assert sinks[0].GetTotalRx() == tracker.GetSize(0)

@@ -3,7 +3,7 @@ import random
 import numpy as np
 import pytest
 
-from wormhole_ns3.accel.steady import Limit, contends, judge, max_min_fair
+from wormhole_ns3.accel.steady import Limit, contends, converging_stake, judge, max_min_fair
 
 GBPS = 1.25e8  # bytes/s
 
@@ -104,3 +104,98 @@ def test_a_verdict_reads_as_the_trace_printed_it():
     assert unfair.flow == 0 and unfair.reason == "flow 0 at 50.0% from its fair share (> 10%)"
     short = judge({0: _counters([6e8] * 10)[:5], 1: _counters([6e8] * 10)}, 1e-3, 10, 0.05, 0.10, paths, capacity)
     assert short.reason == "window not full"
+
+
+def _converging_pair(n, gap0, tau, period=1e-4, aggregate=0.95 * 10 * GBPS):
+    """Two flows splitting a steady aggregate, flow 0 above its share by gap0 * exp(-t / tau) of it."""
+    t = np.arange(n) * period
+    share = aggregate / 2
+    gap = gap0 * share * np.exp(-t / tau)
+    return {0: _counters(share + gap, period), 1: _counters(share - gap, period)}, share
+
+
+def test_converging_stake_owes_the_rest_of_an_exponential_convergence():
+    samples, share = _converging_pair(40, gap0=0.8, tau=2e-3)
+    stake = converging_stake(samples[0], share, 1e-4, 0.05)
+    owed_from_last_sample = 0.8 * share * np.exp(-40e-4 / 2e-3) * 2e-3
+    # the second half's mean distance stands for the last: it errs long, never short
+    assert owed_from_last_sample <= stake <= 1.8 * owed_from_last_sample
+
+
+def test_a_flow_holding_off_its_share_is_not_converging_and_one_at_it_owes_nothing():
+    held = _counters([share * 0.5 for share in [6e8] * 40], 1e-4)
+    assert converging_stake(held, 6e8, 1e-4, 0.05) == float("inf")
+    noisy = _counters([6e8 * (1 + 0.04 * (-1) ** i) for i in range(40)], 1e-4)
+    assert converging_stake(noisy, 6e8, 1e-4, 0.05) == 0.0
+    leaving = _counters(np.linspace(5e8, 3e8, 40), 1e-4)  # moving away from its share
+    assert converging_stake(leaving, 6e8, 1e-4, 0.05) == float("inf")
+
+
+def test_a_converging_flow_of_many_bytes_is_credited_its_share_with_the_owed_share_in_the_trace():
+    paths, capacity = _two_flows_on_one_link()
+    samples, share = _converging_pair(40, gap0=0.8, tau=4e-3)
+    sizes = {0: 10**9, 1: 10**9}
+    verdict = judge(samples, 1e-4, 10, 0.05, 0.15, paths, capacity, sizes=sizes, budget=0.005)
+    assert verdict.steady, verdict.reason
+    assert verdict.unfairness > 0.15
+    assert verdict.rates == pytest.approx({0: share, 1: share}, rel=1e-3)
+    assert "converging, flow 0 owing 0.0" in verdict.reason
+
+
+def test_a_converging_flow_of_few_bytes_keeps_the_fairness_bound():
+    paths, capacity = _two_flows_on_one_link()
+    samples, _ = _converging_pair(40, gap0=0.8, tau=4e-3)
+    sizes = {0: 10**6, 1: 10**6}
+    verdict = judge(samples, 1e-4, 10, 0.05, 0.15, paths, capacity, sizes=sizes, budget=0.005)
+    assert verdict.limit is Limit.UNFAIR
+    assert "of its bytes owed > 0.50%" in verdict.reason
+    off = judge(samples, 1e-4, 10, 0.05, 0.15, paths, capacity, sizes={0: 10**9, 1: 10**9}, budget=0.0)
+    assert off.limit is Limit.UNFAIR, "a budget of 0 is the fairness bound alone"
+
+
+def test_a_flow_of_unknown_size_is_owed_nothing_on_credit():
+    paths, capacity = _two_flows_on_one_link()
+    samples, _ = _converging_pair(40, gap0=0.8, tau=4e-3)
+    verdict = judge(samples, 1e-4, 10, 0.05, 0.15, paths, capacity, sizes={0: 0, 1: 0}, budget=0.005)
+    assert verdict.limit is Limit.UNFAIR
+
+
+def test_a_window_unfair_only_by_its_wander_is_judged_on_the_history():
+    """TCP shares wander 20-30% over a few ms; over the history since the flow event they held."""
+    paths, capacity = _two_flows_on_one_link()
+    wander = [5e8] * 30 + [8e8] * 10  # 4% off its share over 40 samples, 33% over the last 10
+    other = [12e8 - r for r in wander]
+    samples = {0: _counters(wander, 1e-4), 1: _counters(other, 1e-4)}
+    verdict = judge(samples, 1e-4, 10, 0.05, 0.15, paths, capacity, sizes={0: 10**9, 1: 10**9}, budget=0.005)
+    assert verdict.steady and verdict.reason.endswith("shares within 33.3% of fair"), verdict.reason
+    short = {f: s[-11:] for f, s in samples.items()}  # the window is all the history there is
+    assert judge(short, 1e-4, 10, 0.05, 0.15, paths, capacity, sizes={0: 10**9, 1: 10**9},
+                 budget=0.005).limit is Limit.UNFAIR
+
+
+def test_a_tcp_flow_that_sends_more_than_it_delivers_is_filling_a_queue():
+    """Slow start into a queue that marks nothing: delivery steady, the window (and the queue) doubling."""
+    paths, capacity = _two_flows_on_one_link()
+    delivered = {0: _counters([6e8] * 10), 1: _counters([6e8] * 10)}
+    sent = {0: _counters([9e8] * 10), 1: _counters([6e8] * 10)}
+    verdict = judge(delivered, 1e-3, 10, 0.05, 0.15, paths, capacity, sent=sent)
+    assert verdict.limit is Limit.FILLING_OR_DRAINING and verdict.flow == 0
+    assert verdict.reason.startswith(
+        "flow 0's bytes in flight grew by 30.0% of what it delivered over the window (>= 5%)")
+    assert judge(delivered, 1e-3, 10, 0.05, 0.15, paths, capacity, sent=delivered).steady
+    unknown = {0: np.zeros(11, dtype=np.int64), 1: np.zeros(11, dtype=np.int64)}  # a sender that cannot tell
+    assert judge(delivered, 1e-3, 10, 0.05, 0.15, paths, capacity, sent=unknown).steady
+
+
+def test_a_flow_settling_slowly_within_the_fairness_bound_is_held_to_the_budget():
+    """A 100 MB flow 10% above its share after 40 ms of settling owes more than the window shows."""
+    paths, capacity = _two_flows_on_one_link()
+    period = 2.5e-4
+    samples, share = _converging_pair(161, gap0=0.5, tau=25e-3, period=period)
+    window_gap = samples[0][-1] - samples[0][-11]
+    assert abs(window_gap / (10 * period) - share) / share < 0.15  # within fairness over the window
+    small = judge(samples, period, 10, 0.05, 0.15, paths, capacity, sizes={0: 10**8, 1: 10**8}, budget=0.005)
+    assert small.limit is Limit.UNFAIR and small.flow == 0
+    assert "converging" in small.reason and "owed > 0.50%" in small.reason
+    large = judge(samples, period, 10, 0.05, 0.15, paths, capacity, sizes={0: 10**10, 1: 10**10}, budget=0.005)
+    assert large.steady and "converging, flow" in large.reason

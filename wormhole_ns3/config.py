@@ -37,6 +37,13 @@ class AcceleratorConfig:
     theta: float = _setting(0.05, "steady when the aggregate rate spread is below this (default %(default)s)")
     #: Rate samples per window.
     window: int = _setting(10, "rate samples per steadiness window (default %(default)s)")
+    #: A TCP partition sampled fewer than ``window`` times since its last change is
+    #: judged from this many samples on, on a spread scaled down with its window
+    #: (theta * k / window): rates that plainly hold are skipped a window sooner,
+    #: after every flow event. Paced (RDMA) partitions keep whole windows.
+    min_window: int = _setting(
+        4, "fewest rate samples a TCP window may have, its spread held below theta * samples / window "
+        "(default %(default)s; at --window or above: whole windows only)")
     #: Time between rate samples; None: 4 round-trip times of the partition.
     sample_period: float | None = _setting(
         None, "time between rate samples (default: 4 round-trip times)", metavar="SECONDS")
@@ -44,6 +51,17 @@ class AcceleratorConfig:
     #: max-min fair share: TCP is unfair for tens of ms after a flow arrives,
     #: and crediting fair shares while it is would bias the FCTs.
     fairness: float = _setting(0.15, "max distance of a flow's rate from its fair share (default %(default)s)")
+    #: A flow whose history since the last flow event shows it converging to its share
+    #: is credited it only if what its convergence still owes (its distance times the
+    #: measured time constant, or half its history if longer) is below this share of its
+    #: bytes, whether or not its window is within ``fairness``. DCTCP takes ~25 ms to
+    #: share a 10 Gbps link among 8 flows after an arrival: flows of hundreds of MB owe
+    #: that convergence under 0.5% of their bytes and are credited their shares tens of
+    #: ms sooner; flows of a few MB owe more than their size, and keep ``fairness``
+    #: with a converged history. 0: ``fairness`` over the window alone, as before.
+    convergence_budget: float = _setting(
+        0.005, "share of its bytes a flow converging to its fair share may still owe it when the "
+        "skip credits it (default %(default)s; 0: only --fairness)")
     #: A flow delivering less than this fraction of its fair share is idle
     #: (stalled on its own timer): credited nothing, its hosts' events not moved.
     #: Off (0) by default: on the demo it skips 2.5x more but a stall's end depends
@@ -103,10 +121,14 @@ class AcceleratorConfig:
             raise ValueError(f"theta must be in (0, 1), got {self.theta}")
         if self.window < 2:
             raise ValueError(f"window must be at least 2 samples, got {self.window}")
+        if self.min_window < 2:
+            raise ValueError(f"min_window must be at least 2 samples, got {self.min_window}")
         if self.sample_period is not None and self.sample_period <= 0:
             raise ValueError(f"sample_period must be positive, got {self.sample_period}")
         if not 0 < self.fairness:
             raise ValueError(f"fairness must be positive, got {self.fairness}")
+        if not 0 <= self.convergence_budget < 1:
+            raise ValueError(f"convergence_budget must be in [0, 1), got {self.convergence_budget}")
         for name in ("settle_rtts", "tail_rtts", "min_skip_samples", "idle_share"):
             if getattr(self, name) < 0:
                 raise ValueError(f"{name} must not be negative")

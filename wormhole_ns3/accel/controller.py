@@ -615,9 +615,11 @@ class Controller:
         if st.rates is not None and now >= st.rates_until:
             st.rates = None  # carried as far as they were seen to hold: judge afresh
         if st.rates is None:
-            if now < st.next_judgement or now - st.mark_time < self.config.window * self.period * (1 - 1e-9):
+            paced = any(self.flows[f].paced for f in st.partition.flows)
+            shortest = self.config.window if paced else min(self.config.min_window, self.config.window)
+            if now < st.next_judgement or now - st.mark_time < shortest * self.period * (1 - 1e-9):
                 return  # backing off, or the window cannot be full yet: nothing to read
-            if self.samples_taken % self.config.window and any(self.flows[f].paced for f in st.partition.flows):
+            if paced and self.samples_taken % self.config.window:
                 # paced flows (RDMA) are judged on whole windows only: judged at any sample, a
                 # DCQCN partition skipped into a flow's release and one flow ended 27% off
                 # (tests/test_rdma_accel_skip.py); the sliding window is for TCP until that is understood
@@ -736,6 +738,10 @@ class Controller:
             capacity,
             demand,
             self.config.idle_share,
+            sizes={f: self.flows[f].size for f in part.flows},
+            budget=self.config.convergence_budget,
+            min_window=self.config.min_window,
+            sent={f: np.array(self.tracker.GetSentSamples(f), dtype=np.int64, copy=True) for f in part.flows},
         )
 
     def _samples(self, flow: int) -> np.ndarray:

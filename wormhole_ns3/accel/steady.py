@@ -9,7 +9,10 @@ steady when
 * its aggregate delivery rate varies by less than theta over the window, and
 * every flow's mean rate over the window is within ``fairness`` of its
   max-min fair share (TCP is unfair for tens of ms after an arrival; skipping
-  then would freeze the unfairness and bias the flow completion times).
+  then would freeze the unfairness and bias the flow completion times), or is
+  measurably converging to it and the bytes its convergence still owes are
+  below ``budget`` of its size (``converging_stake``): a flow of gigabytes
+  loses nothing it would notice when the skip credits it its share early.
 
 The rates credited during a skip are the max-min fair shares, scaled by the
 goodput efficiency the window measured (headers, ACK clocking, marking).
@@ -29,7 +32,7 @@ each flow the rate it delivered.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
@@ -159,6 +162,78 @@ def max_min_fair(
     return rate
 
 
+def converging_stake(samples: np.ndarray, share: float, period: float, floor: float) -> float:
+    """Bytes a flow still owes its convergence to ``share``, as its samples measure it (inf: not converging).
+
+    ``samples`` is the flow's history since its partition last changed (longer
+    than a window: a window's halves see TCP's sawtooth more than its pace).
+    The flow's distance from its share over the first and the second half of the
+    history gives its pace. A second half within ``floor`` of the share (a
+    fraction of it: the noise the aggregate may have) owes nothing. A distance
+    that keeps its sign and shrinks decays, taken as exponential, with time
+    constant tau = half the history / ln(first / second); what it owes is the
+    second half's distance times tau, or times half the history if that is
+    longer: DCTCP's shares close most of the gap in a few ms and the last 10-20%
+    over tens (a 100 MB flow of four on 10 Gbps still held 12% more than its
+    share 49 ms after the last arrival, and a skip crediting the share then
+    ended it 4.6% late). A history that does not show the distance shrinking
+    gives no pace to trust: the flow may hold its rate (a longer RTT, a
+    different path), and crediting its share would bias it for the whole skip.
+    """
+    half = (len(samples) - 1) // 2
+    counts = samples.astype(np.float64)
+    span = half * period
+    first = (counts[half] - counts[0]) / span - share
+    second = (counts[-1] - counts[-1 - half]) / span - share
+    if abs(second) <= floor * share:
+        return 0.0
+    if first * second <= 0 or abs(second) >= abs(first):
+        return float("inf")
+    tau = ((len(samples) - 1 - half) * period) / np.log(abs(first) / abs(second))
+    return float(abs(second) * max(tau, span))
+
+
+def _owed_on_credit(
+    samples: Mapping[int, np.ndarray],
+    distance: Mapping[int, float],
+    share: Mapping[int, float],
+    period: float,
+    fairness: float,
+    noise: float,
+    sizes: Mapping[int, int],
+    budget: float,
+) -> tuple[str, int | None]:
+    """Whether every flow may be credited its share, judged on its history since the last flow event.
+
+    ``distance`` is each flow's distance from its ``share`` over the window. A
+    flow converging to its share (``converging_stake``) may if it owes that
+    convergence less than ``budget`` of its size, wherever the window saw it: a
+    flow settling slowly within ``fairness`` of its share is as biased by a
+    long skip as one far from it. Any other flow may if the window saw it
+    within ``fairness``, or its whole history held its share within it (the
+    window saw its wander). Returns the trace's words and the first flow that
+    may not (None: all may).
+    """
+    owed: dict[int, float] = {}
+    for f in sorted(distance):
+        stake = converging_stake(samples[f], share[f], period, noise)
+        if stake == float("inf") or stake == 0.0:
+            if distance[f] <= fairness:
+                continue
+            history = samples[f].astype(np.float64)
+            held = (history[-1] - history[0]) / ((len(history) - 1) * period)
+            if abs(held - share[f]) <= fairness * share[f]:
+                continue
+            return "not converging to it", f
+        owed[f] = stake / sizes[f] if sizes.get(f) else float("inf")
+        if owed[f] > budget:
+            return f"converging, {owed[f]:.2%} of its bytes owed > {budget:.2%}", f
+    if not owed:
+        return "", None
+    most = max(owed, key=lambda f: (owed[f], f))
+    return f"converging, flow {most} owing {owed[most]:.2%} of its bytes", None
+
+
 def window_rates(samples: np.ndarray, period: float) -> np.ndarray:
     """Rates (bytes/s) between consecutive delivered-bytes samples."""
     return np.diff(samples.astype(np.float64)) / period
@@ -182,10 +257,37 @@ def _aggregate_window(
     spread = float((aggregate.max() - aggregate.min()) / mean)
     measured = {f: float(r.mean()) for f, r in rates.items()}
     if spread >= theta:
-        refused = Verdict(Limit.SPREAD, f"aggregate spread {spread:.1%} >= {theta:.0%}", spread=spread,
+        refused = Verdict(Limit.SPREAD, f"aggregate spread {spread:.1%} >= {theta:.1%}", spread=spread,
                           measured=measured)
         return refused, spread, measured
     return None, spread, measured
+
+
+def _in_flight_growth(
+    samples: Mapping[int, np.ndarray], sent: Mapping[int, np.ndarray], window: int
+) -> tuple[int, float] | None:
+    """The flow whose bytes in flight moved most over the window, as a share of what it delivered.
+
+    In flight is sent less delivered; its mean over the window's second half
+    less its mean over the first smooths TCP's sawtooth (a flow of 16 sharing
+    a DCTCP queue swings between 0 and 25 KB in flight from one sample to the
+    next) and keeps a trend: slow start into a queue that marks nothing grows
+    it by the window's whole delivery. Flows whose sender cannot tell (no
+    sent bytes) are left out; None if none can.
+    """
+    growth = {}
+    for f, counts in sent.items():
+        if counts[-1] == 0:
+            continue
+        in_flight = counts[-(window + 1):].astype(np.float64) - samples[f][-(window + 1):].astype(np.float64)
+        delivered = float(samples[f][-1] - samples[f][-(window + 1)])
+        half = (window + 1) // 2
+        moved = float(in_flight[-half:].mean() - in_flight[:half].mean())
+        growth[f] = moved / delivered if delivered > 0 else (float("inf") if moved else 0.0)
+    if not growth:
+        return None
+    worst = max(growth, key=lambda f: (abs(growth[f]), f))
+    return worst, growth[worst]
 
 
 def judge(
@@ -198,15 +300,43 @@ def judge(
     capacity: Mapping[int, float],
     demand: Mapping[int, float | None] | None = None,
     idle_share: float = 0.0,
+    sizes: Mapping[int, int] | None = None,
+    budget: float = 0.0,
+    min_window: int | None = None,
+    sent: Mapping[int, np.ndarray] | None = None,
 ) -> Verdict:
     """Judge the last ``window`` sampling periods of a partition.
 
     ``samples`` maps each flow to its delivered-bytes counter sampled every
     ``period`` seconds (oldest first, all taken at the same instants).
+    With ``min_window``, a partition sampled fewer than ``window`` times since
+    its last change is judged on what it has, from ``min_window`` samples on,
+    and a window of k samples must show a spread below theta * k / window: a
+    short window may say rates hold only when they plainly do (a DCTCP
+    bottleneck's aggregate varies by 0.4%), and waits for the full window
+    when they vary more. ``sent`` counts the bytes each sender put on the
+    network at the same instants (a flow that cannot tell counts 0): no
+    flow's bytes in flight may grow or shrink by theta of what it delivered
+    over the window, or its queue fills or drains (TCP's slow start into a
+    queue that marks nothing delivers a steady rate while its window doubles).
+    ``sizes`` maps flows to their bytes (0 or missing: unknown, never owed
+    anything on credit); ``budget`` is the share of its size a flow beyond
+    ``fairness`` may still owe its convergence when it is credited its share.
     """
+    noise = theta
+    sampled = min(len(s) for s in samples.values()) - 1
+    if min_window is not None and min_window <= sampled < window:
+        window, theta = sampled, theta * sampled / window
     refused, spread, measured = _aggregate_window(samples, period, window, theta)
     if refused is not None:
         return refused
+    filling = _in_flight_growth(samples, sent or {}, window)
+    if filling is not None and abs(filling[1]) >= noise:
+        f, growth = filling
+        return Verdict(Limit.FILLING_OR_DRAINING,
+                       f"flow {f}'s bytes in flight {'grew' if growth > 0 else 'shrank'} by {abs(growth):.1%} "
+                       f"of what it delivered over the window (>= {noise:.0%}): its queue is "
+                       f"{'filling' if growth > 0 else 'draining'}", f, spread=spread, measured=measured)
 
     demand = dict(demand or {})
     fair = max_min_fair(paths, capacity, demand)
@@ -223,25 +353,35 @@ def judge(
     efficiency = sum(measured[f] for f in limited) / nominal if nominal > 0 else 1.0
     credited = {f: (fair[f] * efficiency if f in limited else measured[f]) for f in fair}
     active = [f for f in credited if f not in idle]
-    unfairness = max(
-        abs(measured[f] - credited[f]) / credited[f] if credited[f] > 0 else float("inf")
-        for f in active
+    distance = {
+        f: abs(measured[f] - credited[f]) / credited[f] if credited[f] > 0 else float("inf") for f in active
+    }
+    unfairness = max(distance.values())
+    worst = max(active, key=lambda f: distance[f])
+    refused = Verdict(
+        Limit.UNFAIR,
+        f"flow {worst} at {unfairness:.1%} from its fair share (> {fairness:.0%})",
+        worst,
+        spread=spread,
+        unfairness=unfairness,
+        measured=measured,
     )
-    if unfairness > fairness:
-        worst = max(active, key=lambda f: abs(measured[f] - credited[f]) / max(credited[f], 1e-9))
-        return Verdict(
-            Limit.UNFAIR,
-            f"flow {worst} at {unfairness:.1%} from its fair share (> {fairness:.0%})",
-            worst,
-            spread=spread,
-            unfairness=unfairness,
-            measured=measured,
-        )
+    if budget <= 0:
+        if unfairness > fairness:
+            return refused
+        note = ""
+    else:
+        note, refusing = _owed_on_credit(samples, distance, credited, period, fairness, noise, sizes or {}, budget)
+        if refusing is not None:
+            return replace(refused, flow=refusing, detail=(
+                f"flow {refusing} at {distance[refusing]:.1%} from its fair share over the window "
+                f"(fairness {fairness:.0%}), {note}"))
+    converging_note = f" ({note})" if note else ""
     idle_note = f", idle {' '.join(map(str, sorted(idle)))}" if idle else ""
     return Verdict(
         None,
-        f"aggregate spread {spread:.1%} < {theta:.0%}, shares within {unfairness:.1%} of fair"
-        + idle_note,
+        f"aggregate spread {spread:.1%} < {theta:.1%} over {window} samples, shares within "
+        f"{unfairness:.1%} of fair" + converging_note + idle_note,
         spread=spread,
         unfairness=unfairness,
         measured=measured,

@@ -93,6 +93,19 @@ BulkSendFlow::GetSendable() const
 }
 
 uint64_t
+BulkSendFlow::GetSent() const
+{
+    Ptr<TcpSocketBase> tcp = GetTcpSocket();
+    if (!tcp)
+    {
+        return 0;
+    }
+    uint64_t written = SentCounter();
+    uint64_t unsent = wormhole::TcpUnsentBytes(tcp);
+    return written > unsent ? written - unsent : 0;
+}
+
+uint64_t
 BulkSendFlow::TakeFromSender(uint64_t bytes)
 {
     uint64_t taken = 0;

@@ -35,6 +35,13 @@ class BulkSendFlow : public ApplicationFlow
     std::string GetKind() const override;
     std::string GetCongestionOps() const override;
     uint64_t GetSendable() const override;
+    /**
+     * Over TCP, the bytes the application wrote less those its socket has not
+     * sent yet: each byte on the network once, credits included. With
+     * GetDelivered() it tells a window that fills a queue (slow start, a queue
+     * no mark holds) while the receiver sees a steady rate. 0 over UDP.
+     */
+    uint64_t GetSent() const override;
     bool IsQuiet() const override;
     bool CanBeHeld() const override;
     void StartHeld() override;

@@ -45,7 +45,8 @@ def test_unknown_names_are_told_with_the_known_ones():
                                               "dctcp-dumbbell") as error:
         get_experiment("llm")
     assert error.value.exit_code == 2
-    with pytest.raises(ExperimentError, match="dctcp-dumbbell has no preset 'tiny'; its presets: small, default"):
+    with pytest.raises(ExperimentError, match="dctcp-dumbbell has no preset 'tiny'; its presets: small, "
+                                              "default, stagger-2ms, four-10ms, sixteen-1ms, cubic"):
         get_experiment("dctcp-dumbbell").script_args("tiny")
 
 

@@ -181,6 +181,8 @@ def converging_stake(samples: np.ndarray, share: float, period: float, floor: fl
     different path), and crediting its share would bias it for the whole skip.
     """
     half = (len(samples) - 1) // 2
+    if half == 0:
+        return float("inf")  # one rate sample: no pace
     counts = samples.astype(np.float64)
     span = half * period
     first = (counts[half] - counts[0]) / span - share

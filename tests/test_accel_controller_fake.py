@@ -246,3 +246,16 @@ def test_unattributed_events_reach_python_only_while_a_skip_could_be_cut_short()
     ns3.now_ns = 16 * PERIOD_NS
     tracker.after_unattributed()
     assert controller.reverts == 1 and not tracker.unattributed_watched
+
+
+def test_a_flow_whose_bytes_in_flight_grow_is_not_skipped_though_it_delivers_steadily():
+    """The controller hands the judge each sender's bytes on the network: a filling queue refuses the window."""
+    controller, tracker, ns3 = run_with([(10**8, "ns3::TcpDctcp")] * 2)
+    deliver(tracker, {0: 0.49 * BOTTLENECK, 1: 0.49 * BOTTLENECK})
+    # flow 0 sends half as much again as it delivers: its window, and the queue behind it, grow
+    tracker.flows[0].sent = [round(1.5 * b) for b in tracker.flows[0].samples]
+    sample_at(controller, ns3, 11 * PERIOD_NS)
+    st = next(iter(controller.partitions.values()))
+    assert st.last_verdict.limit is Limit.FILLING_OR_DRAINING and st.last_verdict.flow == 0
+    assert controller.skips == []
+    assert controller.packet_level_time == {PacketLevel.QUEUES_FILLING_OR_DRAINING: pytest.approx(PERIOD_NS * 1e-9)}

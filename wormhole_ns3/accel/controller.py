@@ -95,6 +95,9 @@ class PartitionState:
     #: None until first asked (``Controller._contends``): most partitions of a run
     #: with many flow events change again before any sample asks.
     contended: bool | None = None
+    #: Whether some flow is paced (RDMA): judged on whole windows only. None until first
+    #: asked (``Controller._paced``), as ``contended``.
+    paced: bool | None = None
     rates: dict[int, float] | None = None
     #: Until when the rates may be carried forward (the verdict's horizon from its judgement).
     rates_until: float = float("inf")
@@ -548,6 +551,12 @@ class Controller:
             st.contended = self._contended(st.partition.flows)
         return st.contended
 
+    def _paced(self, st: PartitionState) -> bool:
+        """Whether some flow of the partition is paced, worked out at the first asking."""
+        if st.paced is None:
+            st.paced = any(self.flows[f].paced for f in st.partition.flows)
+        return st.paced
+
     def _contended(self, flows: frozenset[int]) -> bool:
         """Whether a flow's max-min fair share is below the narrowest link on its path.
 
@@ -615,7 +624,7 @@ class Controller:
         if st.rates is not None and now >= st.rates_until:
             st.rates = None  # carried as far as they were seen to hold: judge afresh
         if st.rates is None:
-            paced = any(self.flows[f].paced for f in st.partition.flows)
+            paced = self._paced(st)
             shortest = self.config.window if paced else min(self.config.min_window, self.config.window)
             if now < st.next_judgement or now - st.mark_time < shortest * self.period * (1 - 1e-9):
                 return  # backing off, or the window cannot be full yet: nothing to read
@@ -717,7 +726,7 @@ class Controller:
         capacity = {link: self._link_rate(link) / 8 for link in links}
         if all(self.flows[f].paced for f in part.flows):
             tracker = self.tracker
-            sent = {f: np.array(tracker.GetSentSamples(f), dtype=np.int64, copy=True) for f in part.flows}
+            sent = {f: self._sent_samples(f) for f in part.flows}
             sending = {f: np.array(tracker.GetSendingRateSamples(f), dtype=np.float64, copy=True)
                        for f in part.flows}
             notifications = {f: np.array(tracker.GetNotificationSamples(f), dtype=np.int64, copy=True)
@@ -741,13 +750,17 @@ class Controller:
             sizes={f: self.flows[f].size for f in part.flows},
             budget=self.config.convergence_budget,
             min_window=self.config.min_window,
-            sent={f: np.array(self.tracker.GetSentSamples(f), dtype=np.int64, copy=True) for f in part.flows},
+            sent={f: self._sent_samples(f) for f in part.flows},
         )
 
     def _samples(self, flow: int) -> np.ndarray:
         vector = self.tracker.GetSamples(flow)
         # copy while the std::vector lives: a view would alias a freed buffer
         return np.array(vector, dtype=np.int64, copy=True)
+
+    def _sent_samples(self, flow: int) -> np.ndarray:
+        """The flow's sent-bytes samples, at the instants of ``_samples`` (copied as they are)."""
+        return np.array(self.tracker.GetSentSamples(flow), dtype=np.int64, copy=True)
 
     def _progress_of(self, flow: int) -> FlowProgress:
         size = self.flows[flow].size

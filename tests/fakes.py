@@ -189,6 +189,10 @@ class FakeFlow:
     samples: list[int] = field(default_factory=list)  #: delivered bytes at each sampling instant
     #: bytes put on the network at the same instants (empty: as many as delivered, a queue holding still)
     sent: list[int] = field(default_factory=list)
+    #: a paced flow's sending rate (bytes/s) and count of congestion notifications at the same
+    #: instants (empty: paced at 10 Gb/s, never notified)
+    pacing: list[float] = field(default_factory=list)
+    notifications: list[int] = field(default_factory=list)
     credited: int = 0
     sampled: bool = True
     shifted_ns: int = 0
@@ -322,6 +326,14 @@ class FakeTracker:
     def GetSentSamples(self, f: int) -> list[int]:
         flow = self.flows[f]
         return list(flow.sent or flow.samples)
+
+    def GetSendingRateSamples(self, f: int) -> list[float]:
+        flow = self.flows[f]
+        return list(flow.pacing or [1.25e9] * len(flow.samples))
+
+    def GetNotificationSamples(self, f: int) -> list[int]:
+        flow = self.flows[f]
+        return list(flow.notifications or [0] * len(flow.samples))
 
     def ClearSamples(self, flows: list[int]) -> None:
         for f in flows:

@@ -19,8 +19,8 @@ WINDOW = 10
 BOTTLENECK = 1.25e8  # bytes/s: 1 Gb/s
 
 
-def run_with(flows, config=None, bottleneck_bps=1e9):
-    """A controller attached to a fake run whose flows are all sending at t=0."""
+def run_with(flows, config=None, bottleneck_bps=1e9, kind="bulk-tcp"):
+    """A controller attached to a fake run whose flows (of ``kind``) are all sending at t=0."""
     tracker, routes = dumbbell(len(flows), bottleneck_bps)
     ns3 = FakeNs3()
     boundary = FakeBoundary()
@@ -29,8 +29,8 @@ def run_with(flows, config=None, bottleneck_bps=1e9):
     controller.attach()
     ns3.RunObserver.on_start()
     for (path, reverse), (size, cc) in zip(routes, flows):
-        flow = tracker.add_flow(FakeFlow(src_node=path[0] >> 16, dst_node=60, size=size,
-                                         path=path, reverse_path=reverse, congestion_control=cc))
+        flow = tracker.add_flow(FakeFlow(src_node=path[0] >> 16, dst_node=60, size=size, path=path,
+                                         reverse_path=reverse, kind=kind, congestion_control=cc))
         tracker.on_flow_event(flow, ACTIVE)
     return controller, tracker, ns3
 
@@ -259,3 +259,32 @@ def test_a_flow_whose_bytes_in_flight_grow_is_not_skipped_though_it_delivers_ste
     assert st.last_verdict.limit is Limit.FILLING_OR_DRAINING and st.last_verdict.flow == 0
     assert controller.skips == []
     assert controller.packet_level_time == {PacketLevel.QUEUES_FILLING_OR_DRAINING: pytest.approx(PERIOD_NS * 1e-9)}
+
+
+def test_a_paced_flow_alone_at_line_rate_is_skipped_from_min_window_samples_with_no_settling():
+    """RDMA flows wait for whole windows of the run's sampling, unless alone at line rate (judge_paced)."""
+    controller, tracker, ns3 = run_with([(10**9, "")], bottleneck_bps=10e9, kind="rdma-dcqcn")
+    deliver(tracker, {0: 0.99 * 1.25e9}, samples=controller.config.min_window + 1)
+    st = next(iter(controller.partitions.values()))
+    assert controller.config.settle_rtts * st.rtt > 0  # it would still be settling
+    sample_at(controller, ns3, controller.config.min_window * PERIOD_NS)  # the run's first sample
+    (skip,) = controller.skips
+    assert "no flow contending, at line rate over 4 samples" in skip.reason
+    assert tracker.flows[0].credited > 0
+
+
+def test_paced_flows_below_line_rate_or_contending_still_wait_for_a_whole_window():
+    controller, tracker, ns3 = run_with([(10**9, "")], bottleneck_bps=10e9, kind="rdma-dcqcn")
+    deliver(tracker, {0: 0.8 * 1.25e9}, samples=controller.config.min_window + 1)
+    tracker.flows[0].pacing = [0.8 * 1.25e9] * (controller.config.min_window + 1)
+    sample_at(controller, ns3, controller.config.min_window * PERIOD_NS)
+    st = next(iter(controller.partitions.values()))
+    assert controller.skips == [] and st.last_verdict.limit is Limit.WINDOW_NOT_FULL
+    assert st.refusals == 0  # no back-off: the whole window comes as it always did
+    assert controller.packet_level_time == {PacketLevel.FILLING_WINDOW: pytest.approx(PERIOD_NS * 1e-9)}
+
+    controller, tracker, ns3 = run_with([(10**9, "")] * 2, kind="rdma-dcqcn")  # sharing the 1 Gb/s link
+    deliver(tracker, {0: 0.49 * BOTTLENECK, 1: 0.49 * BOTTLENECK}, samples=controller.config.min_window + 1)
+    sample_at(controller, ns3, controller.config.min_window * PERIOD_NS)
+    st = next(iter(controller.partitions.values()))
+    assert controller.skips == [] and st.last_verdict is None

@@ -49,6 +49,8 @@ def test_steady_dcqcn_flows_are_skipped_with_exact_totals_and_fcts_within_one_pe
     steady = [row for row in trace if row["kind"] == TraceKind.STEADY]
     assert len(steady) == 6  # one per ring step
     assert all(row["flows"] == "4" and "no flow contending" in row["reason"] for row in steady)
+    # each alone at line rate from its start: judged on min_window samples, with no settling
+    assert all("at line rate over 4 samples;" in row["reason"] for row in steady)
     assert all(f["kind"] == FlowKind.RDMA_DCQCN and f["dport"] == 4791 for f in run["flows"])
     assert run["unskippable_flows"] == {}
     # each step's flows were credited most of their 16 MB, and still end with real packets
@@ -63,9 +65,16 @@ def test_steady_dcqcn_flows_are_skipped_with_exact_totals_and_fcts_within_one_pe
 def test_a_flow_released_during_a_skip_cuts_it_short_and_the_credit_is_taken_back(
     wormhole, tmp_path
 ):
-    """An intruder (host 0 -> host 2) is released mid-skip when an outside flow arrives."""
+    """An intruder (host 0 -> host 2) is released mid-skip when an outside flow arrives.
+
+    Two DCQCN flows meeting on a link are chaotic in plain ns-3: with the ring
+    starting 10 ns earlier (compute 0.49999 ms), the intruder takes 27% longer.
+    A skip-back cannot do better than that; what it must do is leave every flow
+    where plain ns-3 puts it within such a perturbation, and no further.
+    """
     args = ("--iterations", "1", "--mb", "64", "--intruder-iteration", "0", "--intruder-mb", "14")
-    baseline, _ = _run(wormhole, tmp_path, "base", *args, baseline=True)
+    plain = [_run(wormhole, tmp_path, f"base{compute}", *args, "--compute-ms", compute, baseline=True)[0]
+             for compute in ("0.49999", "0.5", "0.50001")]
     run, trace = _run(wormhole, tmp_path, "accel", *args)
     cut = [row for row in trace if row["limit"].startswith("skip-back")]
     assert run["skip_backs"] == len(cut) >= 1
@@ -75,11 +84,17 @@ def test_a_flow_released_during_a_skip_cuts_it_short_and_the_credit_is_taken_bac
     intruder = next(f for f in run["flows"] if f["src"] == "10.0.0.1" and f["dst"] == "10.0.2.1")
     assert 0.001 < intruder["start"] < 0.0013
     assert float(cut[0]["time"]) + float(cut[0]["dt"]) == pytest.approx(intruder["start"], abs=1e-6)
-    base = _by_tuple(baseline)
+    base = _by_tuple(plain[1])
     assert all(f["rx_bytes"] == base[k]["rx_bytes"] for k, f in _by_tuple(run).items())
     assert all(f["fct"] is not None for f in run["flows"])
-    errors = _fct_errors(run, baseline)
-    assert sum(errors) / len(errors) <= 0.02
+    # the chaos is real: 10 ns moves the intruder's FCT by more than 10% in plain ns-3
+    spread = [_by_tuple(p) for p in plain]
+    key = next(k for k in base if (k[0], k[1]) == ("10.0.0.1", "10.0.2.1"))
+    fcts = [p[key]["fct"] for p in spread]
+    assert max(fcts) > 1.1 * min(fcts)
+    for k, f in _by_tuple(run).items():
+        low, high = min(p[k]["fct"] for p in spread), max(p[k]["fct"] for p in spread)
+        assert 0.99 * low <= f["fct"] <= 1.01 * high, (k, f["fct"], low, high)
 
 
 def test_uncredit_hands_back_the_last_credit_on_both_ends_and_the_flow_still_finishes(plain_python):

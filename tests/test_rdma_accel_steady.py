@@ -16,7 +16,7 @@ def counters(rates, samples):
     return {f: np.round(np.arange(samples) * rate * PERIOD).astype(np.int64) for f, rate in rates.items()}
 
 
-def judge(delivered, sent=None, paced=None, notifications=None, paths=None, samples=WINDOW + 1):
+def judge(delivered, sent=None, paced=None, notifications=None, paths=None, samples=WINDOW + 1, min_window=None):
     flows = list(delivered)
     sent = sent or delivered
     paths = paths or {f: frozenset({1}) for f in flows}
@@ -26,6 +26,7 @@ def judge(delivered, sent=None, paced=None, notifications=None, paths=None, samp
         {f: np.full(samples, (paced or {}).get(f, LINK)) for f in flows},
         {f: np.arange(samples) // 3 * (notifications or {}).get(f, 0) for f in flows},
         PERIOD, WINDOW, THETA, FAIRNESS, paths, {1: LINK, 2: LINK, 3: LINK},
+        min_window=min_window,
     )
 
 
@@ -70,3 +71,37 @@ def test_contending_flows_whose_split_shifted_or_is_unfair_are_not_steady():
     assert not verdict.steady and verdict.limit is Limit.HALVES_DIFFER
     unfair = judge({0: 3e9, 1: 9e9}, notifications={0: 1, 1: 1}, samples=held)
     assert not unfair.steady and unfair.limit is Limit.UNFAIR
+
+
+def test_flows_alone_at_line_rate_are_steady_on_a_short_window():
+    """A ring step on a rail: each flow to itself, at line rate from its first RTT, no CNP."""
+    alone = {0: frozenset({1}), 1: frozenset({2})}
+    verdict = judge({0: 12.4e9, 1: 12.4e9}, paths=alone, samples=5, min_window=4)
+    assert verdict.steady and verdict.rates[0] == pytest.approx(12.4e9, rel=1e-6)
+    assert verdict.reason.endswith("no flow contending, at line rate over 4 samples")
+    # without min_window, or before it, the window is not full
+    assert judge({0: 12.4e9, 1: 12.4e9}, paths=alone, samples=5).limit is Limit.WINDOW_NOT_FULL
+    assert judge({0: 12.4e9, 1: 12.4e9}, paths=alone, samples=4, min_window=4).limit is Limit.WINDOW_NOT_FULL
+
+
+def test_a_short_window_is_refused_below_line_rate_after_a_notification_or_when_flows_contend():
+    alone = {0: frozenset({1}), 1: frozenset({2})}
+    slow = judge({0: 11e9, 1: 12.4e9}, paced={0: 11e9}, notifications={0: 1}, paths=alone, samples=5, min_window=4)
+    assert slow.limit is Limit.WINDOW_NOT_FULL and slow.flow == 0
+    assert "paced at 88% of its link with 1 congestion notification(s) over 4 samples" in slow.reason
+    notified = judge({0: 12.4e9, 1: 12.4e9}, notifications={1: 1}, paths=alone, samples=5, min_window=4)
+    assert notified.limit is Limit.WINDOW_NOT_FULL and notified.flow == 1
+    # sharing link 1, the two must show a long history, short window or not
+    shared = judge({0: 6e9, 1: 6e9}, paced={0: 6e9, 1: 6e9}, samples=5, min_window=4)
+    assert shared.limit is Limit.WINDOW_NOT_FULL and shared.flow is None
+    # and a whole window is judged as it always was: the same flow below line rate is held by its CNP
+    assert judge({0: 11e9, 1: 12.4e9}, paced={0: 11e9}, notifications={0: 1}, paths=alone,
+                 min_window=4).steady
+
+
+def test_a_short_window_holds_the_spread_to_theta_scaled_down_with_it():
+    alone = {0: frozenset({1})}
+    wobbly = {0: np.cumsum([0] + [12.4e9 * PERIOD * (1 + 0.03 * (i % 2)) for i in range(4)]).astype(np.int64)}
+    verdict = judge_paced(wobbly, wobbly, {0: np.full(5, LINK)}, {0: np.zeros(5)}, PERIOD, WINDOW, THETA,
+                          FAIRNESS, alone, {1: LINK}, min_window=4)
+    assert verdict.limit is Limit.SPREAD  # 3% >= 5% * 4 / 10

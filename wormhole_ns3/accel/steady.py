@@ -412,6 +412,7 @@ def judge_paced(
     paths: Mapping[int, frozenset[int]],
     capacity: Mapping[int, float],
     history: int = PACED_HISTORY_WINDOWS,
+    min_window: int | None = None,
 ) -> Verdict:
     """Judge the last ``window`` sampling periods of a partition of paced flows.
 
@@ -439,10 +440,36 @@ def judge_paced(
     Each flow is credited the rate it delivered over the window, or over the
     history when flows contend; then no further than that history spans (the
     verdict's horizon): the next cycle may split the link otherwise.
+
+    With ``min_window``, flows each alone on their links, sampled fewer than
+    ``window`` times, are judged on what they have from ``min_window``
+    samples on (the spread held below theta * k / window, as ``judge`` does),
+    but only if every one was paced at line rate with no congestion
+    notification over all of it: such a flow's congestion state is the one it
+    keeps until another flow comes, so a skip that freezes it, or one cut
+    short by that flow, leaves it as a plain run has it. Any other short
+    window is WINDOW_NOT_FULL: the flows wait for a whole one.
     """
+    fair = max_min_fair(paths, capacity)
+    narrowest = {f: min(capacity[link] for link in paths[f]) for f in samples}
+    alone = all(fair[f] >= narrowest[f] * (1 - 1e-9) for f in samples)
+    sampled = min(len(s) for s in samples.values()) - 1
+    short = alone and min_window is not None and min_window <= sampled < window
+    noise = theta
+    if short:
+        window, theta = sampled, theta * sampled / window
     refused, spread, measured = _aggregate_window(samples, period, window, theta)
     if refused is not None:
         return refused
+    if short:
+        for f in sorted(samples):
+            pace = float(np.mean(sending[f][-window:]))
+            if int(notifications[f][-1]) != int(notifications[f][0]) or pace < (1 - noise) * narrowest[f]:
+                return Verdict(Limit.WINDOW_NOT_FULL,
+                               f"flow {f} paced at {pace / narrowest[f]:.0%} of its link with "
+                               f"{int(notifications[f][-1] - notifications[f][0])} congestion notification(s) "
+                               f"over {sampled} samples: short windows are for flows at line rate only",
+                               f, spread=spread, measured=measured)
     sent_rate = {f: float(sent[f][-1] - sent[f][-(window + 1)]) / (window * period) for f in samples}
     drift = {f: abs(sent_rate[f] - measured[f]) / measured[f] if measured[f] > 0 else float("inf")
              for f in samples}
@@ -453,7 +480,6 @@ def judge_paced(
                        f"(>= {theta:.0%}): its queue is filling or draining", worst,
                        spread=spread, measured=measured)
     paced = {f: float(np.mean(sending[f][-window:])) for f in samples}
-    fair = max_min_fair(paths, capacity)
     for f in sorted(samples):
         quiet = int(notifications[f][-1]) == int(notifications[f][-(window + 1)])
         if quiet and paced[f] < (1 - fairness) * fair[f]:
@@ -461,10 +487,10 @@ def judge_paced(
                            f"flow {f} recovering: paced at {paced[f] / fair[f]:.0%} of its "
                            f"max-min rate with no congestion notification in the window", f,
                            spread=spread, measured=measured)
-    narrowest = {f: min(capacity[link] for link in paths[f]) for f in samples}
-    if all(fair[f] >= narrowest[f] * (1 - 1e-9) for f in samples):
-        return Verdict(None, f"aggregate spread {spread:.1%} < {theta:.0%}, sent within "
-                             f"{drift[worst]:.1%} of delivered, no flow contending",
+    if alone:
+        at_line_rate = f", at line rate over {window} samples" if short else ""
+        return Verdict(None, f"aggregate spread {spread:.1%} < {theta:.1%}, sent within "
+                             f"{drift[worst]:.1%} of delivered, no flow contending{at_line_rate}",
                        spread=spread, measured=measured, rates=dict(measured))
     if any(len(s) < history * window + 1 for s in samples.values()):
         return Verdict(Limit.WINDOW_NOT_FULL)

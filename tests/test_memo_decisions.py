@@ -726,3 +726,48 @@ def test_a_course_of_paced_flows_is_not_followed_before_its_joiners_are_known(st
     assert kinds(memo) == [MemoDecision.MISS, MemoDecision.RECORDED] * 3
     assert memo.trace[3].detail.startswith("confirmed ") and memo.trace[5].detail.startswith("confirmed ")
     assert not host.held and memo.stats.diverged == 0
+
+
+def paced_twins_with_joiners(host: FakeMemoHost, also_due: list[frozenset[int]] = ()) -> tuple[list[int], list[int]]:
+    """Two RDMA incasts opening at once (a step on two rails), each with a sender due to join it
+    at +0.5 ms from a host nobody uses: its uplink is the one link it brings beyond the incast's."""
+    leader, follower = incast(host, 0, switch=100), incast(host, 10, switch=200)
+    host.paced = {*leader, *follower}
+    host.due = [(MS // 2, frozenset({link_id(199, 1), link_id(100, 1)})),
+                (MS // 2, frozenset({link_id(299, 1), link_id(200, 1)})),
+                *((MS // 4, links) for links in also_due)]
+    return leader, follower
+
+
+def test_paced_twins_mirror_their_leader_when_their_joiners_reach_only_links_nobody_else_will_load(store):
+    """gpt-13b-128g-dcqcn: a ring step on eight rails at once, each joined by pipeline sends to idle hosts."""
+    host = FakeMemoHost(drain_ns=MS)
+    memo = Memoizer(store, "context", host)
+    leader, follower = paced_twins_with_joiners(host)
+    memo.arrive(0, [*leader, *follower])
+    assert kinds(memo) == [MemoDecision.MISS, MemoDecision.MIRROR]
+    assert host.started == leader and host.held == follower
+
+
+def test_paced_twins_are_recorded_when_a_joiner_would_meet_other_flows_due_or_an_open_episode(store):
+    """A paced meeting merges (paced flows are never absorbed): the mirror would diverge and resume inexactly."""
+    host = FakeMemoHost(drain_ns=MS)
+    memo = Memoizer(store, "context", host)
+    # another flow, joining neither, is due on the follower's joiner's uplink
+    leader, follower = paced_twins_with_joiners(host, also_due=[frozenset({link_id(299, 1), link_id(299, 2)})])
+    memo.arrive(0, [*leader, *follower])
+    assert kinds(memo) == [MemoDecision.MISS, MemoDecision.NO_MIRROR, MemoDecision.MISS]
+    assert "reach 1 link(s) where other flows due or an episode still open will be" in memo.trace[1].detail
+
+    # the leader's joiner reaches a link a recording holds: the leader would merge, and end its mirrors
+    host = FakeMemoHost(drain_ns=MS)
+    with MemoStore.open(store.path.parent / "second") as second:
+        memo = Memoizer(second, "context", host)
+        holder = 50
+        host.add(holder, ((link_id(199, 1),), (link_id(199, 2),)))
+        host.paced = {holder}
+        memo.arrive(0, [holder])
+        leader, follower = paced_twins_with_joiners(host)
+        host.paced |= {holder}
+        memo.arrive(1, [*leader, *follower])
+        assert kinds(memo)[-3:] == [MemoDecision.MISS, MemoDecision.NO_MIRROR, MemoDecision.MISS]

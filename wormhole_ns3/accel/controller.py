@@ -568,8 +568,10 @@ class Controller:
         their congestion state, which a flow released onto their links while they
         skip (a skip-back) finds frozen, so they keep their settling time.
         """
-        if any(self.flows[f].paced for f in flows):
-            return True
+        return any(self.flows[f].paced for f in flows) or self._paths_contend(flows)
+
+    def _paths_contend(self, flows: frozenset[int]) -> bool:
+        """Whether, by their paths and link rates alone, some flow's max-min share is below its narrowest link."""
         paths = {f: frozenset(self.flows[f].path) for f in flows}
         return contends(paths, {link: self._link_rate(link) for link in frozenset().union(*paths.values())})
 
@@ -598,9 +600,7 @@ class Controller:
             return False
         if st.paced_alone is None:
             flows = st.partition.flows
-            paths = {f: frozenset(self.flows[f].path) for f in flows}
-            rates = {link: self._link_rate(link) for link in frozenset().union(*paths.values())}
-            st.paced_alone = all(self.flows[f].paced for f in flows) and not contends(paths, rates)
+            st.paced_alone = all(self.flows[f].paced for f in flows) and not self._paths_contend(flows)
         return st.paced_alone
 
     def _set_sampled(self, flow: int, sampled: bool) -> None:

@@ -241,6 +241,21 @@ def window_rates(samples: np.ndarray, period: float) -> np.ndarray:
     return np.diff(samples.astype(np.float64)) / period
 
 
+def _shortened(
+    samples: Mapping[int, np.ndarray], window: int, theta: float, min_window: int | None
+) -> tuple[int, float, bool]:
+    """The window and spread bound to judge on, and whether that window is short.
+
+    Sampled k times since its last change, with ``min_window`` <= k < ``window``,
+    a partition is judged on those k samples with theta scaled to theta * k /
+    window: a short window may say rates hold only when they plainly do.
+    """
+    sampled = min(len(s) for s in samples.values()) - 1
+    if min_window is not None and min_window <= sampled < window:
+        return sampled, theta * sampled / window, True
+    return window, theta, False
+
+
 def _aggregate_window(
     samples: Mapping[int, np.ndarray], period: float, window: int, theta: float
 ) -> tuple[Verdict | None, float, dict[int, float]]:
@@ -326,9 +341,7 @@ def judge(
     ``fairness`` may still owe its convergence when it is credited its share.
     """
     noise = theta
-    sampled = min(len(s) for s in samples.values()) - 1
-    if min_window is not None and min_window <= sampled < window:
-        window, theta = sampled, theta * sampled / window
+    window, theta, _ = _shortened(samples, window, theta, min_window)
     refused, spread, measured = _aggregate_window(samples, period, window, theta)
     if refused is not None:
         return refused
@@ -453,11 +466,8 @@ def judge_paced(
     fair = max_min_fair(paths, capacity)
     narrowest = {f: min(capacity[link] for link in paths[f]) for f in samples}
     alone = all(fair[f] >= narrowest[f] * (1 - 1e-9) for f in samples)
-    sampled = min(len(s) for s in samples.values()) - 1
-    short = alone and min_window is not None and min_window <= sampled < window
     noise = theta
-    if short:
-        window, theta = sampled, theta * sampled / window
+    window, theta, short = _shortened(samples, window, theta, min_window if alone else None)
     refused, spread, measured = _aggregate_window(samples, period, window, theta)
     if refused is not None:
         return refused
@@ -468,7 +478,7 @@ def judge_paced(
                 return Verdict(Limit.WINDOW_NOT_FULL,
                                f"flow {f} paced at {pace / narrowest[f]:.0%} of its link with "
                                f"{int(notifications[f][-1] - notifications[f][0])} congestion notification(s) "
-                               f"over {sampled} samples: short windows are for flows at line rate only",
+                               f"over {window} samples: short windows are for flows at line rate only",
                                f, spread=spread, measured=measured)
     sent_rate = {f: float(sent[f][-1] - sent[f][-(window + 1)]) / (window * period) for f in samples}
     drift = {f: abs(sent_rate[f] - measured[f]) / measured[f] if measured[f] > 0 else float("inf")

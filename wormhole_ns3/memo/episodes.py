@@ -899,8 +899,7 @@ class Memoizer:
         sends, due on its links, reach another stage's hosts: refused whatever
         they reach, 24 of the run's 36 recordings were such twins.
         """
-        due = [(start, route) for start, route, _ in self._upcoming(now_ns, horizon_ns)
-               if now_ns < start <= now_ns + horizon_ns]
+        due = self._due_routes(now_ns, horizon_ns)
         others = [route for _, route in due if not route & links]
         return {link for start, route in due if route & links for link in route - links
                 if any(link in other for other in others) or not self._idle_by(link, start)}
@@ -916,13 +915,18 @@ class Memoizer:
                 and set(episode.unfinished) <= set(episode.completing)
                 and episode.t0_ns + max(episode.completing.values()) < time_ns)
 
+    def _due_routes(self, now_ns: int, horizon_ns: int) -> list[tuple[int, frozenset[int]]]:
+        """The flows due to start after now and within the horizon: (start, links), in ``_upcoming``'s order."""
+        return [(start, route) for start, route, _ in self._upcoming(now_ns, horizon_ns)
+                if now_ns < start <= now_ns + horizon_ns]
+
     def _span(self, now_ns: int, links: frozenset[int], horizon_ns: int) -> tuple[set[int], set[int]]:
         """The links an episode on ``links`` will span within the horizon, and the due flows that bring it there.
 
         Its links, and those of every flow due on them, transitively (due flows by
         their index in ``_upcoming``).
         """
-        due = [route for start, route, _ in self._upcoming(now_ns, horizon_ns) if now_ns < start <= now_ns + horizon_ns]
+        due = [route for _, route in self._due_routes(now_ns, horizon_ns)]
         span, joiners = set(links), set[int]()
         while True:
             joining = {i for i, route in enumerate(due) if i not in joiners and route & span}

@@ -19,6 +19,7 @@
 #include "ns3/type-id.h"
 
 #include <cstdint>
+#include <set>
 #include <unordered_map>
 #include <vector>
 
@@ -195,6 +196,8 @@ class FlowDag : public Object
     uint16_t NextPort(Ptr<Node> node);
 
     std::vector<Task> m_tasks;
+    /** Tasks released and not finished, by index: what GetUpcomingFlows starts from. */
+    std::set<uint32_t> m_running;
     std::unordered_map<uint32_t, uint32_t> m_nextPort; //!< per node id
     uint32_t m_finished{0};
     bool m_started{false};

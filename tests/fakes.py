@@ -395,7 +395,10 @@ class FakeMemoHost:
     attributes: dict[int, str] = field(default_factory=dict)
     blockers: dict[int, str] = field(default_factory=dict)
     paced: set[int] = field(default_factory=set)  #: flows a rate-based congestion control paces (RDMA)
+    grouped: set[int] = field(default_factory=set)  #: paced flows of a kind grouped like TCP ones (DCQCN)
     due: list[tuple[int, frozenset[int]]] = field(default_factory=list)  #: flows known to start: (time ns, links)
+    #: flows the workload may start (at the earliest at these times) that no known end releases
+    unforeseen: list[tuple[int, frozenset[int]]] = field(default_factory=list)
     #: the workload: a flow -> the flows its end releases, each after a delay (ns)
     released_after: dict[int, list[tuple[int, int]]] = field(default_factory=dict)
     drain_ns: int = 0  #: how long any episode's flows take at least
@@ -438,13 +441,15 @@ class FakeMemoHost:
     def flow_paced(self, flow: int) -> bool:
         return flow in self.paced
 
+    def paced_grouped(self, flow: int) -> bool:
+        return flow in self.grouped
+
     def trajectory(self, flow: int) -> list[TrajectoryPoint]:
         return list(self.trajectories.get(flow, []))
 
     def upcoming(self, now_ns: int, horizon_ns: int):
-        known = [(start, route, self._nodes_of(route)) for start, route in self.due if start <= now_ns + horizon_ns]
-        released = self.releases(now_ns, horizon_ns, {}, [])  # by the scheduled completions
-        return known + [(start, links, nodes) for start, links, nodes, _, _ in released]
+        released = self.releases(now_ns, horizon_ns, {}, [])  # the due flows, and what scheduled completions release
+        return [(start, links, nodes) for start, links, nodes, _, _ in released]
 
     def _nodes_of(self, links: frozenset[int]) -> tuple[int, int]:
         """A due flow's nodes: those of the flow added with these links (else the lowest and highest link)."""
@@ -452,11 +457,25 @@ class FakeMemoHost:
         return self.flow_nodes(flow) if flow is not None else (min(links), max(links))
 
     def releases(self, now_ns: int, horizon_ns: int, flow_ends: dict[int, int], coming_ends: list[tuple[int, int]]):
-        """What ends release (one step: the Memoizer follows chains itself), the scheduled completions included."""
+        """What ends release (one step: the Memoizer follows chains itself), the scheduled completions included,
+        and the due flows, as the workload's answer holds them too."""
         ends = self.completions | flow_ends | dict(coming_ends)
-        return [(end + delay, frozenset(self.routes[flow][0] + self.routes[flow][1]), self.flow_nodes(flow), flow, flow)
-                for ender, end in sorted(ends.items()) for flow, delay in self.released_after.get(ender, [])
-                if end + delay <= now_ns + horizon_ns and flow not in self.started and flow not in self.held]
+        released = [(end + delay, frozenset(sum(self.routes[flow], ())), self.flow_nodes(flow), flow, flow)
+                    for ender, end in sorted(ends.items()) for flow, delay in self.released_after.get(ender, [])
+                    if end + delay <= now_ns + horizon_ns and flow not in self.started and flow not in self.held]
+        return self.due_flows(now_ns, horizon_ns) + released
+
+    def due_flows(self, now_ns: int, horizon_ns: int):
+        """The due flows as ``releases`` names flows (what the workload's answer holds besides what ends release)."""
+        return [(start, links, self._nodes_of(links), -1000 - i, -1000 - i) for i, (start, links) in enumerate(self.due)
+                if now_ns < start <= now_ns + horizon_ns]
+
+    def earliest(self, now_ns: int, horizon_ns: int, flow_ends: dict[int, int], coming_ends: list[tuple[int, int]]):
+        """What the known ends release, and the unforeseen flows (tasks numbered below zero)."""
+        known = [(start, links, task) for start, links, _, task, _ in self.releases(now_ns, horizon_ns, flow_ends,
+                                                                                   coming_ends)]
+        return known + [(start, links, -1 - i) for i, (start, links) in enumerate(self.unforeseen)
+                        if now_ns <= start <= now_ns + horizon_ns]
 
     def drain_time_ns(self, flows) -> int:
         return self.drain_ns

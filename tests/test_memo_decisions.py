@@ -771,3 +771,90 @@ def test_paced_twins_are_recorded_when_a_joiner_would_meet_other_flows_due_or_an
         host.paced |= {holder}
         memo.arrive(1, [*leader, *follower])
         assert kinds(memo)[-3:] == [MemoDecision.MISS, MemoDecision.NO_MIRROR, MemoDecision.MISS]
+
+
+def up(node: int) -> int:
+    return link_id(node, 1)
+
+
+def down(node: int) -> int:
+    return link_id(node, 2)
+
+
+def all_to_all_step(host: FakeMemoHost, first_flow: int, base: int, t0: int, grouped: bool) -> tuple[int, list[int]]:
+    """An RDMA all-to-all step (moe-8x7b-64g-dcqcn): one flow opens it, two more are due 50 ns later.
+
+    Node ``base + 1`` sends to ``base + 2`` first; then ``base + 1`` to ``base + 3`` (on the opening
+    flow's uplink) and ``base + 4`` to ``base + 3``, which meets only that joiner, on its receiver's link.
+    """
+    def add(flow: int, src: int, dst: int) -> int:
+        host.add(flow, ((up(src), down(dst)), (up(dst), down(src))), attributes="rdma-dcqcn size=1000000")
+        return flow
+
+    opening = add(first_flow, base + 1, base + 2)
+    joiners = [add(first_flow + 1, base + 1, base + 3), add(first_flow + 2, base + 4, base + 3)]
+    flows = [opening, *joiners]
+    host.paced |= set(flows)
+    if grouped:
+        host.grouped |= set(flows)
+    host.due += [(t0 + 50, frozenset(host.routes[f][0] + host.routes[f][1])) for f in joiners]
+    return opening, joiners
+
+
+def test_grouped_paced_joiners_join_the_episode_together_and_its_repeat_is_replayed(store):
+    """DCQCN flows group as TCP ones do: the rest of the all-to-all joins its opening flow.
+
+    Kept apart (HPCC), the joiner on fresh links opened an episode of its own, the
+    other met both, and the merge was simulated: no all-to-all was ever recorded.
+    """
+    host = FakeMemoHost(drain_ns=MS)
+    memo = Memoizer(store, "context", host)
+    opening, joiners = all_to_all_step(host, 0, base=100, t0=0, grouped=True)
+    memo.arrive(0, [opening])
+    memo.arrive(50, joiners)
+    for flow in (opening, *joiners):
+        host.trajectories[flow] = [TrajectoryPoint(300_000, 1_000_000, (10.0,))]
+        memo.finished(300_000, flow)
+    assert kinds(memo) == [MemoDecision.MISS, MemoDecision.RECORDED]
+
+    opening, joiners = all_to_all_step(host, 10, base=200, t0=2 * MS, grouped=True)
+    memo.arrive(2 * MS, [opening])
+    assert kinds(memo)[-1] is MemoDecision.REPLAY and host.held == [opening]
+    memo.arrive(2 * MS + 50, joiners)
+    assert host.held == [opening, *joiners] and memo.stats.diverged == 0
+
+
+def test_paced_joiners_kept_apart_open_their_own_episode_and_merge(store):
+    host = FakeMemoHost(drain_ns=MS)
+    memo = Memoizer(store, "context", host)
+    opening, joiners = all_to_all_step(host, 0, base=100, t0=0, grouped=False)
+    memo.arrive(0, [opening])
+    memo.arrive(50, joiners)
+    for flow in (opening, *joiners):
+        memo.finished(300_000, flow)
+    assert kinds(memo) == [MemoDecision.MISS, MemoDecision.MISS]
+
+
+@pytest.mark.parametrize("when, where, taken", [
+    (100_000, "its receiver", False),   # before the record ends, on the episode's links: it may meet it
+    (900_000, "its receiver", True),    # after it ends
+    (100_000, "elsewhere", True),       # on links neither it nor its joiners load
+])
+def test_a_grouped_paced_replay_is_taken_only_if_no_unforeseen_flow_may_reach_it(store, when, where, taken):
+    """A paced resume is never exact, so nothing the record lacks may come: a flow the workload may
+    start (at the earliest, were every running flow to end now) on its links before it ends rules it out."""
+    host = FakeMemoHost(drain_ns=MS)
+    memo = Memoizer(store, "context", host)
+    opening, joiners = all_to_all_step(host, 0, base=100, t0=0, grouped=True)
+    memo.arrive(0, [opening])
+    memo.arrive(50, joiners)
+    for flow in (opening, *joiners):
+        host.trajectories[flow] = [TrajectoryPoint(300_000, 1_000_000, (10.0,))]
+        memo.finished(300_000, flow)
+
+    opening, _ = all_to_all_step(host, 10, base=200, t0=2 * MS, grouped=True)
+    link = down(203) if where == "its receiver" else down(299)
+    host.unforeseen = [(2 * MS + when, frozenset({link}))]
+    memo.arrive(2 * MS, [opening])
+    assert (kinds(memo)[-1] is MemoDecision.REPLAY) is taken
+    assert (host.held == [opening]) is taken

@@ -18,7 +18,7 @@ from collections.abc import Callable, Iterable
 from typing import Any, Protocol
 
 from wormhole_ns3.accel.flows import SKIPPABLE_CONGESTION_CONTROL, FlowKind, is_paced
-from wormhole_ns3.memo.episodes import MemoEvent, Memoizer, MemoStats
+from wormhole_ns3.memo.episodes import GROUPED_PACED_KINDS, MemoEvent, Memoizer, MemoStats
 from wormhole_ns3.memo.record import STATE_FIELDS, TrajectoryPoint
 from wormhole_ns3.memo.store import MemoStore
 from wormhole_ns3.runtime.boundary import int_rows, planned_congestion_control
@@ -212,6 +212,9 @@ class MemoDriver:
     def flow_paced(self, flow: int) -> bool:
         return is_paced(self._kind(flow))
 
+    def paced_grouped(self, flow: int) -> bool:
+        return self._kind(flow) in GROUPED_PACED_KINDS
+
     def _kind(self, flow: int) -> str:
         if flow not in self._kinds:
             self._kinds[flow] = str(self.tracker.GetKind(flow))
@@ -281,8 +284,18 @@ class MemoDriver:
         # asked about again (a lookup plays a replay forward over hundreds of flows)
         return [(start, route, nodes, task, (upcoming, index)) for start, route, nodes, task, index in released]
 
+    def earliest(self, now_ns: int, horizon_ns: int, flow_ends: dict[int, int], coming_ends: list[tuple[Any, int]],
+                 ) -> list[tuple[int, frozenset[int], int]]:
+        """Every flow the workloads may start within the horizon, at the earliest it may: (start, links, task).
+
+        The ends given are taken as they are; every other running flow is taken to
+        end now, and every flow to come to end as it starts (FlowDag::GetUpcomingFlows).
+        """
+        released, _ = self._released(horizon_ns, flow_ends, coming_ends, earliest=True)
+        return [(start, route, task) for start, route, _, task, _ in released]
+
     def _released(self, horizon_ns: int, flow_ends: dict[int, int], coming_ends: list[tuple[Any, int]],
-                  ) -> tuple[list[tuple[int, frozenset[int], tuple[int, int], int, int]], Any]:
+                  earliest: bool = False) -> tuple[list[tuple[int, frozenset[int], tuple[int, int], int, int]], Any]:
         """FlowTracker::GetUpcomingFlows, the scheduled completions counted as ends.
 
         Returns [(start, links, (source node, destination node), task, index)] and the
@@ -295,7 +308,7 @@ class MemoDriver:
         to_come = self.run.boundary.upcoming_flow_vector(vector[index] for (vector, index), _ in coming_ends)
         upcoming = self.tracker.GetUpcomingFlows(self.ns3.NanoSeconds(horizon_ns), [f for f, _ in ending],
                                                  [time for _, time in ending], to_come,
-                                                 [time for _, time in coming_ends])
+                                                 [time for _, time in coming_ends], earliest)
         released = []
         fields = int_rows(self.tracker.GetUpcomingFlowFields(upcoming), 6)
         for index, (start, src, dst, src_port, dst_port, task) in enumerate(fields):

@@ -327,8 +327,9 @@ FlowDag::OnSinkRx(uint32_t task, Ptr<const Packet> packet, const Address& from)
 }
 
 std::vector<FlowDag::UpcomingFlow>
-FlowDag::GetUpcomingFlows(Time horizon, const std::vector<KnownEnd>& ends) const
+FlowDag::GetUpcomingFlows(Time horizon, const std::vector<KnownEnd>& ends, bool earliest) const
 {
+    const int64_t now = Simulator::Now().GetNanoSeconds();
     const int64_t until = (Simulator::Now() + horizon).GetNanoSeconds();
     // a flow is the only one from its source node with its source port (NextPort)
     auto sourceKey = [](const Ptr<Node>& src, uint16_t srcPort) {
@@ -357,6 +358,10 @@ FlowDag::GetUpcomingFlows(Time horizon, const std::vector<KnownEnd>& ends) const
         else if (const KnownEnd* end = knownEnd(t))
         {
             ending.emplace(end->end, i);
+        }
+        else if (earliest)
+        {
+            ending.emplace(std::max(now, (t.release + t.delay).GetNanoSeconds()), i);
         }
     }
     std::unordered_map<uint32_t, uint32_t> waiting; // tasks touched: prerequisites left
@@ -394,6 +399,10 @@ FlowDag::GetUpcomingFlows(Time horizon, const std::vector<KnownEnd>& ends) const
                 if (const KnownEnd* end = knownEnd(d))
                 {
                     ending.emplace(std::max(end->end, start), next); // a flow to come, its end known
+                }
+                else if (earliest)
+                {
+                    ending.emplace(start, next);
                 }
             }
             else

@@ -138,10 +138,13 @@ class FlowDag : public Object
      * compute tasks they release), since a compute task's end is known when
      * it starts, and by the flows in `ends`, running or to come, whose ends
      * the caller knows. A flow that waits on any other flow is not among
-     * them.
+     * them, unless `earliest`: then every flow that may start within `horizon`
+     * is, at the earliest time it may, a running flow whose end is not in
+     * `ends` taken to end now and a flow to come to end as it starts.
      */
     std::vector<UpcomingFlow> GetUpcomingFlows(Time horizon,
-                                               const std::vector<KnownEnd>& ends = {}) const;
+                                               const std::vector<KnownEnd>& ends = {},
+                                               bool earliest = false) const;
 
     uint32_t GetNTasks() const;
     uint32_t GetNFinished() const;

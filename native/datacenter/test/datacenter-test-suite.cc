@@ -118,7 +118,8 @@ class FlowDagTestCase : public TestCase
 
 /**
  * GetUpcomingFlows follows what flows whose ends the caller knows release: a
- * running flow, and through it a flow still to come, as it follows compute.
+ * running flow, and through it a flow still to come, as it follows compute;
+ * at the earliest, it takes every other end to come as soon as it can.
  */
 class FlowDagKnownEndsTestCase : public TestCase
 {
@@ -168,6 +169,19 @@ class FlowDagKnownEndsTestCase : public TestCase
         NS_TEST_ASSERT_MSG_EQ(upcoming.size(), 2, "the second flow's end, known too, releases the third");
         NS_TEST_EXPECT_MSG_EQ(upcoming[1].task, third, "the third flow");
         NS_TEST_EXPECT_MSG_EQ(upcoming[1].start, secondEnd, "as the second flow ends");
+
+        // at the earliest, with no end known: the first flow ends now, the second as it starts
+        upcoming = dag->GetUpcomingFlows(horizon, {}, true);
+        NS_TEST_ASSERT_MSG_EQ(upcoming.size(), 2, "at the earliest, every flow within the horizon");
+        const int64_t now = Simulator::Now().GetNanoSeconds();
+        NS_TEST_EXPECT_MSG_EQ(upcoming[0].start,
+                              now + MicroSeconds(7).GetNanoSeconds(),
+                              "the second flow, were the first to end now");
+        NS_TEST_EXPECT_MSG_EQ(upcoming[1].start, upcoming[0].start, "the third, were the second to end at its start");
+        upcoming = dag->GetUpcomingFlows(horizon, {ends[0]}, true);
+        NS_TEST_EXPECT_MSG_EQ(upcoming[0].start,
+                              firstEnd + MicroSeconds(7).GetNanoSeconds(),
+                              "a known end is taken as it is");
 
         ends[0].dst = h0; // an end that names another flow is not the first flow's
         NS_TEST_EXPECT_MSG_EQ(dag->GetUpcomingFlows(horizon, ends).size(),

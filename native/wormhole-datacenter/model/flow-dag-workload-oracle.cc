@@ -64,7 +64,7 @@ FlowDagWorkloadOracle::OnRelease(uint32_t task)
 }
 
 std::vector<UpcomingFlow>
-FlowDagWorkloadOracle::GetUpcomingFlows(Time horizon, const std::vector<KnownFlowEnd>& ends) const
+FlowDagWorkloadOracle::GetUpcomingFlows(Time horizon, const std::vector<KnownFlowEnd>& ends, bool earliest) const
 {
     std::vector<FlowDag::KnownEnd> known;
     known.reserve(ends.size());
@@ -75,7 +75,7 @@ FlowDagWorkloadOracle::GetUpcomingFlows(Time horizon, const std::vector<KnownFlo
     std::vector<UpcomingFlow> all;
     for (FlowDag* dag : FlowDag::GetInstances())
     {
-        for (const FlowDag::UpcomingFlow& f : dag->GetUpcomingFlows(horizon, known))
+        for (const FlowDag::UpcomingFlow& f : dag->GetUpcomingFlows(horizon, known, earliest))
         {
             all.push_back(UpcomingFlow{f.start, f.task, f.src, f.dst, f.srcPort, f.dstPort, f.bytes});
         }

@@ -37,7 +37,8 @@ class FlowDagWorkloadOracle : public WorkloadOracle
 
     void FollowNewWorkloads(Callback<void> onRelease) override;
     std::vector<UpcomingFlow> GetUpcomingFlows(Time horizon,
-                                               const std::vector<KnownFlowEnd>& ends) const override;
+                                               const std::vector<KnownFlowEnd>& ends,
+                                               bool earliest = false) const override;
 
     /**
      * Under the WormholeSimulatorImpl, make @p event (a FlowDag's release or

@@ -571,7 +571,8 @@ FlowTracker::GetUpcomingFlows(Time horizon,
                               const std::vector<uint32_t>& ending,
                               const std::vector<int64_t>& endsNs,
                               const std::vector<UpcomingFlow>& toCome,
-                              const std::vector<int64_t>& toComeEndsNs) const
+                              const std::vector<int64_t>& toComeEndsNs,
+                              bool earliest) const
 {
     NS_ABORT_MSG_IF(ending.size() != endsNs.size() || toCome.size() != toComeEndsNs.size(),
                     "FlowTracker::GetUpcomingFlows: " << ending.size() << " flows and "
@@ -592,7 +593,7 @@ FlowTracker::GetUpcomingFlows(Time horizon,
     std::vector<UpcomingFlow> all;
     for (const Ptr<WorkloadOracle>& oracle : m_workloadOracles)
     {
-        std::vector<UpcomingFlow> some = oracle->GetUpcomingFlows(horizon, ends);
+        std::vector<UpcomingFlow> some = oracle->GetUpcomingFlows(horizon, ends, earliest);
         all.insert(all.end(), some.begin(), some.end());
     }
     return all;

@@ -153,13 +153,15 @@ class FlowTracker : public Object
      * Each tracked flow in @p ending is taken to end at the matching time of
      * @p endsNs (ns), and each flow to come in @p toCome (as an earlier call
      * returned it) at the matching time of @p toComeEndsNs: what they release
-     * is then known too.
+     * is then known too. With @p earliest, every flow that may start within
+     * the horizon, at the earliest it may (WorkloadOracle::GetUpcomingFlows).
      */
     std::vector<UpcomingFlow> GetUpcomingFlows(Time horizon,
                                                const std::vector<uint32_t>& ending = {},
                                                const std::vector<int64_t>& endsNs = {},
                                                const std::vector<UpcomingFlow>& toCome = {},
-                                               const std::vector<int64_t>& toComeEndsNs = {}) const;
+                                               const std::vector<int64_t>& toComeEndsNs = {},
+                                               bool earliest = false) const;
     /**
      * @return what a caller outside C++ reads of each of @p flows, flat, six
      * numbers a flow: start (ns), source node id, destination node id, source

@@ -46,9 +46,14 @@ class WorkloadOracle : public Object
     /**
      * @return the flows every workload will start within @p horizon, at times
      * already known, counting the running flows in @p ends as ending then.
+     * With @p earliest, also every flow that may start within @p horizon, at
+     * the earliest it may: a running flow whose end is not in @p ends taken to
+     * end now, a flow to come to end as it starts (a lower bound of when
+     * anything the run cannot foresee yet may start).
      */
     virtual std::vector<UpcomingFlow> GetUpcomingFlows(Time horizon,
-                                                       const std::vector<KnownFlowEnd>& ends) const = 0;
+                                                       const std::vector<KnownFlowEnd>& ends,
+                                                       bool earliest = false) const = 0;
 
     /** Make every tracker created from now on ask oracles of type @p tid (once per type). */
     static void Register(TypeId tid);

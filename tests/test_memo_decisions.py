@@ -801,20 +801,26 @@ def all_to_all_step(host: FakeMemoHost, first_flow: int, base: int, t0: int, gro
     return opening, joiners
 
 
+def record_all_to_all_step(store, grouped: bool = True) -> tuple[FakeMemoHost, Memoizer]:
+    """An RDMA all-to-all step simulated at 0, each flow ending at 300 us."""
+    host = FakeMemoHost(drain_ns=MS)
+    memo = Memoizer(store, "context", host)
+    opening, joiners = all_to_all_step(host, 0, base=100, t0=0, grouped=grouped)
+    memo.arrive(0, [opening])
+    memo.arrive(50, joiners)
+    for flow in (opening, *joiners):
+        host.trajectories[flow] = [TrajectoryPoint(300_000, 1_000_000, (10.0,))]
+        memo.finished(300_000, flow)
+    return host, memo
+
+
 def test_grouped_paced_joiners_join_the_episode_together_and_its_repeat_is_replayed(store):
     """DCQCN flows group as TCP ones do: the rest of the all-to-all joins its opening flow.
 
     Kept apart (HPCC), the joiner on fresh links opened an episode of its own, the
     other met both, and the merge was simulated: no all-to-all was ever recorded.
     """
-    host = FakeMemoHost(drain_ns=MS)
-    memo = Memoizer(store, "context", host)
-    opening, joiners = all_to_all_step(host, 0, base=100, t0=0, grouped=True)
-    memo.arrive(0, [opening])
-    memo.arrive(50, joiners)
-    for flow in (opening, *joiners):
-        host.trajectories[flow] = [TrajectoryPoint(300_000, 1_000_000, (10.0,))]
-        memo.finished(300_000, flow)
+    host, memo = record_all_to_all_step(store)
     assert kinds(memo) == [MemoDecision.MISS, MemoDecision.RECORDED]
 
     opening, joiners = all_to_all_step(host, 10, base=200, t0=2 * MS, grouped=True)
@@ -825,13 +831,7 @@ def test_grouped_paced_joiners_join_the_episode_together_and_its_repeat_is_repla
 
 
 def test_paced_joiners_kept_apart_open_their_own_episode_and_merge(store):
-    host = FakeMemoHost(drain_ns=MS)
-    memo = Memoizer(store, "context", host)
-    opening, joiners = all_to_all_step(host, 0, base=100, t0=0, grouped=False)
-    memo.arrive(0, [opening])
-    memo.arrive(50, joiners)
-    for flow in (opening, *joiners):
-        memo.finished(300_000, flow)
+    _, memo = record_all_to_all_step(store, grouped=False)
     assert kinds(memo) == [MemoDecision.MISS, MemoDecision.MISS]
 
 
@@ -843,14 +843,7 @@ def test_paced_joiners_kept_apart_open_their_own_episode_and_merge(store):
 def test_a_grouped_paced_replay_is_taken_only_if_no_unforeseen_flow_may_reach_it(store, when, where, taken):
     """A paced resume is never exact, so nothing the record lacks may come: a flow the workload may
     start (at the earliest, were every running flow to end now) on its links before it ends rules it out."""
-    host = FakeMemoHost(drain_ns=MS)
-    memo = Memoizer(store, "context", host)
-    opening, joiners = all_to_all_step(host, 0, base=100, t0=0, grouped=True)
-    memo.arrive(0, [opening])
-    memo.arrive(50, joiners)
-    for flow in (opening, *joiners):
-        host.trajectories[flow] = [TrajectoryPoint(300_000, 1_000_000, (10.0,))]
-        memo.finished(300_000, flow)
+    host, memo = record_all_to_all_step(store)
 
     opening, _ = all_to_all_step(host, 10, base=200, t0=2 * MS, grouped=True)
     link = down(203) if where == "its receiver" else down(299)

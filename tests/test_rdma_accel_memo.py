@@ -73,23 +73,50 @@ def test_repeated_rdma_ring_steps_are_recorded_once_then_replayed_exactly(
     assert run["events_avoided_by_memo"] > baseline["events"] * 0.6
 
 
-def test_an_intruder_makes_an_rdma_replay_diverge_and_its_queue_pairs_resume(
-    wormhole, tmp_path, memo_store
-):
-    """The store holds every step; iteration 1 gets a flow 0 -> 2 in the middle of its first step."""
-    args = ("--intruder-iteration", "1", "--intruder-mb", "8")
-    baseline, _, base_out = _run(wormhole, tmp_path, "base", *args, baseline=True)
-    run, trace, out = _run(wormhole, tmp_path, "intruded", *args, memo=memo_store)
+def _fct_errors(run, baseline):
+    base = _by_tuple(baseline)
+    for key, flow in _by_tuple(run).items():
+        assert flow["rx_bytes"] == base[key]["rx_bytes"]
+    return {flow["id"]: abs(flow["fct"] / base[key]["fct"] - 1) for key, flow in _by_tuple(run).items()}
+
+
+INTRUDER = ("--intruder-iteration", "1", "--intruder-mb", "8")
+
+
+def test_a_dcqcn_replay_an_unforeseen_flow_may_reach_is_not_taken(wormhole, tmp_path, memo_store):
+    """The store holds every step; iteration 1 gets a flow 0 -> 2 in the middle of its first step.
+
+    It is released when an 8 MB flow between two outside hosts arrives, which no lookup
+    can time; at the earliest (were that flow to end now) it meets the step, so the step
+    is simulated, not replayed: no queue pair is resumed.
+    """
+    baseline, _, base_out = _run(wormhole, tmp_path, "base", *INTRUDER, baseline=True)
+    run, trace, out = _run(wormhole, tmp_path, "intruded", *INTRUDER, memo=memo_store)
+    assert run["memo_diverged"] == run["flows_resumed"] == 0 and run["memo_hits"] >= 8
+    intruded = next(row for row in trace if row["partition"].split()[0] == "25")
+    assert intruded["kind"] == TraceKind.MEMO_MISS
+    errors = _fct_errors(run, baseline)
+    # DCQCN's shares are chaotic where the intruder meets the ring (tests/test_rdma_accel_skip.py)
+    assert max(errors.values()) < 0.03 and sum(errors.values()) / len(errors) < 0.002
+    assert len(_flow_lines(out)) == len(_flow_lines(base_out))
+
+
+def test_an_intruder_makes_an_hpcc_replay_diverge_and_its_queue_pairs_resume(wormhole, tmp_path):
+    """HPCC flows are not grouped, and their replays are taken without asking the earliest
+    starts: the intruder stops the replay, which resumes its queue pairs."""
+    memo = tmp_path / "memo"
+    _run(wormhole, tmp_path, "fill", "--cc", "Hpcc", memo=memo)
+    baseline, _, base_out = _run(wormhole, tmp_path, "base", "--cc", "Hpcc", *INTRUDER, baseline=True)
+    run, trace, out = _run(wormhole, tmp_path, "intruded", "--cc", "Hpcc", *INTRUDER, memo=memo)
     diverged = [row for row in trace if row["kind"] == TraceKind.MEMO_DIVERGED]
     assert run["memo_diverged"] == len(diverged) == 1
     assert "was not expected" in diverged[0]["reason"]
     assert run["flows_resumed"] == 4 and run["memo_hits"] >= 12
-    base = _by_tuple(baseline)
     resumed = {int(f) for f in diverged[0]["partition"].split()}
-    for key, flow in _by_tuple(run).items():
-        assert flow["rx_bytes"] == base[key]["rx_bytes"]
+    errors = _fct_errors(run, baseline)
+    for flow in run["flows"]:
         if flow["id"] in resumed:
             # credited what the record had delivered when the replay stopped, then sent the rest
             assert 0 < flow["credited_bytes"] < flow["bytes"]
-            assert flow["fct"] == pytest.approx(base[key]["fct"], rel=0.02)
+            assert errors[flow["id"]] < 0.03
     assert len(_flow_lines(out)) == len(_flow_lines(base_out))

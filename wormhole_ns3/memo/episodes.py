@@ -174,6 +174,8 @@ class OpenEpisode:
     completing: dict[int, int] = field(default_factory=dict)  #: held flow -> its scheduled completion
     checked: set[int] = field(default_factory=set)  #: offsets whose arrivals a check verifies
     foreseen: str = ""  #: the flows known to join as it opened, as a pattern (see Memoizer._pattern)
+    #: why stored continuations that open like it were not followed (grouped paced flows), for its trace row
+    refusal: str = ""
     #: packets a replay's completion left out of its links as it opened or a flow joined: it
     #: runs on emptier links than a plain run would, so its recording is not stored
     left_out: int = 0
@@ -391,12 +393,11 @@ class Memoizer:
     def _arrive_paced(self, now_ns: int, group: list[int]) -> None:
         """Paced (RDMA) flows not grouped: those on fresh links open episodes, the others join the ones they touch.
 
-        Grouped and absorbed like other flows, the overlapping all-to-alls of a DCQCN
-        run are recorded and replayed, and their replays diverge often (a queue pair's
-        state outlives its episode, and what the key leaves out shows): a paced flow
-        resumed from a record's trajectory ended up to 28% off on moe-small-dcqcn.
-        Until resumes are exact for them, paced flows meeting at once merge as
-        before, and a merge is simulated.
+        Grouped like other flows, the overlapping all-to-alls of an HPCC run are
+        recorded and replayed, and replays that nothing disturbed ended pipeline sends
+        beside them up to 30% off on moe-small-hpcc (what the key leaves out shows).
+        Until that is understood, HPCC flows meeting at once merge, and a merge is
+        simulated.
         """
         fresh = [flow for flow in group if not self._touching(flow)]
         for component in _components(fresh, self._links):
@@ -476,7 +477,7 @@ class Memoizer:
         self._leaders.setdefault(episode.key, episode)
         self._admit(episode, order)
         why = ("recorded again after a divergence" if episode.key in self._relearn
-               else "no stored continuation opens like it")
+               else episode.refusal or "no stored continuation opens like it")
         kept = (f"recorded, kept only until one like a plain run is: replays just ended on its links left "
                 f"out {episode.left_out} queued packets a plain run has there" if episode.left_out else "recorded")
         self.trace.append(MemoEvent(
@@ -692,13 +693,19 @@ class Memoizer:
                     continue
                 pattern = self._pattern(order, due + [(offset, nodes) for offset, nodes, route in released
                                                       if joins(offset, route)])
-            if pattern == r.foreseen and not (grouped and self._intruding(
-                    now_ns, links, r.close_ns, {flow: now_ns + r.outcomes[i].finish_ns for i, flow in enumerate(order)},
-                    order)):
-                kept.append(r)
+            if pattern != r.foreseen:
+                continue
+            ends = {flow: now_ns + r.outcomes[i].finish_ns for i, flow in enumerate(order)}
+            reached = self._intruding(now_ns, links, r.close_ns, ends, order) if grouped else set()
+            if reached:
+                episode.refusal = (f"a flow the run cannot foresee yet may reach {len(reached)} of its links "
+                                   f"within +{r.close_ns} ns, and a paced resume is not exact")
+                continue
+            kept.append(r)
         if grouped and len({tuple(o.finish_ns for o in r.outcomes) for r in kept}) > 1:
             # continuations nothing at the opening tells apart, ending otherwise: a replay would
             # stop when they part and resume its queue pairs (rdma_dag_ring.py, 2.7% off)
+            episode.refusal = f"its {len(kept)} stored continuations end otherwise, and a paced resume is not exact"
             return []
         return kept
 

@@ -110,7 +110,8 @@ CONFIRMED_COURSE = 2
 #: earlier, and a pipeline send starts on a host whose all-to-all flows are done while the
 #: others still run: each all-to-all was simulated. HPCC is not among them: grouped so, on
 #: moe-small-hpcc replays that nothing disturbed ended pipeline sends beside them up to 30%
-#: off (its switches' in-band telemetry outlives an episode, and no key holds it).
+#: off. Why is not known yet; the first suspect is state that outlives an episode and no key
+#: holds (the switches' in-band telemetry).
 GROUPED_PACED_KINDS = frozenset({FlowKind.RDMA_DCQCN})
 
 #: How many drain times ahead a paced mirror looks for flows the run cannot foresee yet

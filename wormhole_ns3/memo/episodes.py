@@ -933,10 +933,10 @@ class Memoizer:
         horizon = self.host.drain_time_ns(flows)
         span, joiners = self._span(now_ns, links, horizon)
         if shift == 0 and any(map(self.host.flow_paced, flows)):
-            taken = (self._paced_meetings(now_ns, links, horizon)
-                     | self._paced_meetings(now_ns, self._links_of(leader.flows), horizon))
+            leader_links = self._links_of(leader.flows)
+            taken = self._paced_meetings(now_ns, links, horizon) | self._paced_meetings(now_ns, leader_links, horizon)
             if not taken and any(map(self.host.paced_grouped, flows)):
-                taken = self._intruding(now_ns, links | self._links_of(leader.flows), PACED_REACH * horizon, {},
+                taken = self._intruding(now_ns, links | leader_links, PACED_REACH * horizon, {},
                                         [*flows, *leader.unfinished])
             where = "where other flows due or an episode still open will be"
         else:

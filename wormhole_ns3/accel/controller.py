@@ -151,6 +151,9 @@ class RunSnapshot:
     flows: list[FlowResult]
     #: Every port's queue occupancy (``--queues``), None when not measured.
     queues: list[PortQueue] | None = None
+    #: (simulated time s, events executed before it), a few hundred instants and the end
+    #: (WormholeSimulatorImpl::GetEventTimeline); None for a run not accelerated.
+    event_timeline: list[tuple[float, int]] | None = None
 
 
 class Controller:
@@ -407,9 +410,18 @@ class Controller:
             sim_time=self.now(),
             flows=self.flow_results(),
             queues=port_queues(self.queue_monitor.GetRecords()) if self.queue_monitor is not None else None,
+            event_timeline=self._event_timeline(),
         )
         if self.progress:
             self._print_progress(final=True)
+
+    def _event_timeline(self) -> list[tuple[float, int]] | None:
+        """The events run by each instant the simulator marked, then by now: where the run spent them."""
+        if self.impl is None:
+            return None
+        timeline = self.impl.GetEventTimeline()
+        marks = [(float(t.GetSeconds()), int(n)) for t, n in zip(timeline.GetTimes(), timeline.GetCounts())]
+        return marks + [(self.now(), self.event_count())]
 
     def _watchdog_fired(self) -> None:
         """Say, on one line, that the accelerator's own events alone were keeping the run going."""

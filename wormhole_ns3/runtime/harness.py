@@ -303,6 +303,7 @@ def results_dict(controller: Controller, script: str, argv: list[str], options: 
         "profile": profile_results(controller),
         "verify": verify_results(controller),
         "queues": as_results(snapshot.queues) if snapshot and snapshot.queues is not None else None,
+        "event_timeline": snapshot.event_timeline if snapshot else None,
         "flows": [asdict(f) for f in (snapshot.flows if snapshot else [])],
     }
 

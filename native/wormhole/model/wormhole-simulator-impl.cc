@@ -242,6 +242,7 @@ WormholeSimulatorImpl::ProcessOneEvent()
     }
     else
     {
+        m_timeline.Reach(key.m_ts, m_eventCount);
         ++m_eventCount;
         if (IsFlowTag(tag))
         {
@@ -591,6 +592,12 @@ uint64_t
 WormholeSimulatorImpl::GetSystemEventCount() const
 {
     return m_systemEventCount;
+}
+
+const EventTimeline&
+WormholeSimulatorImpl::GetEventTimeline() const
+{
+    return m_timeline;
 }
 
 uint32_t

@@ -14,6 +14,8 @@
 #include "ns3/scheduler.h"
 #include "ns3/simulator-impl.h"
 
+#include "event-timeline.h"
+
 #include <cstdint>
 #include <list>
 #include <map>
@@ -244,6 +246,8 @@ class WormholeSimulatorImpl : public SimulatorImpl
     EventId ScheduleHousekeepingCallback(const Time& delay, Callback<void> callback);
     /** @return the number of system events executed. */
     uint64_t GetSystemEventCount() const;
+    /** @return how many of the counted events (GetEventCount) had run by each instant it marks. */
+    const EventTimeline& GetEventTimeline() const;
 
     // Watchdog
     /**
@@ -338,6 +342,7 @@ class WormholeSimulatorImpl : public SimulatorImpl
     uint32_t m_currentContext;
     uint32_t m_currentTag;
     uint64_t m_eventCount;
+    EventTimeline m_timeline;
     uint64_t m_systemEventCount;
     /** Pending system events (housekeeping included), and housekeeping ones. */
     uint64_t m_systemPending;

@@ -375,6 +375,59 @@ class EventCountTestCase : public SimulatorCase
     }
 };
 
+/**
+ * The event timeline marks, at each step of simulated time an event crosses,
+ * exactly the events executed before it; a run much longer than the initial
+ * step keeps at most MAX_MARKS marks (the step doubled), each still exact, and
+ * a stretch a moved class skipped holds at most the one mark its first event
+ * after the skip makes (no event ran there to make others).
+ */
+class EventTimelineTestCase : public SimulatorCase
+{
+  public:
+    EventTimelineTestCase()
+        : SimulatorCase("The event timeline counts exactly the events run before each mark")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        UseSimulator("ns3::WormholeSimulatorImpl");
+        WormholeSimulatorImpl* impl = Impl();
+        uint32_t tag = impl->NewTag();
+        impl->AdoptTag(tag);
+        const int64_t events = 5000;
+        for (int64_t i = 0; i < events; ++i)
+        {
+            Simulator::Schedule(MicroSeconds(10 * i + 5), &Mark, 0); // one every 10 us, from 5 us
+        }
+        // at 20 ms, the tagged events still to come wait 30 ms more: nothing runs in between
+        impl->ScheduleSystem(MilliSeconds(20) + NanoSeconds(1),
+                             MakeEvent([&]() { impl->MoveClass(impl->GetTagClass(tag), MilliSeconds(30)); }));
+        Simulator::Run();
+        std::vector<Time> times = impl->GetEventTimeline().GetTimes();
+        std::vector<uint64_t> counts = impl->GetEventTimeline().GetCounts();
+        NS_TEST_ASSERT_MSG_EQ(times.size(), counts.size(), "a count for every mark");
+        NS_TEST_EXPECT_MSG_LT_OR_EQ(times.size(), EventTimeline::MAX_MARKS, "the marks stay within the bound");
+        NS_TEST_EXPECT_MSG_GT(times.size(), EventTimeline::MAX_MARKS / 4, "a long run keeps many marks");
+        bool exact = true;
+        std::size_t inside = 0;
+        for (std::size_t k = 0; k < times.size(); ++k)
+        {
+            // the events before t: one per 10 us from 5 us, those after 20 ms 30 ms later
+            int64_t us = times[k].GetMicroSeconds();
+            int64_t shifted = us > 20000 ? std::max<int64_t>(us - 30000, 20000) : us;
+            int64_t before = std::min<int64_t>(events, std::max<int64_t>(0, (shifted - 5 + 9) / 10));
+            exact = exact && counts[k] == static_cast<uint64_t>(before);
+            inside += (us > 20000 && us < 50000) ? 1 : 0;
+        }
+        NS_TEST_EXPECT_MSG_EQ(exact, true, "every mark counts the events run before it");
+        NS_TEST_EXPECT_MSG_LT_OR_EQ(inside, 1, "no event ran in the skipped stretch to mark it");
+        NS_TEST_EXPECT_MSG_EQ(Simulator::GetEventCount(), static_cast<uint64_t>(events), "all ran");
+    }
+};
+
 /** @brief The accelerator's simulator-implementation invariants. */
 /**
  * An event scheduled on a node at the current instant enters the node: the
@@ -450,6 +503,7 @@ class WormholeTestSuite : public TestSuite
         AddTestCase(new EventIdTestCase, TestCase::Duration::QUICK);
         AddTestCase(new MoveBackTestCase, TestCase::Duration::QUICK);
         AddTestCase(new EventCountTestCase, TestCase::Duration::QUICK);
+        AddTestCase(new EventTimelineTestCase, TestCase::Duration::QUICK);
         AddTestCase(new MoveOnlyItsClassTestCase, TestCase::Duration::QUICK);
         AddTestCase(new StaleEventIdTestCase, TestCase::Duration::QUICK);
         AddTestCase(new EnteredNodesTestCase, TestCase::Duration::QUICK);

@@ -55,6 +55,11 @@ def test_compare_reports_speed_and_accuracy_from_both_runs(compared):
     assert summary["stdout_identical"] == (len(stdouts) == 1)  # the script prints iteration times to 1 ns
     assert summary["memo_hits"] is None and summary["baseline_from"] is None
     assert "| events | " in (out / "summary.md").read_text()
+    assert runs["baseline"]["event_timeline"] is None
+    accelerated = runs["accelerated"]
+    assert accelerated["event_timeline"][-1] == [accelerated["sim_time_s"], summary["events_accelerated"]]
+    assert sum(summary["events_by_activity"].values()) == pytest.approx(1.0)
+    assert "accelerated run's events, by the phases with flows running: " in (out / "summary.md").read_text()
     assert (out / "summary.md").read_text() in done.stdout
 
 
@@ -81,7 +86,7 @@ def test_the_joined_tables_hold_both_runs_and_the_errors(compared):
 def test_the_plots_are_pngs_a_person_can_open(compared):
     out, _ = compared
     names = load_json(out / "summary.json")["plots"]
-    assert names == ["fct_cdf.png", "fct_error.png", "iterations.png", "speedup.png"]
+    assert names == ["events.png", "fct_cdf.png", "fct_error.png", "iterations.png", "speedup.png"]
     for name in names:
         assert (out / name).read_bytes()[:8] == PNG_SIGNATURE
         height, width, _ = matplotlib.image.imread(out / name).shape
@@ -157,6 +162,8 @@ def test_the_llm_training_experiment_compares_end_to_end(tmp_path):
     assert summary["fct_mean_rel_err"] <= 0.01 and summary["iteration_time_rel_err"] <= 0.01
     assert (tmp_path / "gpt" / "baseline" / "workload.json").read_text() == workload.to_json()
     assert summary["fct_max_rel_err"] <= 1e-6 and summary["events_ratio"] >= 7.0
+    phases = {phase for label in summary["events_by_activity"] for phase in label.split(" + ")}
+    assert phases <= {"forward", "backward", "grad-sync", "no flow running"} and "grad-sync" in phases
 
 
 def test_memoized_moe_all_to_alls_are_replayed_exactly_cold_and_warm(tmp_path):

@@ -201,6 +201,13 @@ def test_the_scoreboard_says_how_much_packet_level_time_each_run_kept_and_its_la
     assert "| - | MoE 135-510x |" in row
 
 
+def test_the_scoreboard_names_the_phases_most_events_ran_in_where_the_comparison_has_them():
+    entries = {entry.name: entry for entry in read_entries(SCOREBOARD)}
+    summary = dict(entries["moe-medium"].summary, events_by_activity={"backward + grad-sync": 0.71, "forward": 0.29})
+    row = scoreboard_table([replace(entries["moe-medium"], summary=summary)], REPO).splitlines()[-1]
+    assert "settling after a flow event; events: 71% backward + grad-sync, 29% other |" in row
+
+
 @pytest.mark.slow
 def test_compare_from_the_kept_baseline_gives_the_kept_scoreboard(tmp_path):
     """From the kept (gzipped) baseline: the baseline side as kept, the cold accelerated run as the scoreboard's."""

@@ -45,6 +45,7 @@ from wormhole_ns3.tools.experiment.run import (
     write_json,
     write_parquet,
 )
+from wormhole_ns3.tools.experiment.timeline import activity_line, events_by_activity
 from wormhole_ns3.tools.report import comparison, error_stats, optional_parts
 
 SIDES = ("baseline", "accelerated")
@@ -182,14 +183,21 @@ def write_comparison(folder: Path, experiment: Experiment, preset: str, baseline
         "stdout_identical": len({(folder / side / STDOUT_FILE).read_bytes() for side in SIDES}) == 1,
         **{name: accelerated_summary.get(name) for name in MEMO_FIELDS},
         "memo_hit_rate_after_first_iteration": _hit_rate(iterations[iterations["iteration"] > 0]),
+        "events_by_activity": _events_by_activity(runs["accelerated"], finished["accelerated"]),
     }
     for table, name in ((flows, FLOWS_FILE), (iterations, ITERATIONS_FILE)):
         _write_csv(table, folder / name)
         write_parquet(table, folder / name)
-    summary["plots"] = _draw(folder, flows, iterations, summary)
+    summary["plots"] = _draw(folder, flows, iterations, summary, runs["accelerated"].get("event_timeline"))
     write_json(folder / SUMMARY_FILE, summary)
     write_atomically(folder / "summary.md", markdown_summary(summary))
     return summary
+
+
+def _events_by_activity(run: dict, flows) -> dict[str, float] | None:
+    """``timeline.events_by_activity`` of the accelerated run (None if its run.json has no timeline)."""
+    timeline = run.get("event_timeline")
+    return events_by_activity(timeline, flows) if timeline else None
 
 
 def _iterations_of(folder: Path):
@@ -270,9 +278,12 @@ def _write_csv(table, path: Path) -> None:
     partial.replace(path)
 
 
-def _draw(folder: Path, flows, iterations, summary: dict) -> list[str]:
+def _draw(folder: Path, flows, iterations, summary: dict, timeline: list | None) -> list[str]:
     """The plots there is data for, by file name."""
     drawn = [plots.speedup_bars(summary, folder / "speedup.png")]
+    if timeline:
+        until = float(flows["finish_accelerated"].max()) if len(flows) else None
+        drawn.append(plots.event_timeline(timeline, summary["events_baseline"], until, folder / "events.png"))
     if len(flows):
         drawn += [plots.fct_cdf(flows, folder / "fct_cdf.png"),
                   plots.fct_error_scatter(flows, folder / "fct_error.png")]
@@ -330,6 +341,8 @@ def markdown_summary(summary: dict) -> str:
         f"- PacketSink totals {'exact' if summary['rx_bytes_exact'] else 'DIFFER'}; "
         f"script output {'identical' if summary['stdout_identical'] else 'DIFFERS'}",
     ]
+    if summary.get("events_by_activity"):
+        lines.append("- accelerated run's events, by the phases with flows running: " + activity_line(summary))
     if summary["memo_hit_rate_after_first_iteration"] is not None:
         lines.append(f"- memo episodes replayed after the first iteration: "
                      f"{summary['memo_hit_rate_after_first_iteration']:.1%}")

@@ -81,6 +81,31 @@ def iteration_timeline(iterations, path: Path) -> Path:
     return _save(figure, path)
 
 
+def event_timeline(timeline, events_baseline: int, until: float | None, path: Path) -> Path:
+    """The accelerated run's events executed so far against simulated time: where it spent them.
+
+    A flat stretch was skipped or replayed; a steep one ran packet by packet.
+    The baseline ran ``events_baseline`` events over the whole run (a plain run
+    records no timeline). Drawn up to ``until`` (s), the last flow's end, if
+    given: TCP's timers run a run on for minutes after its traffic.
+    """
+    figure, axis = plt.subplots(figsize=(7, 3.4))
+    times = np.array([t for t, _ in timeline], dtype=float) * 1e3
+    counts = np.array([n for _, n in timeline], dtype=float)
+    total = int(counts[-1])
+    if until is not None and until * 1e3 < times[-1]:
+        shown = np.count_nonzero(times <= until * 1e3)
+        times, counts = np.append(times[:shown], until * 1e3), np.append(counts[:shown], counts[shown - 1])
+    axis.step(times, counts, where="post", color=ACCELERATED_COLOR, label="accelerated")
+    axis.set_xlabel("simulated time (ms)")
+    axis.set_ylabel("events executed so far")
+    axis.set_title(f"where the accelerated run spent its {total:,} events\n"
+                   f"(plain ns-3 ran {events_baseline:,})")
+    axis.set_ylim(bottom=0)
+    axis.grid(alpha=0.3)
+    return _save(figure, path)
+
+
 def speedup_bars(summary: dict, path: Path) -> Path:
     """Run() wall time, the whole process's wall time and executed events of both runs, with the ratios."""
     figure, (wall, process, events) = plt.subplots(1, 3, figsize=(10, 3.4))

@@ -18,6 +18,7 @@ from pathlib import Path
 from wormhole_ns3.tools.experiment.registry import ExperimentError
 from wormhole_ns3.tools.experiment.results import counted, write_atomically
 from wormhole_ns3.tools.experiment.run import COMMAND_FILE, SUMMARY_FILE
+from wormhole_ns3.tools.experiment.timeline import activity_line
 
 BEGIN_MARKER = "<!-- scoreboard:begin -->"
 END_MARKER = "<!-- scoreboard:end -->"
@@ -130,14 +131,18 @@ def _packet_level(s: dict) -> str:
     Summed over partitions, each sampling period charged to why it was not
     skipped (``packet_level_time_s``: settling after a flow event, filling a
     window, unfair shares, flow tails...). An episode the memo records runs
-    there too; one it replays does not.
+    there too; one it replays does not. Then, where the comparison has it
+    (``events_by_activity``), the phases running while most of the run's events ran.
     """
     breakdown = s.get("packet_level_time_s") or {}
     total = sum(breakdown.values())
     if total <= 0:
         return "-"
     cause, seconds = max(breakdown.items(), key=lambda item: (item[1], item[0]))
-    return f"{total * 1e3:.3g} ms: {seconds / total:.0%} {cause}"
+    where = f"{total * 1e3:.3g} ms: {seconds / total:.0%} {cause}"
+    if s.get("events_by_activity"):
+        where += f"; events: {activity_line(s, largest=1)}"
+    return where
 
 
 def _count(events: int) -> str:

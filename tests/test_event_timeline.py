@@ -32,6 +32,7 @@ def test_the_line_names_the_largest_shares_and_sums_the_rest():
     summary = {"events_by_activity": {"a": 0.5, "b": 0.3, "c": 0.15, "d": 0.05}}
     assert activity_line(summary, largest=2) == "50% a, 30% b, 20% other"
     assert activity_line(summary, largest=1) == "50% a, 50% other"
+    assert activity_line({"events_by_activity": {"a": 0.996, "b": 0.004}}, largest=1) == "100% a"
 
 
 def test_an_accelerated_run_marks_its_events_over_simulated_time_and_a_baseline_does_not(wormhole, tmp_path):

@@ -64,10 +64,10 @@ def _running(starts: np.ndarray, finishes: np.ndarray, begin: np.ndarray, end: n
 
 
 def activity_line(summary: dict, largest: int = 3) -> str:
-    """The ``events_by_activity`` of a comparison summary in words: its largest shares, then the rest."""
+    """A summary's ``events_by_activity`` in words: its largest shares, then the rest (if 1% or more)."""
     shares = list(summary["events_by_activity"].items())
     words = [f"{share:.0%} {label}" for label, share in shares[:largest]]
     rest = sum(share for _, share in shares[largest:])
-    if rest > 0:
+    if rest >= 0.005:  # what would print as 0% is left unsaid
         words.append(f"{rest:.0%} other")
     return ", ".join(words)

@@ -58,6 +58,16 @@ Impl()
     return dynamic_cast<WormholeSimulatorImpl*>(PeekPointer(Simulator::GetImplementation()));
 }
 
+/** Start a fresh wormhole simulator whose set-up events (those scheduled from now on) carry a new tag. */
+uint32_t
+UseTaggedSimulator()
+{
+    UseSimulator("ns3::WormholeSimulatorImpl");
+    uint32_t tag = Impl()->NewTag();
+    Impl()->AdoptTag(tag);
+    return tag;
+}
+
 /** Base of the cases: every case leaves the default simulator selected. */
 class SimulatorCase : public TestCase
 {
@@ -128,10 +138,8 @@ class EventIdTestCase : public SimulatorCase
   private:
     void DoRun() override
     {
-        UseSimulator("ns3::WormholeSimulatorImpl");
+        uint32_t tag = UseTaggedSimulator();
         WormholeSimulatorImpl* impl = Impl();
-        uint32_t tag = impl->NewTag();
-        impl->AdoptTag(tag);
         EventId cancelled = ScheduleMark(1.0, 1);
         EventId removed = ScheduleMark(1.2, 2);
         EventId kept = ScheduleMark(1.4, 3);
@@ -171,10 +179,8 @@ class MoveBackTestCase : public SimulatorCase
   private:
     void DoRun() override
     {
-        UseSimulator("ns3::WormholeSimulatorImpl");
+        uint32_t tag = UseTaggedSimulator();
         WormholeSimulatorImpl* impl = Impl();
-        uint32_t tag = impl->NewTag();
-        impl->AdoptTag(tag);
         EventId a = ScheduleMark(1.0, 1);
         ScheduleMark(2.0, 2);
         Time leftAfterForward;
@@ -393,10 +399,8 @@ class EventTimelineTestCase : public SimulatorCase
   private:
     void DoRun() override
     {
-        UseSimulator("ns3::WormholeSimulatorImpl");
+        uint32_t tag = UseTaggedSimulator();
         WormholeSimulatorImpl* impl = Impl();
-        uint32_t tag = impl->NewTag();
-        impl->AdoptTag(tag);
         const int64_t events = 5000;
         for (int64_t i = 0; i < events; ++i)
         {

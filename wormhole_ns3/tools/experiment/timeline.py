@@ -33,7 +33,8 @@ def events_by_activity(timeline: Sequence[Sequence[float]], flows) -> dict[str, 
     times = np.array([t for t, _ in timeline], dtype=np.float64)
     counts = np.array([n for _, n in timeline], dtype=np.float64)
     executed = np.diff(counts)
-    if len(executed) == 0 or counts[-1] <= 0:
+    total = counts[-1] - counts[0]  # what the stretches hold, and so what the shares divide
+    if total <= 0:
         return {}
     phases = flows["phase"].fillna("").astype(str).replace("", UNNAMED_PHASE)
     running = {}
@@ -45,7 +46,6 @@ def events_by_activity(timeline: Sequence[Sequence[float]], flows) -> dict[str, 
     for i in np.flatnonzero(executed):
         label = " + ".join(phase for phase in running if running[phase][i]) or NO_FLOW
         shares[label] = shares.get(label, 0.0) + executed[i]
-    total = counts[-1] - counts[0]
     return {label: float(events / total) for label, events in sorted(shares.items(), key=lambda kv: (-kv[1], kv[0]))}
 
 

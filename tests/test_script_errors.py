@@ -58,3 +58,25 @@ def test_a_bad_setting_is_refused_before_anything_runs(wormhole, tmp_path):
     done = wormhole("run", "--theta", "2", tmp_path / "x.py")
     assert done.returncode == 2
     assert "theta" in done.stderr_lines[-1]
+
+
+def test_a_results_file_in_a_missing_folder_gets_its_folder(wormhole, tmp_path):
+    script = tmp_path / "prints.py"
+    script.write_text("print('done')\n")
+    results = tmp_path / "new" / "deeper" / "run.json"
+    done = wormhole("run", "--results", results, script)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == "done\n"
+    assert results.is_file()
+
+
+def test_a_results_file_that_cannot_be_written_is_refused_before_the_script_runs(wormhole, tmp_path):
+    script = tmp_path / "prints.py"
+    script.write_text("print('ran')\n")
+    (tmp_path / "a-file").write_text("")
+    done = wormhole("run", "--results", tmp_path / "a-file" / "run.json", script)
+    assert done.returncode == 2
+    assert done.stdout == ""
+    assert done.stderr_lines == [
+        f"wormhole-ns3: error: cannot write the results file {tmp_path}/a-file/run.json: "
+        f"{tmp_path}/a-file is a file, not a folder"]

@@ -131,6 +131,10 @@ def run_script(script: str, argv: list[str], options: RunOptions) -> int:
     if not path.is_file():
         print(f"wormhole-ns3: can't open file '{script}': no such file", file=sys.stderr)
         return 2
+    unwritable = _unwritable_output(options)
+    if unwritable:
+        print(f"wormhole-ns3: error: {unwritable}", file=sys.stderr)
+        return 2
     cxx = path.suffix in (".cc", ".cpp", ".cxx")
     try:
         if not cxx and introspects(argv):
@@ -145,6 +149,28 @@ def run_script(script: str, argv: list[str], options: RunOptions) -> int:
         return _finish(controller, script, argv, options, code)
     finally:
         _stop_interval_timer()
+
+
+def _unwritable_output(options: RunOptions) -> str | None:
+    """Why a results or trace file could not be written, found before the run rather than after it.
+
+    Their folders are made now if missing: a run that ends hours later must not
+    lose its results to a typo in a path.
+    """
+    for what, target in (("results", options.results), ("trace", options.trace)):
+        if target is None:
+            continue
+        folder = Path(target).parent
+        blocking = next((f for f in (folder, *folder.parents) if f.exists() and not f.is_dir()), None)
+        if blocking is not None:
+            return f"cannot write the {what} file {target}: {blocking} is a file, not a folder"
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+        except OSError as error:
+            return f"cannot write the {what} file {target}: its folder {folder} cannot be made ({error.strerror})"
+        if Path(target).is_dir():
+            return f"cannot write the {what} file {target}: it is a folder"
+    return None
 
 
 def _stop_interval_timer() -> None:

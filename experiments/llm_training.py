@@ -75,6 +75,9 @@ def parse_args(argv=None):
                              "(default %(default)s)")
     parser.add_argument("--list", action="store_true", help="list the presets and exit")
     parser.add_argument("--iterations", type=int, help="training iterations (default: the preset's)")
+    parser.add_argument("--dp-buckets", type=int, metavar="N",
+                        help="a preset's gradient buckets per pipeline stage: 1 is the Wormhole paper's shape, "
+                             "one all-reduce after the whole backward (default: the preset's)")
     parser.add_argument("--topology", choices=("rail", "leaf-spine", "fat-tree"), default="rail",
                         help="fabric for the ranks (default %(default)s)")
     parser.add_argument("--rate-gbps", type=float, default=100, help="host link rate (default %(default)s)")
@@ -100,6 +103,8 @@ def parse_args(argv=None):
         parser.error("--hpcc-flows needs --topology-file (or --hpcc-topology), the fabric its node ids name")
     if args.iterations is not None and args.iterations < 1:
         parser.error("--iterations must be at least 1")
+    if args.dp_buckets is not None and (args.simai or args.hpcc_flows):
+        parser.error("--dp-buckets shapes a preset's gradient all-reduce; a workload file has its own")
     if args.ecn_k is not None and args.transport in RDMA_CONGESTION_CONTROLS:
         parser.error("--ecn-k is DCTCP's marking threshold; RDMA switch ports mark between Kmin "
                      "and Kmax")
@@ -139,7 +144,7 @@ def load_workload(args, topology=None):
             flows = [replace(f, src=ranks[f.src], dst=ranks[f.dst])
                      for f in read_flows(args.hpcc_flows, topology.topology)]
             return hpcc_flows_to_workload(flows, ranks=len(ranks), name=args.hpcc_flows.stem)
-        return preset_workload(args.preset, iterations=args.iterations)
+        return preset_workload(args.preset, iterations=args.iterations, dp_buckets=args.dp_buckets)
     except (WorkloadFileError, ValueError, KeyError) as problem:
         sys.exit(f"llm_training.py: error: {problem}")
 

@@ -116,6 +116,15 @@ def test_a_users_own_inputs_make_a_preset_of_absolute_paths(tmp_path, monkeypatc
         ["--preset", "gpt-small", "--transport", "dcqcn", "--topology-file", str(tmp_path / "topo")])
 
 
+def test_a_gradient_bucket_count_reads_as_buckets_in_the_preset_name():
+    llm = get_experiment("llm-training")
+    made, name = llm.with_inputs("moe-8x7b-64g-dcqcn", {"--iterations": "1", "--dp-buckets": "1"})
+    assert (name, made.script_args(name)) == (
+        "moe-8x7b-64g-dcqcn-1-1bucket",
+        ["--preset", "moe-8x7b-64g", "--transport", "dcqcn", "--iterations", "1", "--dp-buckets", "1"])
+    assert llm.with_inputs("gpt-small", {"--dp-buckets": "2"})[1] == "gpt-small-2buckets"
+
+
 @pytest.mark.parametrize("preset, given, message", [
     (None, {"--simai": "absent.txt"}, "--simai absent.txt: no such file"),
     (None, {"--hpcc-flows": "."}, "--hpcc-flows .: is a directory, not a file"),

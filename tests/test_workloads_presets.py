@@ -75,6 +75,20 @@ def test_a_preset_is_the_same_bytes_every_time_and_iterations_can_be_changed():
     assert longer.total_bytes == preset_workload("gpt-small").total_bytes * 3 // 2
 
 
+def test_one_gradient_bucket_is_the_papers_shape_the_same_bytes_in_fewer_longer_ring_flows():
+    bucketed = preset_workload("moe-medium", iterations=1)
+    whole = preset_workload("moe-medium", iterations=1, dp_buckets=1)
+    assert whole.total_bytes == bucketed.total_bytes
+    rings = [[f.bytes for f in w.flows if f.collective == "allreduce"] for w in (bucketed, whole)]
+    assert sum(rings[1]) == sum(rings[0])
+    # moe-medium's preset has 2 buckets of dense gradients per stage; the experts' all-reduce is one already
+    assert len(rings[1]) < len(rings[0])
+    assert max(rings[1]) > max(rings[0])
+    for wrong in (0, 99):
+        with pytest.raises(ValueError, match=f"dp_buckets must be within 1..2 .layers per stage., got {wrong}"):
+            preset_workload("moe-medium", dp_buckets=wrong)
+
+
 def test_plain_ns3_estimate_counts_segments_acks_hops_and_events():
     builder = WorkloadBuilder("w", 3)
     builder.add_flow(0, 1, 1448 * 10)

@@ -45,9 +45,10 @@ class Preset:
     iterations: int
     dp_buckets: int = 1
 
-    def workload(self, name: str, iterations: int | None = None, compute: ComputeModel | None = None) -> Workload:
+    def workload(self, name: str, iterations: int | None = None, compute: ComputeModel | None = None,
+                 dp_buckets: int | None = None) -> Workload:
         return training_workload(self.model, self.parallelism, compute, iterations or self.iterations,
-                                 self.dp_buckets, name=name)
+                                 self.dp_buckets if dp_buckets is None else dp_buckets, name=name)
 
 
 PRESETS: MappingProxyType[str, Preset] = MappingProxyType({
@@ -108,8 +109,9 @@ def list_presets() -> dict[str, str]:
     return {name: preset.description for name, preset in PRESETS.items()}
 
 
-def preset_workload(name: str, iterations: int | None = None, compute: ComputeModel | None = None) -> Workload:
-    """The named preset's workload (its own iteration count unless ``iterations`` is given)."""
+def preset_workload(name: str, iterations: int | None = None, compute: ComputeModel | None = None,
+                    dp_buckets: int | None = None) -> Workload:
+    """The named preset's workload (its own iteration count and gradient buckets unless given)."""
     if name not in PRESETS:
         raise ValueError(f"unknown workload preset {name!r}; known presets: {', '.join(PRESETS)}")
-    return PRESETS[name].workload(name, iterations, compute)
+    return PRESETS[name].workload(name, iterations, compute, dp_buckets)

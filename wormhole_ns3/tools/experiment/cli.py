@@ -76,11 +76,14 @@ def _name_and_preset(parser: argparse.ArgumentParser) -> None:
                         help="TP collectives and NVLink: skip (the script's default) or nvlink")
     inputs.add_argument("--transport", metavar="CC", help="the script's --transport (dctcp, dcqcn, hpcc, ...)")
     inputs.add_argument("--iterations", metavar="N", help="the script's --iterations")
+    inputs.add_argument("--dp-buckets", metavar="N",
+                        help="the script's --dp-buckets: a preset's gradient buckets (1: the paper's shape)")
 
 
 #: The input options of ``_name_and_preset``, by their attribute names.
 _INPUT_OPTIONS = {"simai": "--simai", "hpcc_flows": "--hpcc-flows", "topology_file": "--topology-file",
-                  "intra_server": "--intra-server", "transport": "--transport", "iterations": "--iterations"}
+                  "intra_server": "--intra-server", "transport": "--transport", "iterations": "--iterations",
+                  "dp_buckets": "--dp-buckets"}
 
 
 def _experiment_and_preset(args: argparse.Namespace) -> tuple[Experiment, str]:

@@ -98,7 +98,7 @@ class Experiment:
                 value = str(path.resolve())
                 parts.append(WORKLOAD_INPUTS.get(option, "") + path.stem)
             else:
-                parts.append(value)
+                parts.append(NAMED_VALUES.get(option, "{}").format(value, "" if value == "1" else "s"))
             args += [option, value]
         name = "-".join(parts)
         return replace(self, presets={**self.presets, name: args}), name
@@ -106,6 +106,9 @@ class Experiment:
 
 #: Inputs that are a workload of their own (instead of a preset's), and the prefix of the preset they make.
 WORKLOAD_INPUTS = {"--simai": "simai-", "--hpcc-flows": "hpcc-"}
+#: How an input's value reads in a preset's name, where the bare value would be ambiguous
+#: (``moe-8x7b-64g-dcqcn-1-1bucket``: one iteration, one gradient bucket).
+NAMED_VALUES = {"--dp-buckets": "{}bucket{}"}
 
 
 def experiment_script(relative: str) -> Path:
@@ -129,7 +132,7 @@ def experiments() -> dict[str, Experiment]:
             },
             default_preset="gpt-small",
             inputs={"--simai": True, "--hpcc-flows": True, "--topology-file": True, "--intra-server": False,
-                    "--transport": False, "--iterations": False},
+                    "--transport": False, "--iterations": False, "--dp-buckets": False},
         ),
         Experiment(
             name="dctcp-dumbbell",

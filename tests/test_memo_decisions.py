@@ -6,12 +6,20 @@ it decided: which flows start for real, which are held and when they complete,
 what the trace says.
 """
 
+from dataclasses import replace
+
 import pytest
 
 from wormhole_ns3.accel.links import link_id
 from wormhole_ns3.accel.trace import TraceKind
 from wormhole_ns3.memo.episodes import MemoDecision, Memoizer, _named_links
-from wormhole_ns3.memo.record import MIN_COMPLETED_PER_DIVERGENCE, TrajectoryPoint, add_replays, decode_value
+from wormhole_ns3.memo.record import (
+    MIN_COMPLETED_PER_DIVERGENCE,
+    TrajectoryPoint,
+    add_continuation,
+    add_replays,
+    decode_value,
+)
 from wormhole_ns3.memo.store import MemoStore
 
 from fakes import FakeMemoHost
@@ -853,3 +861,32 @@ def test_a_grouped_paced_replay_is_taken_only_if_no_unforeseen_flow_may_reach_it
     assert (host.held == [opening]) is taken
     if not taken:
         assert "a flow the run cannot foresee yet may reach 1 of its links" in memo.trace[-1].detail
+
+
+@pytest.mark.parametrize("apart_ns, replayed", [(40, True), (2_000, False)])
+def test_grouped_paced_continuations_ending_a_few_ns_apart_are_one_course(store, apart_ns, replayed):
+    """Two recordings of one all-to-all step, the same arrivals, a joiner's end ``apart_ns`` apart.
+
+    Within ALIKE_ENDS_SHARE of the step's 300 us span (300 ns) they are one course, and the
+    replay follows one of them; farther apart, nothing at the opening tells which will
+    happen and the step is recorded.
+    """
+    host, memo = record_all_to_all_step(store)
+    [entry] = store.entries()
+    key = bytes.fromhex(entry.key)
+    [record] = memo._continuations(key)
+    outcomes = list(record.outcomes)
+    outcomes[-1] = replace(outcomes[-1], finish_ns=outcomes[-1].finish_ns - apart_ns)
+    assert memo._update(key, lambda value: add_continuation(value, replace(record, outcomes=tuple(outcomes))))
+
+    memo = Memoizer(store, "context", host)  # a later run: it reads both continuations
+    opening, _ = all_to_all_step(host, 10, base=200, t0=2 * MS, grouped=True)
+    memo.arrive(2 * MS, [opening])
+    if replayed:
+        assert kinds(memo)[-1] is MemoDecision.REPLAY and host.held == [opening]
+        assert memo.trace[-1].detail.endswith(
+            f"; its 2 stored continuations differ only in ends at most {apart_ns} ns apart (under 0.1% of "
+            f"their span): the one 1 recording(s) took is followed")
+    else:
+        assert kinds(memo)[-1] is MemoDecision.MISS and host.held == []
+        assert "its 2 stored continuations end otherwise, and a paced resume is not exact" in memo.trace[-1].detail

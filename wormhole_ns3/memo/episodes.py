@@ -103,6 +103,10 @@ MAX_RELEASE_QUERIES = 32
 #: joiners the run does not know of yet (``_foreseen``).
 CONFIRMED_COURSE = 2
 
+#: Stored continuations of paced flows with the same arrivals whose every flow ends within
+#: this share of their span of the others' are one course to a replay (``_one_course``).
+ALIKE_ENDS_SHARE = 1e-3
+
 #: Paced (RDMA) kinds whose flows group into episodes, and free a finished flow's links, as
 #: TCP flows do (``_arrive``, ``_release_finished_links``); their replays and mirrors are
 #: then only taken where no flow the run cannot foresee may reach them (``_intruding``).
@@ -177,6 +181,8 @@ class OpenEpisode:
     foreseen: str = ""  #: the flows known to join as it opened, as a pattern (see Memoizer._pattern)
     #: why stored continuations that open like it were not followed (grouped paced flows), for its trace row
     refusal: str = ""
+    #: how the one continuation followed was chosen among alike ones (``_one_course``), for its trace row
+    chosen: str = ""
     #: packets a replay's completion left out of its links as it opened or a flow joined: it
     #: runs on emptier links than a plain run would, so its recording is not stored
     left_out: int = 0
@@ -579,7 +585,8 @@ class Memoizer:
             f"{len(candidates)} recorded continuation(s) (canonical key: same flows, routes, link "
             f"and transport parameters, versions); completions replayed, later arrivals checked"
             + (f"; joiners the run cannot foresee yet are followed as {episode.confirmed} recordings had them"
-               if episode.confirmed else ""),
+               if episode.confirmed else "")
+            + (f"; {episode.chosen}" if episode.chosen else ""),
         ))
 
     def _hold_replayed(self, episode: OpenEpisode, flows: list[int]) -> None:
@@ -706,8 +713,16 @@ class Memoizer:
         if grouped and len({tuple(o.finish_ns for o in r.outcomes) for r in kept}) > 1:
             # continuations nothing at the opening tells apart, ending otherwise: a replay would
             # stop when they part and resume its queue pairs (rdma_dag_ring.py, 2.7% off)
-            episode.refusal = f"its {len(kept)} stored continuations end otherwise, and a paced resume is not exact"
-            return []
+            chosen = _one_course(kept)
+            if chosen is None:
+                episode.refusal = (f"its {len(kept)} stored continuations end otherwise, and a paced resume "
+                                   f"is not exact")
+                return []
+            spread = _ends_spread(kept)
+            episode.chosen = (f"its {len(kept)} stored continuations differ only in ends at most {spread} ns "
+                              f"apart (under {ALIKE_ENDS_SHARE:.1%} of their span): the one {chosen.seen} "
+                              f"recording(s) took is followed")
+            return [chosen]
         return kept
 
     def _intruding(self, now_ns: int, links: frozenset[int], horizon_ns: int, ends: dict[int, int],
@@ -1649,6 +1664,33 @@ def _unreadable(problem: BaseException) -> str:
     if isinstance(problem, RecursionError):
         return "is not an episode record (nested too deeply)"
     return f"is {problem}" if str(problem).startswith("not ") else f"is not a readable record ({problem})"
+
+
+def _ends_spread(records: Sequence[EpisodeRecord]) -> int:
+    """The most any one flow's recorded end differs between the records, ns (same flows, same order)."""
+    return max(max(ends) - min(ends) for ends in zip(*([o.finish_ns for o in r.outcomes] for r in records)))
+
+
+def _one_course(records: Sequence[EpisodeRecord]) -> EpisodeRecord | None:
+    """The continuation to follow among ones that part only by a few ns in their ends, or None.
+
+    Recordings of one key can end a few ns apart (moe-8x7b-64g over DCQCN: two courses
+    of 12 queue pairs, the same arrivals, two flows' ends 4 ns apart and two alike flows'
+    ends swapped, 50 ns apart, over 279 us): the plain run's own spread with what
+    the key leaves out, such as where other flows' packets are on nearby links.
+    Following all of them, a replay stopped where they part and resumed its queue
+    pairs, which is not exact. Following one, each end is within that spread of
+    the other's, so the one most recordings took (the first stored on a tie) is
+    followed, if they have the same arrivals and every end is within
+    ``ALIKE_ENDS_SHARE`` of their span of the others'.
+    """
+    first = records[0]
+    if any((r.initial, r.arrivals, r.foreseen) != (first.initial, first.arrivals, first.foreseen)
+           or len(r.outcomes) != len(first.outcomes) for r in records):
+        return None
+    if _ends_spread(records) > ALIKE_ENDS_SHARE * max(r.close_ns for r in records):
+        return None
+    return max(records, key=lambda r: r.seen)
 
 
 def _components(flows: list[int], links_of: Callable[[int], frozenset[int]]) -> list[list[int]]:

@@ -789,18 +789,22 @@ def down(node: int) -> int:
     return link_id(node, 2)
 
 
-def all_to_all_step(host: FakeMemoHost, first_flow: int, base: int, t0: int, grouped: bool) -> tuple[int, list[int]]:
+def all_to_all_step(host: FakeMemoHost, first_flow: int, base: int, t0: int, grouped: bool,
+                    joiners_created: tuple[int, int] = (1, 2)) -> tuple[int, list[int]]:
     """An RDMA all-to-all step (moe-8x7b-64g-dcqcn): one flow opens it, two more are due 50 ns later.
 
     Node ``base + 1`` sends to ``base + 2`` first; then ``base + 1`` to ``base + 3`` (on the opening
     flow's uplink) and ``base + 4`` to ``base + 3``, which meets only that joiner, on its receiver's link.
+    ``joiners_created`` numbers the two joiners after the opening flow: (2, 1) has them created
+    the other way round.
     """
     def add(flow: int, src: int, dst: int) -> int:
         host.add(flow, ((up(src), down(dst)), (up(dst), down(src))), attributes="rdma-dcqcn size=1000000")
         return flow
 
     opening = add(first_flow, base + 1, base + 2)
-    joiners = [add(first_flow + 1, base + 1, base + 3), add(first_flow + 2, base + 4, base + 3)]
+    first, second = joiners_created
+    joiners = [add(first_flow + first, base + 1, base + 3), add(first_flow + second, base + 4, base + 3)]
     flows = [opening, *joiners]
     host.paced |= set(flows)
     if grouped:
@@ -836,6 +840,22 @@ def test_grouped_paced_joiners_join_the_episode_together_and_its_repeat_is_repla
     assert kinds(memo)[-1] is MemoDecision.REPLAY and host.held == [opening]
     memo.arrive(2 * MS + 50, joiners)
     assert host.held == [opening, *joiners] and memo.stats.diverged == 0
+
+
+def test_a_grouped_paced_replay_holds_joiners_created_in_another_order(store):
+    """The same step, its joiners created the other way round: each is matched by all but that order.
+
+    The simulator breaks ties among flows starting in one instant in the order they were
+    created; over DCQCN that order changed from layer to layer of moe-8x7b-64g, and every
+    replay stopped at its joiners and resumed its queue pairs.
+    """
+    host, memo = record_all_to_all_step(store)
+
+    opening, joiners = all_to_all_step(host, 10, base=200, t0=2 * MS, grouped=True, joiners_created=(2, 1))
+    memo.arrive(2 * MS, [opening])
+    memo.arrive(2 * MS + 50, sorted(joiners))
+    assert sorted(host.held) == [opening, *sorted(joiners)] and memo.stats.diverged == 0
+    assert kinds(memo) == [MemoDecision.MISS, MemoDecision.RECORDED, MemoDecision.REPLAY]
 
 
 def test_paced_joiners_kept_apart_open_their_own_episode_and_merge(store):

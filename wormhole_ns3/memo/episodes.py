@@ -249,6 +249,16 @@ class Candidate:
                 return index
         return None
 
+    def expected_in_any_order_at(self, offset: int, signature: str) -> int | None:
+        """The unmatched arrival at ``offset`` with this signature but for its creation rank, if there is one."""
+        base = _without_rank(signature)
+        arrivals = self.arrivals
+        for index in range(self.initial, len(arrivals)):
+            arrival = arrivals[index]
+            if arrival.offset_ns == offset and index not in self.flow_of and _without_rank(arrival.signature) == base:
+                return index
+        return None
+
     def missing_at(self, offset: int) -> bool:
         """Whether an arrival due by ``offset`` has not come (one absorbed after its time is due then too)."""
         return any(a.offset_ns <= offset and i not in self.flow_of for i, a in enumerate(self.arrivals))
@@ -496,7 +506,11 @@ class Memoizer:
         offset = now_ns - episode.t0_ns
         # joiners alike in all else need not run alike: the simulator breaks their ties in
         # the order they were created, so that order is part of what a joiner is (as it is
-        # of an opening flow, in the key)
+        # of an opening flow, in the key). Not for grouped paced flows in a replay: their
+        # queue pairs are paced from their first packet, and a step of moe-8x7b-64g over
+        # DCQCN whose 10 joiners came in another order at each layer stopped 56 replays at
+        # its joiners and resumed their queue pairs; matched by all but their order, the
+        # replays held, and every flow ended within 0.07% of plain ns-3 (max, over 99,200)
         created = {flow: rank for rank, flow in enumerate(sorted(flows))}
         sign = lambda f: f"{self._signature(episode, f)} created {created[f]}"  # noqa: E731
         ordered = sorted(flows, key=lambda f: (sign(f), f))
@@ -521,6 +535,8 @@ class Memoizer:
                 survivors = []
                 for candidate in episode.candidates:
                     index = candidate.expected_at(offset, signature) if signature else None
+                    if index is None and signature and self.host.paced_grouped(flow):
+                        index = candidate.expected_in_any_order_at(offset, signature)
                     if index is not None:
                         survivors.append((candidate, index))
                 if not survivors:
@@ -1664,6 +1680,11 @@ def _unreadable(problem: BaseException) -> str:
     if isinstance(problem, RecursionError):
         return "is not an episode record (nested too deeply)"
     return f"is {problem}" if str(problem).startswith("not ") else f"is not a readable record ({problem})"
+
+
+def _without_rank(signature: str) -> str:
+    """A joiner's signature without its creation rank among the flows of its instant (``Memoizer._join``)."""
+    return signature.rsplit(" created ", 1)[0]
 
 
 def _ends_spread(records: Sequence[EpisodeRecord]) -> int:

@@ -240,22 +240,17 @@ class Candidate:
         self.flow_of[index] = flow
         self.index_of[flow] = index
 
-    def expected_at(self, offset: int, signature: str) -> int | None:
-        """The unmatched arrival at ``offset`` with this signature, if the continuation has one."""
-        arrivals = self.arrivals
-        for index in range(self.initial, len(arrivals)):
-            arrival = arrivals[index]
-            if arrival.offset_ns == offset and arrival.signature == signature and index not in self.flow_of:
-                return index
-        return None
+    def expected_at(self, offset: int, signature: str, any_order: bool = False) -> int | None:
+        """The unmatched arrival at ``offset`` with this signature, if the continuation has one.
 
-    def expected_in_any_order_at(self, offset: int, signature: str) -> int | None:
-        """The unmatched arrival at ``offset`` with this signature but for its creation rank, if there is one."""
-        base = _without_rank(signature)
+        ``any_order``: with this signature but for its creation rank (``_without_rank``).
+        """
+        same = _without_rank if any_order else (lambda s: s)
+        wanted = same(signature)
         arrivals = self.arrivals
         for index in range(self.initial, len(arrivals)):
             arrival = arrivals[index]
-            if arrival.offset_ns == offset and index not in self.flow_of and _without_rank(arrival.signature) == base:
+            if arrival.offset_ns == offset and same(arrival.signature) == wanted and index not in self.flow_of:
                 return index
         return None
 
@@ -536,7 +531,7 @@ class Memoizer:
                 for candidate in episode.candidates:
                     index = candidate.expected_at(offset, signature) if signature else None
                     if index is None and signature and self.host.paced_grouped(flow):
-                        index = candidate.expected_in_any_order_at(offset, signature)
+                        index = candidate.expected_at(offset, signature, any_order=True)
                     if index is not None:
                         survivors.append((candidate, index))
                 if not survivors:

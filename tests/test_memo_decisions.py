@@ -781,6 +781,35 @@ def test_paced_twins_are_recorded_when_a_joiner_would_meet_other_flows_due_or_an
         assert kinds(memo)[-3:] == [MemoDecision.MISS, MemoDecision.NO_MIRROR, MemoDecision.MISS]
 
 
+@pytest.mark.parametrize("grouped, start, mirrored", [
+    (True, MS // 2, True), (True, 3 * MS // 4, True), (True, MS // 4, False),
+    (False, MS // 2, False), (False, 3 * MS // 4, False),
+])
+def test_a_flow_due_on_a_paced_joiners_links_alone_joins_with_it_if_grouped_and_not_first(
+        store, grouped, start, mirrored):
+    """moe-8x7b-64g-dcqcn: the rest of an all-to-all starts at once, two of its flows touching only the others.
+
+    A flow due on the follower's joiner's uplink (not on the follower's own links)
+    that starts with that joiner or after it joins the episode with it, if the
+    flows are grouped (DCQCN): the twins mirror. One that starts before it opens
+    apart, and the joiner would merge with it: the follower is recorded. Flows
+    kept apart (HPCC) keep the first rule: any such flow is another's.
+    """
+    host = FakeMemoHost(drain_ns=MS)
+    memo = Memoizer(store, "context", host)
+    leader, follower = paced_twins_with_joiners(host)
+    if grouped:
+        host.grouped |= {*leader, *follower}
+    host.due.append((start, frozenset({link_id(299, 1), link_id(298, 1)})))
+    memo.arrive(0, [*leader, *follower])
+    if mirrored:
+        assert kinds(memo) == [MemoDecision.MISS, MemoDecision.MIRROR]
+        assert host.held == follower
+    else:
+        assert kinds(memo) == [MemoDecision.MISS, MemoDecision.NO_MIRROR, MemoDecision.MISS]
+        assert "reach 1 link(s) where other flows due" in memo.trace[1].detail
+
+
 def up(node: int) -> int:
     return link_id(node, 1)
 

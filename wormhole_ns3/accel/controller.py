@@ -9,6 +9,7 @@ WormholeSimulatorImpl; this object only runs when they call it back.
 
 from __future__ import annotations
 
+import bisect
 import heapq
 import itertools
 import sys
@@ -225,6 +226,8 @@ class Controller:
         self._known_flows = 0
         #: whether the tracker reports unattributed events that created nothing (FlowTracker's default)
         self._unattributed_watched = True
+        #: (start, flow) of flows created and not started, in start order; started ones are
+        #: skipped where read, and those whose start is past are dropped at the next creation
         self._arrivals: list[tuple[float, int]] = []
         #: Why a run that asked to be accelerated ran plainly, if it did.
         self.fallback: str | None = None
@@ -357,10 +360,10 @@ class Controller:
             # starts go through the memo, which decides them at their start time
             self.memo.take_over(flow for _, flow in pending)
         if pending:
-            now = self.now()
-            self._arrivals = sorted(
-                [a for a in self._arrivals if a[0] >= now and a[1] not in self.flows] + pending
-            )
+            # kept sorted by insertion: rebuilt at every creation, it cost moe-8x7b-64g 1.4 s of 70
+            del self._arrivals[:bisect.bisect_left(self._arrivals, (self.now(), -1))]
+            for arrival in pending:
+                bisect.insort(self._arrivals, arrival)
         self._set_unattributed_watched(
             any(st.paused for st in self.partitions.values())
             or (self.memo is not None and self.memo.keeps_link_attributes))

@@ -21,7 +21,7 @@ from wormhole_ns3.accel.flows import SKIPPABLE_CONGESTION_CONTROL, FlowKind, is_
 from wormhole_ns3.memo.episodes import GROUPED_PACED_KINDS, MemoEvent, Memoizer, MemoStats
 from wormhole_ns3.memo.record import STATE_FIELDS, TrajectoryPoint
 from wormhole_ns3.memo.store import MemoStore
-from wormhole_ns3.runtime.boundary import int_rows, planned_congestion_control
+from wormhole_ns3.runtime.boundary import int_rows, planned_congestion_control, planned_route
 
 PENDING = 0
 
@@ -192,10 +192,7 @@ class MemoDriver:
     # ------------------------------------------------------ MemoHost: facts
     def flow_route(self, flow: int) -> tuple[tuple[int, ...], tuple[int, ...]]:
         if flow not in self._routes:
-            self._routes[flow] = (
-                tuple(int(x) for x in self.tracker.GetPlannedPath(flow)),
-                tuple(int(x) for x in self.tracker.GetPlannedReversePath(flow)),
-            )
+            self._routes[flow] = planned_route(self.tracker, flow)
         return self._routes[flow]
 
     def flow_attributes(self, flow: int) -> str:
@@ -310,14 +307,15 @@ class MemoDriver:
                                                  [time for _, time in ending], to_come,
                                                  [time for _, time in coming_ends], earliest)
         released = []
+        routes = self._route_between
         fields = int_rows(self.tracker.GetUpcomingFlowFields(upcoming), 6)
         for index, (start, src, dst, src_port, dst_port, task) in enumerate(fields):
-            route = (src, dst, src_port, dst_port)
-            if route not in self._route_between:
+            route = routes.get((src, dst, src_port, dst_port))
+            if route is None:
                 flow = upcoming[index]
                 links = self.tracker.GetRouteBetween(flow.src, flow.dst, flow.srcPort, flow.dstPort, True)
-                self._route_between[route] = frozenset(int(x) for x in links)
-            released.append((start, self._route_between[route], (src, dst), task, index))
+                route = routes[src, dst, src_port, dst_port] = frozenset(int(x) for x in links)
+            released.append((start, route, (src, dst), task, index))
         return released, upcoming
 
     def drain_time_ns(self, flows: Iterable[int]) -> int:

@@ -127,18 +127,26 @@ def upcoming_flow_vector(ns3: Any, flows: Iterable[Any]) -> Any:
     return vector
 
 
-def int_rows(vector: Any, width: int) -> list[tuple[int, ...]]:
+def int_rows(vector: Any, width: int) -> list[list[int]]:
     """A ``std::vector<int64_t>`` of ``width`` fields per row, as rows of ints.
 
     Copied out in one piece through its buffer: read element by element, a
     lookup's few hundred upcoming flows (five fields each) cost more than the
-    C++ walk that found them.
+    C++ walk that found them. Rows are lists, as numpy gives them: made tuples,
+    moe-8x7b-64g-dcqcn's 2.5 million upcoming flows took 0.3 s more.
     """
     size = int(vector.size())
     if size == 0:
         return []
-    values = np.frombuffer(vector.data(), dtype=np.int64, count=size).reshape(-1, width)
-    return [tuple(row) for row in values.tolist()]
+    rows: list[list[int]] = np.frombuffer(vector.data(), dtype=np.int64, count=size).reshape(-1, width).tolist()
+    return rows
+
+
+def planned_route(tracker: Any, flow: int) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """A flow's planned data and ACK paths (``FlowTracker::GetPlannedRoute``): one call, one route walk."""
+    route = [int(x) for x in tracker.GetPlannedRoute(flow)]
+    hops = route[0]
+    return tuple(route[1:1 + hops]), tuple(route[1 + hops:])
 
 
 def read_flow(tracker: Any, flow: int) -> FlowInfo:
@@ -212,7 +220,7 @@ CONTROLLER_METHODS = (
 MEMO_METHODS = (
     "GetKind", "GetSize", "GetTag", "GetDstNode",
     "GetStartEventUid", "GateStart", "DecideStart", "CompleteVirtually", "GetFlowFingerprint",
-    "GetPlannedPath", "GetPlannedReversePath", "GetSnapshots", "SetSnapshotting",
+    "GetPlannedRoute", "GetSnapshots", "SetSnapshotting",
     "ResumeHeld", "GetUpcomingFlows", "GetUpcomingFlowFields",
 )
 

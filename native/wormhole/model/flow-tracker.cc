@@ -617,15 +617,13 @@ FlowTracker::GetUpcomingFlowFields(const std::vector<UpcomingFlow>& flows)
 }
 
 std::vector<uint64_t>
-FlowTracker::GetPlannedPath(uint32_t flow) const
+FlowTracker::GetPlannedRoute(uint32_t flow) const
 {
-    return PlannedRoute(m_flows.at(flow)).first;
-}
-
-std::vector<uint64_t>
-FlowTracker::GetPlannedReversePath(uint32_t flow) const
-{
-    return PlannedRoute(m_flows.at(flow)).second;
+    auto [path, reversePath] = PlannedRoute(m_flows.at(flow));
+    std::vector<uint64_t> route{path.size()};
+    route.insert(route.end(), path.begin(), path.end());
+    route.insert(route.end(), reversePath.begin(), reversePath.end());
+    return route;
 }
 
 std::pair<std::vector<uint64_t>, std::vector<uint64_t>>

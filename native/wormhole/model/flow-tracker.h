@@ -170,10 +170,12 @@ class FlowTracker : public Object
      * five crossings each cost moe-medium's warm run a tenth of its time.
      */
     static std::vector<int64_t> GetUpcomingFlowFields(const std::vector<UpcomingFlow>& flows);
-    /** @return the data path part of GetPlannedLinks, in hop order. */
-    std::vector<uint64_t> GetPlannedPath(uint32_t flow) const;
-    /** @return the reverse (ACK) path part of GetPlannedLinks, in hop order; empty for UDP. */
-    std::vector<uint64_t> GetPlannedReversePath(uint32_t flow) const;
+    /**
+     * @return the links of GetPlannedLinks in hop order, as the data path's hop
+     * count, the data path, then the reverse (ACK) path (none for UDP). One route
+     * walk and one crossing for both paths, which the memo reads for every flow.
+     */
+    std::vector<uint64_t> GetPlannedRoute(uint32_t flow) const;
 
     // What a flow is
     std::string GetKind(uint32_t flow) const;

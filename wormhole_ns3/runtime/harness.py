@@ -17,7 +17,7 @@ import sys
 import time
 import traceback
 import types
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from importlib.machinery import SourceFileLoader
 from pathlib import Path
 
@@ -330,7 +330,9 @@ def results_dict(controller: Controller, script: str, argv: list[str], options: 
         "verify": verify_results(controller),
         "queues": as_results(snapshot.queues) if snapshot and snapshot.queues is not None else None,
         "event_timeline": snapshot.event_timeline if snapshot else None,
-        "flows": [asdict(f) for f in (snapshot.flows if snapshot else [])],
+        # every field of a FlowResult is a number, a string or a list of numbers: a shallow copy
+        # serializes as asdict's deep one does, which took 1 s of moe-8x7b-64g's 99,200 flows
+        "flows": [dict(vars(f)) for f in (snapshot.flows if snapshot else [])],
     }
 
 
@@ -382,9 +384,13 @@ def memo_results(controller: Controller) -> dict:
 
 
 def write_results(controller: Controller, script: str, argv: list[str], options: RunOptions, code: int) -> None:
-    """Write the run's results as JSON, atomically (``options.results`` is set)."""
+    """Write the run's results as JSON, atomically (``options.results`` is set).
+
+    Unindented: json's C encoder writes it, where an indented document goes through
+    its Python one (1.4 s against 0.3 s for moe-8x7b-64g's 99,200 flows).
+    """
     assert options.results is not None
     path = Path(options.results)
     partial = path.with_name(path.name + ".partial")
-    partial.write_text(json.dumps(results_dict(controller, script, argv, options, code), indent=1))
+    partial.write_text(json.dumps(results_dict(controller, script, argv, options, code)))
     partial.replace(path)

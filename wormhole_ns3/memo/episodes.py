@@ -351,6 +351,7 @@ class Memoizer:
         self.replays_allowed = True
         self._released: dict[int, int] = {}  #: link -> when an episode last released it
         self._flow_links: dict[int, frozenset[int]] = {}  #: flow -> the links it loads (``_links``)
+        self._flow_digests: dict[int, str] = {}  #: flow -> its attributes' digest (``_attributes_digest``)
         #: link -> (when, how many): the packets the recordings of the completions replayed
         #: then had queued there (``FlowOutcome.trailing``), which the replays did not queue
         self._recorded_queue: dict[int, tuple[int, int]] = {}
@@ -1596,6 +1597,13 @@ class Memoizer:
                 for hop, link in enumerate(path):
                     episode.names.setdefault(link, f"{index}{direction}{hop}")
 
+    def _attributes_digest(self, flow: int) -> str:
+        """A digest of what a flow is, made once: a joiner's signature is made two or three times."""
+        digest = self._flow_digests.get(flow)
+        if digest is None:
+            digest = self._flow_digests[flow] = _digest(self.host.flow_attributes(flow))
+        return digest
+
     def _signature(self, episode: OpenEpisode, flow: int) -> str:
         """What a flow is and which of the episode's links it crosses, in the episode's own names.
 
@@ -1604,7 +1612,7 @@ class Memoizer:
         on link ids.
         """
         data, ack = self.host.flow_route(flow)
-        parts = [_digest(self.host.flow_attributes(flow))]
+        parts = [self._attributes_digest(flow)]
         for direction, path in (("d", data), ("a", ack)):
             parts.append(",".join(
                 episode.names.get(link)

@@ -30,7 +30,7 @@ from wormhole_ns3.accel.vocabulary import Label
 from wormhole_ns3.config import AcceleratorConfig
 from wormhole_ns3.memo.driver import MemoDriver
 from wormhole_ns3.memo.store import MemoStore
-from wormhole_ns3.runtime.boundary import Boundary, read_flow, read_outcome
+from wormhole_ns3.runtime.boundary import Boundary, planned_route, read_flow, read_outcome
 from wormhole_ns3.runtime.queues import PortQueue, port_queues
 from wormhole_ns3.runtime.rtt import rtt_bins
 
@@ -397,7 +397,8 @@ class Controller:
         """
         planned = self._planned[flow]
         if planned is None:
-            planned = self._planned[flow] = frozenset(int(x) for x in self.tracker.GetPlannedLinks(flow))
+            data, ack = planned_route(self.tracker, flow)
+            planned = self._planned[flow] = frozenset(data) | frozenset(ack)
         return planned
 
     def _next_arrival_on(self, links: frozenset[int], now: float) -> float:

@@ -213,14 +213,14 @@ CONTROLLER_METHODS = (
     "GetFlowRecord", "GetFlowOutcome", "GetState", "GetStartTime",
     "GetDelivered", "GetSendable", "GetSamples", "ClearSamples", "IsQuiet",
     "GetSentSamples", "GetSendingRateSamples", "GetNotificationSamples",
-    "GetPlannedLinks", "ShiftTimes", "Credit", "Uncredit", "SetSampled",
+    "GetPlannedRoute", "ShiftTimes", "Credit", "Uncredit", "SetSampled",
 )
 
 #: FlowTracker methods the memo driver adds.
 MEMO_METHODS = (
     "GetKind", "GetSize", "GetTag", "GetDstNode",
     "GetStartEventUid", "GateStart", "DecideStart", "CompleteVirtually", "GetFlowFingerprint",
-    "GetPlannedRoute", "GetSnapshots", "SetSnapshotting",
+    "GetSnapshots", "SetSnapshotting",
     "ResumeHeld", "GetUpcomingFlows", "GetUpcomingFlowFields",
 )
 

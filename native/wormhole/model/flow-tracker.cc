@@ -529,12 +529,15 @@ FlowTracker::SourceAddress(const TrackedFlow& t)
 }
 
 std::vector<uint64_t>
-FlowTracker::GetPlannedLinks(uint32_t flow) const
+FlowTracker::GetPlannedRoute(uint32_t flow) const
 {
-    auto route = PlannedRoute(m_flows.at(flow));
-    std::vector<uint64_t> links = route.first;
-    links.insert(links.end(), route.second.begin(), route.second.end());
-    return links;
+    auto [path, reversePath] = PlannedRoute(m_flows.at(flow));
+    std::vector<uint64_t> route;
+    route.reserve(1 + path.size() + reversePath.size());
+    route.push_back(path.size());
+    route.insert(route.end(), path.begin(), path.end());
+    route.insert(route.end(), reversePath.begin(), reversePath.end());
+    return route;
 }
 
 std::vector<uint64_t>
@@ -614,16 +617,6 @@ FlowTracker::GetUpcomingFlowFields(const std::vector<UpcomingFlow>& flows)
         fields.push_back(flow.task);
     }
     return fields;
-}
-
-std::vector<uint64_t>
-FlowTracker::GetPlannedRoute(uint32_t flow) const
-{
-    auto [path, reversePath] = PlannedRoute(m_flows.at(flow));
-    std::vector<uint64_t> route{path.size()};
-    route.insert(route.end(), path.begin(), path.end());
-    route.insert(route.end(), reversePath.begin(), reversePath.end());
-    return route;
 }
 
 std::pair<std::vector<uint64_t>, std::vector<uint64_t>>

@@ -132,14 +132,16 @@ class FlowTracker : public Object
     void SetUnattributedEventsWatched(bool watched);
 
     /**
-     * @return the links a flow that has not started will use (data path, then
-     * reverse path for TCP), from the routing tables as they are now; empty if
-     * unknown. For a started flow, its actual links.
+     * @return the links a flow that has not started will use, from the routing
+     * tables as they are now, in hop order: the data path's hop count, the data
+     * path, then the reverse (ACK) path (none for UDP); no links if unknown. For
+     * a started flow, its actual links. One route walk and one crossing for both
+     * paths, which the memo and the controller read for every flow.
      */
-    std::vector<uint64_t> GetPlannedLinks(uint32_t flow) const;
+    std::vector<uint64_t> GetPlannedRoute(uint32_t flow) const;
     /**
      * @return the links (data path, then reverse path for TCP) a flow between
-     * two nodes with these ports would use, as GetPlannedLinks finds them.
+     * two nodes with these ports would use, as GetPlannedRoute finds them.
      */
     std::vector<uint64_t> GetRouteBetween(Ptr<Node> src,
                                           Ptr<Node> dst,
@@ -170,12 +172,6 @@ class FlowTracker : public Object
      * five crossings each cost moe-medium's warm run a tenth of its time.
      */
     static std::vector<int64_t> GetUpcomingFlowFields(const std::vector<UpcomingFlow>& flows);
-    /**
-     * @return the links of GetPlannedLinks in hop order, as the data path's hop
-     * count, the data path, then the reverse (ACK) path (none for UDP). One route
-     * walk and one crossing for both paths, which the memo reads for every flow.
-     */
-    std::vector<uint64_t> GetPlannedRoute(uint32_t flow) const;
 
     // What a flow is
     std::string GetKind(uint32_t flow) const;

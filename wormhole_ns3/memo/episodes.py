@@ -338,6 +338,8 @@ class Memoizer:
         self._episode_of_link: dict[int, int] = {}
         self._episode_of_flow: dict[int, int] = {}
         self._leaders: dict[bytes, OpenEpisode] = {}  #: key -> the open episode recording it
+        #: key -> the recordings of it opened at the instant of the arrivals being handled (``_leaders_of``)
+        self._recording_now: dict[bytes, list[OpenEpisode]] = {}
         self._relearn: set[bytes] = set()  #: keys whose replay diverged: record them again
         self._records: dict[bytes, list[EpisodeRecord]] = {}  #: continuations read this run
         self._tracks: dict[bytes, TrackRecord] = {}  #: track records read this run
@@ -370,6 +372,8 @@ class Memoizer:
     # ------------------------------------------------------------ arrivals
     def arrive(self, now_ns: int, flows: Sequence[int]) -> None:
         """Flows that start now: join the open episodes they touch, or open new ones."""
+        if now_ns != self._now_ns:
+            self._recording_now.clear()
         self._now_ns = now_ns
         self._upcoming_cache = (-1, -1, [])  # flows created since are known now
         self._complete_due(now_ns, flows)
@@ -475,11 +479,12 @@ class Memoizer:
             if records:
                 self._replay(now_ns, episode, [Candidate(episode, record=r) for r in records], order)
                 return
-            leader = self._leaders.get(episode.key)
-            if (leader is not None and opening(leader.arrivals) and leader.foreseen == episode.foreseen
-                    and (not leader.left_out or episode.left_out)
-                    and self._mirroring_trusted(now_ns, episode)
-                    and not self._joiners_foreseen(now_ns, episode, flows, leader)):
+            leaders = [leader for leader in self._leaders_of(episode.key, order)
+                       if opening(leader.arrivals) and leader.foreseen == episode.foreseen
+                       and (not leader.left_out or episode.left_out)]
+            leader = (self._followed_leader(now_ns, episode, flows, leaders)
+                      if leaders and self._mirroring_trusted(now_ns, episode) else None)
+            if leader is not None:
                 candidate = Candidate(episode, leader=leader, origin=leader)
                 leader.followers.append(candidate)
                 self._replay(now_ns, episode, [candidate], order)
@@ -488,6 +493,7 @@ class Memoizer:
         episode.mode = RECORDING
         episode.arrivals = [Arrival(0, s) for s in signatures]
         self._leaders.setdefault(episode.key, episode)
+        self._recording_now.setdefault(episode.key, []).append(episode)
         self._admit(episode, order)
         why = ("recorded again after a divergence" if episode.key in self._relearn
                else episode.refusal or "no stored continuation opens like it")
@@ -751,6 +757,11 @@ class Memoizer:
         can tell. On moe-small-dcqcn such flows met three replays and a mirror, and
         the queue pairs resumed ended up to 16% off.
         """
+        return set().union(*(reached for _, reached in self._unforeseeable(now_ns, links, horizon_ns, ends, own)))
+
+    def _unforeseeable(self, now_ns: int, links: frozenset[int], horizon_ns: int, ends: dict[int, int],
+                       own: Iterable[int]) -> list[tuple[int, frozenset[int]]]:
+        """``_intruding``'s flows: when each may start at the earliest, and which of the links it reaches."""
         beyond = now_ns + 2 * horizon_ns + 1
         released = self.host.releases(now_ns, horizon_ns, ends, [])
         foreseen = {(task, start) for start, _, _, task, _ in released}
@@ -758,7 +769,17 @@ class Memoizer:
         held = set(links).union(*(route for route, _ in joiners))
         own_ends = {flow: beyond for flow in own} | ends
         earliest = self.host.earliest(now_ns, horizon_ns, own_ends, [(handle, beyond) for _, handle in joiners])
-        return {link for start, route, task in earliest if (task, start) not in foreseen for link in route & held}
+        return [(start, route & held) for start, route, task in earliest if (task, start) not in foreseen
+                and route & held]
+
+    def _unforeseen(self, now_ns: int, links: frozenset[int], horizon_ns: int, own: Iterable[int],
+                    ) -> list[tuple[int, int]]:
+        """The shape of the flows that may reach ``links`` unforeseen: each one's offset and how many links.
+
+        A twin and its leader with the same shape meet such flows alike.
+        """
+        return sorted((start - now_ns, len(reached))
+                      for start, reached in self._unforeseeable(now_ns, links, horizon_ns, {}, own))
 
     def _released_by_replay(self, now_ns: int, episode: OpenEpisode, order: list[int], record: EpisodeRecord,
                             known: set[int]) -> list[tuple[int, tuple[int, int], frozenset[int]]] | None:
@@ -927,8 +948,33 @@ class Memoizer:
         joining = " ".join(f"+{offset}:{rank[src]}>{rank[dst]}" for offset, (src, dst) in due)
         return f"{opening} then {joining}"
 
-    def _joiners_foreseen(self, now_ns: int, episode: OpenEpisode, flows: list[int], leader: OpenEpisode) -> bool:
-        """Whether flows the run knows are coming will bring the episode into another one before it can end.
+    def _followed_leader(self, now_ns: int, episode: OpenEpisode, flows: list[int], leaders: list[OpenEpisode],
+                         ) -> OpenEpisode | None:
+        """The first of ``leaders`` whose meetings the episode's flows would follow (``_unfollowable_meetings``).
+
+        None, and a trace row saying why the first was refused, when there is none.
+        """
+        refusals = []
+        for leader in leaders:
+            taken, joiners, horizon, where = self._unfollowable_meetings(now_ns, flows, leader)
+            if not taken:
+                return leader
+            refusals.append((taken, joiners, horizon, where))
+        taken, joiners, horizon, where = refusals[0]
+        self.stats.foreseen += 1
+        self.trace.append(MemoEvent(
+            now_ns * 1e-9, episode.id, MemoDecision.NO_MIRROR, tuple(flows), 0.0, 0,
+            f"memo key {episode.key.hex()[:12]} not mirrored: {len(joiners)} flow(s) will start on its "
+            f"links or theirs within +{horizon} ns, before it can end, and reach {len(taken)} link(s) "
+            f"{where}; recorded instead",
+        ))
+        return None
+
+    def _unfollowable_meetings(self, now_ns: int, flows: list[int], leader: OpenEpisode,
+                               ) -> tuple[set[int], set[int], int, str]:
+        """The links where flows the run knows are coming will bring the episode into another one before it can end.
+
+        With the due flows that reach them, the horizon, and where those links are.
 
         Such a flow joins the episode and reaches beyond its links, and so do the
         flows due on its links in turn; where that reaches links another episode
@@ -953,7 +999,14 @@ class Memoizer:
         joiner beyond its links rules it out): joiners a common event releases at
         one instant come at offsets that differ by the shift (gpt-medium: a mirror
         4,934 ns behind its leader met its joiner 4,934 ns early and diverged).
-        Paced flows opened with their leader follow ``_paced_meetings``.
+        Paced flows opened with their leader follow ``_paced_meetings``; for DCQCN,
+        links that ``_followable`` or ``_absorbs`` accepts are no meeting, and flows
+        the run cannot foresee yet (``_intruding``) rule a twin out only where they
+        would not reach it as they reach its leader (``_unforeseen``): they then
+        join both alike, and the mirror checks its joiners against its leader's.
+        On moe-8x7b-64g-dcqcn a stage's last pipeline sends, on every rail, meet
+        its gradient all-reduce: recorded on each rail, they and the ring steps
+        that join them ran most of the run's events.
         """
         shift = now_ns - leader.t0_ns
         links = self._links_of(flows)
@@ -962,29 +1015,39 @@ class Memoizer:
         if shift == 0 and any(map(self.host.flow_paced, flows)):
             leader_links = self._links_of(leader.flows)
             grouped = all(map(self.host.paced_grouped, flows))
-            taken = (self._paced_meetings(now_ns, links, horizon, grouped)
-                     | self._paced_meetings(now_ns, leader_links, horizon, grouped))
-            if not taken and any(map(self.host.paced_grouped, flows)):
-                taken = self._intruding(now_ns, links | leader_links, PACED_REACH * horizon, {},
-                                        [*flows, *leader.unfinished])
+            mine = self._paced_meetings(now_ns, links, horizon, grouped)
+            theirs = self._paced_meetings(now_ns, leader_links, horizon, grouped)
+            taken = set(mine) | set(theirs)
+            if grouped:
+                # DCQCN recordings absorb as TCP ones do (``_merge``) and their mirrors follow, so a
+                # meeting is none where the twin meets flows due as its leader does, or an episode
+                # its leader's mirrors or its leader's own absorbs will meet alike
+                alike = (sorted(due for due in mine.values() if due is not None)
+                         == sorted(due for due in theirs.values() if due is not None))
+                taken = {link for link, due in mine.items()
+                         if not (alike if due is not None else self._followable(now_ns, link, leader))}
+                taken |= {link for link, due in theirs.items() if not (
+                    alike if due is not None
+                    else self._followable(now_ns, link, leader) or self._absorbs(now_ns, link, leader))}
+            reach = PACED_REACH * horizon
+            if not taken and any(map(self.host.paced_grouped, flows)) and (
+                    links & leader_links or self._unforeseen(now_ns, links, reach, flows)
+                    != self._unforeseen(now_ns, leader_links, reach, leader.unfinished)):
+                taken = self._intruding(now_ns, links | leader_links, reach, {}, [*flows, *leader.unfinished])
             where = "where other flows due or an episode still open will be"
         else:
             taken = {link for link in span - links if shift > 0 or not self._followable(now_ns, link, leader)}
             where = f"beyond them, {shift} ns after its leader opened" if shift > 0 else "another episode holds"
-        if taken:
-            self.stats.foreseen += 1
-            self.trace.append(MemoEvent(
-                now_ns * 1e-9, episode.id, MemoDecision.NO_MIRROR, tuple(flows), 0.0, 0,
-                f"memo key {episode.key.hex()[:12]} not mirrored: {len(joiners)} flow(s) will start on its "
-                f"links or theirs within +{horizon} ns, before it can end, and reach {len(taken)} link(s) "
-                f"{where}; recorded instead",
-            ))
-        return bool(taken)
+        return taken, joiners, horizon, where
 
-    def _paced_meetings(self, now_ns: int, links: frozenset[int], horizon_ns: int, grouped: bool) -> set[int]:
+    def _paced_meetings(self, now_ns: int, links: frozenset[int], horizon_ns: int, grouped: bool,
+                        ) -> dict[int, int | None]:
         """The links where paced flows on ``links`` would meet another episode through their joiners.
 
-        Paced flows are never absorbed (``_arrive_paced``): where a flow due to
+        Each with the offset at which another flow due loads it first, or None
+        where an episode holds it.
+
+        Paced flows kept apart (HPCC) are never absorbed (``_arrive_paced``): where a flow due to
         join them loads a link that another flow due loads first, or one an episode
         holds that will not have closed by the joiner's start (``_idle_by``), the
         meeting is a merge, which ends a mirror and resumes its flows inexactly.
@@ -1015,9 +1078,16 @@ class Memoizer:
             if not later:
                 break
             joining |= later
-        others = [route for i, (_, route) in enumerate(due) if i not in joining]
-        return {link for i in sorted(joining) for link in due[i][1] - links
-                if any(link in other for other in others) or not self._idle_by(link, due[i][0])}
+        others = [(start, route) for i, (start, route) in enumerate(due) if i not in joining]
+        meetings: dict[int, int | None] = {}
+        for i in sorted(joining):
+            for link in due[i][1] - links:
+                first = min((start for start, other in others if link in other), default=None)
+                if first is not None:
+                    meetings.setdefault(link, first - now_ns)
+                elif not self._idle_by(link, due[i][0]):
+                    meetings.setdefault(link, None)
+        return meetings
 
     def _idle_by(self, link: int, time_ns: int) -> bool:
         """Whether a link will be idle at ``time_ns``: none of this instant's flows start on it, and
@@ -1071,10 +1141,27 @@ class Memoizer:
         group = self._batch_group_of.get(link)
         if group is None:
             return True
-        if any(map(self.host.memo_blocker, group)) or any(map(self.host.flow_paced, group)):
-            return False  # simulated as it is, or paced (see _arrive_paced): it will not mirror
-        twin = self._leaders.get(self._fingerprint(group).key)
-        return twin is not None and twin.t0_ns == now_ns and self._leaders_meet(now_ns, leader, twin)
+        if any(map(self.host.memo_blocker, group)) or any(map(self._kept_apart, group)):
+            return False  # simulated as it is, or paced apart (see _arrive_paced): it will not mirror
+        twins = self._leaders_of(self._fingerprint(group).key, group)
+        return any(twin.t0_ns == now_ns and self._leaders_meet(now_ns, leader, twin) for twin in twins)
+
+    def _absorbs(self, now_ns: int, link: int, leader: OpenEpisode) -> bool:
+        """Whether the episode holding ``link`` is a DCQCN recording whose meeting with ``leader`` is an absorb.
+
+        Either it opened before ``leader`` (so it is the one ``_merge`` keeps) and
+        ``leader`` still holds only its opening flows, or it opened in this instant
+        after ``leader``, which will meet it and absorb it. ``leader``'s mirrors
+        then absorb the mirrors of the holder's, or are absorbed by them
+        (``_absorb_mirrors``).
+        """
+        holder = self._episodes.get(self._episode_of_link.get(link, -1))
+        if (holder is None or holder is leader or holder.mode != RECORDING
+                or not all(map(self.host.paced_grouped, [*holder.flows, *leader.flows]))):
+            return False
+        if holder.id < leader.id:
+            return _absorbable(leader)
+        return holder.t0_ns == now_ns and _absorbable(holder) and self._leaders_meet(now_ns, leader, holder)
 
     def _leaders_meet(self, now_ns: int, leader: OpenEpisode, other: OpenEpisode) -> bool:
         """Whether two recordings will meet: flows due on ``leader``'s links reach ``other``'s."""
@@ -1213,10 +1300,35 @@ class Memoizer:
             self._close_if_done(candidate.episode, now_ns)
         leader.followers = []
 
+    def _leaders_of(self, key: bytes, flows: list[int]) -> list[OpenEpisode]:
+        """The recordings that an episode of these flows opening with this key may mirror.
+
+        The key's first recording still open; for grouped paced (DCQCN) flows, those
+        opened at this same instant, since twins open together. On
+        moe-8x7b-64g-dcqcn a stage's last pipeline sends open on every rail at two
+        instants 58 ns apart: each instant's twins follow that instant's recording,
+        not the first instant's, which is 58 ns away and would be refused. Several
+        recordings of one key may open in one instant (moe-small-dcqcn: four single
+        pipeline sends, two on each rail), and a twin mirrors the one whose meetings
+        it meets alike.
+        """
+        now = self._recording_now.get(key)
+        if now and all(map(self.host.paced_grouped, flows)):
+            return now
+        first = self._leaders.get(key)
+        return [] if first is None else [first]
+
+    def _drop_leader(self, episode: OpenEpisode) -> None:
+        """No episode opening from now on mirrors this one."""
+        if self._leaders.get(episode.key) is episode:
+            del self._leaders[episode.key]
+        now = self._recording_now.get(episode.key, [])
+        if episode in now:
+            now.remove(episode)
+
     def _lose_leadership(self, now_ns: int, leader: OpenEpisode, why: str) -> None:
         """A recording that stops being recordable: whoever mirrors it must stop too."""
-        if self._leaders.get(leader.key) is leader:
-            del self._leaders[leader.key]
+        self._drop_leader(leader)
         for candidate in list(leader.followers):
             if candidate.episode.mode == REPLAYING:
                 self._diverge(now_ns, candidate.episode, f"the episode it mirrored diverged ({why})",
@@ -1279,8 +1391,10 @@ class Memoizer:
         ids = sorted(episode_ids)
         target = self._episodes[ids[0]]
         absorbed = [self._episodes[i] for i in ids[1:]]
-        paced = any(self.host.flow_paced(flow) for episode in (target, *absorbed) for flow in episode.flows)
-        if target.mode == RECORDING and not paced and all(map(_absorbable, absorbed)):
+        flows = [flow for episode in (target, *absorbed) for flow in episode.flows]
+        # paced flows kept apart (HPCC) are never absorbed; grouped ones (DCQCN) are, as TCP ones
+        kept_apart = any(map(self.host.flow_paced, flows)) and not all(map(self.host.paced_grouped, flows))
+        if target.mode == RECORDING and not kept_apart and all(map(_absorbable, absorbed)):
             self._absorb(now_ns, target, absorbed, why)
             return target.id
         if self._mirrors_absorbable(target, absorbed):
@@ -1316,11 +1430,9 @@ class Memoizer:
         the mirrors they have already must meet as they did
         (``_await_mirror_absorbs``).
         """
-        if self._leaders.get(target.key) is target:
-            del self._leaders[target.key]  # its record is no longer what opening like it promises
+        self._drop_leader(target)  # its record is no longer what opening like it promises
         for episode in absorbed:
-            if self._leaders.get(episode.key) is episode:
-                del self._leaders[episode.key]
+            self._drop_leader(episode)
             offset, first = episode.t0_ns - target.t0_ns, len(target.flows)
             target.arrivals.extend(Arrival(offset, _apart(episode.key, index)) for index in range(len(episode.flows)))
             self._name_links(target, episode.flows, first_index=first)
@@ -1436,8 +1548,7 @@ class Memoizer:
             record = self._record(now_ns, episode)
             self._store(now_ns, episode, record)
             self._follow_closed_leader(now_ns, episode, record)
-            if self._leaders.get(episode.key) is episode:
-                del self._leaders[episode.key]
+            self._drop_leader(episode)
         self._forget(episode, now_ns)
 
     def _record(self, now_ns: int, episode: OpenEpisode) -> EpisodeRecord:

@@ -307,48 +307,26 @@ def into_incast(host: FakeMemoHost, flow: int, sender: int, switch: int) -> froz
     return frozenset(data + ack)
 
 
-def test_twins_of_episodes_due_to_meet_mirror_them_although_their_twins_will_meet_them(store):
+@pytest.mark.parametrize("dcqcn", [False, True])
+def test_twins_of_episodes_due_to_meet_mirror_them_although_their_twins_will_meet_them(store, dcqcn):
     """moe-small's pipeline sends: two sends 633 ns apart, each with a twin on another rail, due to meet.
 
     The second twin's joiner will reach the first twin, a mirror: that is no
     merge, since the first twin's leader will meet the second's leader alike.
     Recorded instead, the second twin met the first (a mirror, which cannot take
     in a recording), and the first diverged: 2.4% mean FCT error over the run.
+    DCQCN recordings absorb as TCP ones do, and their twins follow alike: on
+    moe-8x7b-64g-dcqcn a stage's last pipeline sends open on every rail at two
+    instants and meet its gradient all-reduce; recorded on every rail, they and
+    the ring steps joining them ran 6.4 M of the paper-shape run's 10.4 M events.
     """
     host = FakeMemoHost(drain_ns=MS)
     memo = Memoizer(store, "context", host)
     leader, twin = incast(host, 0, switch=100), incast(host, 10, switch=200)
     send, twin_send = side_flow(host, 5, 150, hops=2), side_flow(host, 15, 250, hops=2)
     host.due = [(MS // 2, into_incast(host, 6, 150, switch=100)), (MS // 2, into_incast(host, 16, 250, switch=200))]
-    memo.arrive(0, [*leader, *twin])
-    memo.arrive(633, [send, twin_send])
-    assert kinds(memo) == [MemoDecision.MISS, MemoDecision.MIRROR, MemoDecision.MISS, MemoDecision.MIRROR]
-    memo.arrive(MS // 2, [6, 16])
-    assert kinds(memo)[-2:] == [MemoDecision.ABSORBED, MemoDecision.ABSORBED]
-    assert host.started == [*leader, send, 6] and host.held == [*twin, twin_send, 16]
-    finishes = {0: 4 * MS, 1: 5 * MS, send: 3 * MS, 6: 6 * MS}
-    for flow, at in sorted(finishes.items(), key=lambda item: item[1]):
-        host.trajectories[flow] = [TrajectoryPoint(at, 1_000_000, (1.0,))]
-        memo.finished(at, flow)
-    assert host.completions == {10: 4 * MS, 11: 5 * MS, twin_send: 3 * MS, 16: 6 * MS}
-    assert memo.stats.diverged == 0
-
-
-def test_dcqcn_twins_of_episodes_due_to_meet_mirror_them_and_their_absorb(store):
-    """moe-8x7b-64g-dcqcn: a stage's last pipeline sends open on every rail at two instants, then meet.
-
-    DCQCN recordings absorb as TCP ones do: each instant's twins mirror that
-    instant's recording, and when the recordings meet (one absorbs the other)
-    their mirrors meet alike and absorb too. Recorded instead, each rail's sends
-    merged with the all-reduce starting beside them and were simulated on every
-    rail (6.4 M of the 10.4 M events the paper-shape run had left).
-    """
-    host = FakeMemoHost(drain_ns=MS)
-    memo = Memoizer(store, "context", host)
-    leader, twin = incast(host, 0, switch=100), incast(host, 10, switch=200)
-    send, twin_send = side_flow(host, 5, 150, hops=2), side_flow(host, 15, 250, hops=2)
-    host.due = [(MS // 2, into_incast(host, 6, 150, switch=100)), (MS // 2, into_incast(host, 16, 250, switch=200))]
-    host.paced = host.grouped = {*leader, *twin, send, twin_send, 6, 16}
+    if dcqcn:
+        host.paced = host.grouped = {*leader, *twin, send, twin_send, 6, 16}
     memo.arrive(0, [*leader, *twin])
     memo.arrive(633, [send, twin_send])
     assert kinds(memo) == [MemoDecision.MISS, MemoDecision.MIRROR, MemoDecision.MISS, MemoDecision.MIRROR]

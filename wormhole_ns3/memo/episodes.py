@@ -954,13 +954,14 @@ class Memoizer:
 
         None, and a trace row saying why the first was refused, when there is none.
         """
-        refusals = []
+        first_refusal = None
         for leader in leaders:
-            taken, joiners, horizon, where = self._unfollowable_meetings(now_ns, flows, leader)
-            if not taken:
+            refusal = self._unfollowable_meetings(now_ns, flows, leader)
+            if not refusal[0]:
                 return leader
-            refusals.append((taken, joiners, horizon, where))
-        taken, joiners, horizon, where = refusals[0]
+            first_refusal = first_refusal or refusal
+        assert first_refusal is not None, "called with leaders to try"
+        taken, joiners, horizon, where = first_refusal
         self.stats.foreseen += 1
         self.trace.append(MemoEvent(
             now_ns * 1e-9, episode.id, MemoDecision.NO_MIRROR, tuple(flows), 0.0, 0,
@@ -1017,8 +1018,9 @@ class Memoizer:
             grouped = all(map(self.host.paced_grouped, flows))
             mine = self._paced_meetings(now_ns, links, horizon, grouped)
             theirs = self._paced_meetings(now_ns, leader_links, horizon, grouped)
-            taken = set(mine) | set(theirs)
-            if grouped:
+            if not grouped:
+                taken = set(mine) | set(theirs)
+            else:
                 # DCQCN recordings absorb as TCP ones do (``_merge``) and their mirrors follow, so a
                 # meeting is none where the twin meets flows due as its leader does, or an episode
                 # its leader's mirrors or its leader's own absorbs will meet alike

@@ -104,19 +104,18 @@ def test_an_unfair_partition_is_refused_and_its_window_charged_to_unfair_shares(
     assert controller.packet_level_time == {PacketLevel.UNFAIR_SHARES: pytest.approx(PERIOD_NS * 1e-9)}
 
 
-def test_the_window_slides_a_refused_partition_is_judged_again_after_a_growing_back_off():
+def test_the_window_slides_a_refused_partition_is_judged_again_at_the_next_sample():
     controller, tracker, ns3 = run_with([(10**8, "ns3::TcpDctcp")] * 2)
     deliver(tracker, {0: 0.75 * BOTTLENECK, 1: 0.23 * BOTTLENECK})
     st = next(iter(controller.partitions.values()))
     sample_at(controller, ns3, 11 * PERIOD_NS)
-    assert st.last_verdict.limit is Limit.UNFAIR and st.refusals == 1
+    assert st.last_verdict.limit is Limit.UNFAIR and st.held_back_by is Limit.UNFAIR
     deliver(tracker, {0: 0.49 * BOTTLENECK, 1: 0.49 * BOTTLENECK})
-    sample_at(controller, ns3, 12 * PERIOD_NS)  # backing off: 2 samples after the refusal
-    assert st.last_verdict.limit is Limit.UNFAIR and controller.skips == []
-    sample_at(controller, ns3, 13 * PERIOD_NS)  # judged at a sample that ends no multiple of the window
-    assert st.last_verdict.steady and st.refusals == 0
+    sample_at(controller, ns3, 12 * PERIOD_NS)  # judged at a sample that ends no multiple of the window
+    assert st.last_verdict.steady and st.held_back_by is None
     (skip,) = controller.skips
-    assert skip.time == pytest.approx(13 * PERIOD_NS * 1e-9)
+    assert skip.time == pytest.approx(12 * PERIOD_NS * 1e-9)
+    assert skip.reason.endswith("RTTs since last flow event, held back until then by unfair share")
 
 
 def test_no_judgement_before_the_shortest_window_of_samples_can_have_been_taken():
@@ -146,13 +145,14 @@ def test_a_short_window_is_judged_on_a_spread_scaled_down_with_it():
 
 
 def test_packet_level_time_is_charged_by_the_verdicts_limit():
-    controller, tracker, ns3 = run_with([(10**8, "ns3::TcpDctcp")] * 2)
-    sample_at(controller, ns3, PERIOD_NS)  # right after the flows started
+    settling = AcceleratorConfig(sample_period=PERIOD_NS * 1e-9, window=WINDOW, tail_rtts=20, settle_rtts=30)
+    controller, tracker, ns3 = run_with([(10**8, "ns3::TcpDctcp")] * 2, settling)
+    sample_at(controller, ns3, PERIOD_NS)  # right after the flows started, within --settle-rtts
     deliver(tracker, {0: 0.49 * BOTTLENECK, 1: 0.49 * BOTTLENECK}, samples=3)
     sample_at(controller, ns3, 11 * PERIOD_NS)
     tracker.flows[0].samples = [i * 90_000 if i % 2 else i * 30_000 for i in range(WINDOW + 1)]
     tracker.flows[1].samples = [i * 60_000 for i in range(WINDOW + 1)]
-    sample_at(controller, ns3, 13 * PERIOD_NS)  # two samples on: the back-off after the refusal
+    sample_at(controller, ns3, 13 * PERIOD_NS)  # two samples on
 
     period = PERIOD_NS * 1e-9  # each sample charges its period
     assert controller.packet_level_time == {
@@ -263,7 +263,8 @@ def test_a_flow_whose_bytes_in_flight_grow_is_not_skipped_though_it_delivers_ste
 
 def test_a_paced_flow_alone_at_line_rate_is_skipped_from_min_window_samples_with_no_settling():
     """RDMA flows wait for whole windows of the run's sampling, unless alone at line rate (judge_paced)."""
-    controller, tracker, ns3 = run_with([(10**9, "")], bottleneck_bps=10e9, kind="rdma-dcqcn")
+    settling = AcceleratorConfig(sample_period=PERIOD_NS * 1e-9, window=WINDOW, tail_rtts=20, settle_rtts=30)
+    controller, tracker, ns3 = run_with([(10**9, "")], settling, bottleneck_bps=10e9, kind="rdma-dcqcn")
     deliver(tracker, {0: 0.99 * 1.25e9}, samples=controller.config.min_window + 1)
     st = next(iter(controller.partitions.values()))
     assert controller.config.settle_rtts * st.rtt > 0  # it would still be settling
@@ -280,7 +281,7 @@ def test_paced_flows_below_line_rate_or_contending_still_wait_for_a_whole_window
     sample_at(controller, ns3, controller.config.min_window * PERIOD_NS)
     st = next(iter(controller.partitions.values()))
     assert controller.skips == [] and st.last_verdict.limit is Limit.WINDOW_NOT_FULL
-    assert st.refusals == 0  # no back-off: the whole window comes as it always did
+    assert st.held_back_by is None  # not refused: the whole window comes as it always did
     assert controller.packet_level_time == {PacketLevel.FILLING_WINDOW: pytest.approx(PERIOD_NS * 1e-9)}
 
     controller, tracker, ns3 = run_with([(10**9, "")] * 2, kind="rdma-dcqcn")  # sharing the 1 Gb/s link

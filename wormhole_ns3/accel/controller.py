@@ -77,9 +77,11 @@ PACKET_LEVEL_BY_LIMIT = {
 JUDGE_AFRESH_AFTER = frozenset({SkipEnd.UNATTRIBUTED_EVENT, SkipEnd.RATES_SEEN_TO_HOLD})
 #: A TCP partition is judged at every sample once its window is full: the window slides, so a
 #: partition skips as soon as its last ``window`` samples are steady, not at the next
-#: multiple of ``window``. After a refusal the next judgement waits 2, 4, ... samples (at
-#: most a window): a window that shares most of its samples with a refused one is
-#: seldom steady, and judging costs a read of every flow's samples.
+#: multiple of ``window``. A refusal is no reason to wait: DCTCP's shares and queue wander
+#: from one window to the next, and the first steady one after a flow event is the one
+#: to catch. (Backing off 2, 4, ... samples after refusals kept the demo dumbbell's flows
+#: packet by packet up to 5% longer; a judgement costs a read of every flow's samples,
+#: a few hundred microseconds beside the thousands of events of a sampling period.)
 
 
 @dataclass
@@ -119,9 +121,9 @@ class PartitionState:
     idle: frozenset[int] = frozenset()
     mark_time: float = 0.0
     mark_events: int = 0
-    #: No judgement before this time (the back-off after refusals), and how many in a row.
-    next_judgement: float = 0.0
-    refusals: int = 0
+    #: What refused the partition's last judgement since its last flow event (None: none
+    #: did): the skip trace says what the transient was measured to hold it back by.
+    held_back_by: Limit | None = None
 
     @property
     def paused(self) -> bool:
@@ -688,8 +690,8 @@ class Controller:
             paced, early = self._paced(st), self._judged_early(st, now)
             shortest = self.config.window if paced and not early else min(self.config.min_window,
                                                                            self.config.window)
-            if now < st.next_judgement or now - st.mark_time < shortest * self.period * (1 - 1e-9):
-                return  # backing off, or the window cannot be full yet: nothing to read
+            if now - st.mark_time < shortest * self.period * (1 - 1e-9):
+                return  # the window cannot be full yet: nothing to read
             if paced and not early and self.samples_taken % self.config.window:
                 # paced flows (RDMA) are judged on whole windows only: judged at any sample, a
                 # DCQCN partition skipped into a flow's release and one flow ended 27% off
@@ -703,10 +705,8 @@ class Controller:
             if early and verdict.limit is Limit.WINDOW_NOT_FULL:
                 return  # not at line rate: it waits for a whole window, as paced flows always did
             if not verdict.steady:
-                st.refusals += 1
-                st.next_judgement = now + self.period * min(2**st.refusals, self.config.window) * (1 - 1e-9)
+                st.held_back_by = verdict.limit
                 return
-            st.refusals = 0
             st.rates, st.reason, st.idle = dict(verdict.rates), verdict.reason, verdict.idle
             st.rates_until = now + verdict.horizon
         exempt = self._idle_hosts(st)
@@ -876,10 +876,24 @@ class Controller:
                     for link in self.flows[f].path
                 ),
                 limit=plan.limit,
-                reason=f"{st.reason}; {(plan.start - st.changed_at) / st.rtt:.0f} RTTs "
-                f"since last flow event{'' if self._contends(st) else ' (no flow contends: no settling)'}",
+                reason=f"{st.reason}; {self._settled(st, plan.start)}",
             )
         )
+        st.held_back_by = None
+
+    def _settled(self, st: PartitionState, now: float) -> str:
+        """How long the partition's transient lasted, as a skip's trace row says it, and what measured it.
+
+        The time since its last flow event, and the check that refused its last
+        judgement before this skip (the queue still filling or draining, the
+        aggregate or the shares still moving): what held the skip back until then.
+        """
+        since = f"{(now - st.changed_at) / st.rtt:.0f} RTTs since last flow event"
+        if st.held_back_by is not None:
+            since += f", held back until then by {st.held_back_by.value}"
+        if self.config.settle_rtts > 0 and not self._contends(st):
+            since += " (no flow contends: no settling)"
+        return since
 
     def on_resume(self) -> None:
         """A skip ended: the partitions whose pause is over sample and may skip again."""

@@ -350,12 +350,16 @@ FlowMonitorShiftInFlight(Ptr<FlowMonitor> monitor, uint32_t flowId, int64_t delt
     return shifted;
 }
 
-uint64_t
-FlowMonitorRxPackets(Ptr<FlowMonitor> monitor, uint32_t flowId)
+std::pair<uint64_t, uint64_t>
+FlowMonitorPackets(Ptr<FlowMonitor> monitor, uint32_t flowId)
 {
     auto& stats = PeekPointer(monitor)->*MemberPointer(MonitorStats());
     auto it = stats.find(flowId);
-    return it == stats.end() ? 0 : it->second.rxPackets;
+    if (it == stats.end())
+    {
+        return {0, 0};
+    }
+    return {it->second.txPackets, it->second.rxPackets};
 }
 
 } // namespace wormhole

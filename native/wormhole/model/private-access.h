@@ -138,8 +138,8 @@ std::pair<Time, uint64_t> FlowMonitorDelaySum(Ptr<FlowMonitor> monitor, uint32_t
 /** Shift the first/last-seen times of a FlowMonitor flow's packets in flight by delta. */
 uint32_t FlowMonitorShiftInFlight(Ptr<FlowMonitor> monitor, uint32_t flowId, int64_t delta);
 
-/** @return how many packets a FlowMonitor flow has received so far (0 if unknown). */
-uint64_t FlowMonitorRxPackets(Ptr<FlowMonitor> monitor, uint32_t flowId);
+/** @return how many packets a FlowMonitor flow has sent and received so far (zeros if unknown). */
+std::pair<uint64_t, uint64_t> FlowMonitorPackets(Ptr<FlowMonitor> monitor, uint32_t flowId);
 
 } // namespace wormhole
 } // namespace ns3

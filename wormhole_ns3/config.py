@@ -72,8 +72,9 @@ class AcceleratorConfig:
     #: measures say when the transient is over (every flow's bytes in flight stop moving,
     #: so its queue does; the aggregate holds within theta; the shares are fair or their
     #: convergence owes under the budget), judged at every sample from ``min_window`` on.
-    #: A fixed 30 RTTs (DCTCP's alpha needs ~1/g = 16 RTTs) kept the demo dumbbell's
-    #: flows packet by packet up to 8% longer at the same FCT errors (README: tuning).
+    #: A fixed 30 RTTs (DCTCP's alpha needs ~1/g = 16 RTTs) kept every preset of the demo
+    #: dumbbell packet by packet longer, at the same or larger FCT errors
+    #: (experiments/profile/README.md: transients measured, not counted).
     settle_rtts: float = _setting(
         0.0, "RTTs to wait at least after a flow event before judging flows that contend "
         "(default %(default)s: the judgement's measures of queue, aggregate and shares decide)")

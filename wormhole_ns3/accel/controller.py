@@ -80,8 +80,8 @@ JUDGE_AFRESH_AFTER = frozenset({SkipEnd.UNATTRIBUTED_EVENT, SkipEnd.RATES_SEEN_T
 #: multiple of ``window``. A refusal is no reason to wait: DCTCP's shares and queue wander
 #: from one window to the next, and the first steady one after a flow event is the one
 #: to catch. (Backing off 2, 4, ... samples after refusals kept the demo dumbbell's flows
-#: packet by packet up to 5% longer; a judgement costs a read of every flow's samples,
-#: a few hundred microseconds beside the thousands of events of a sampling period.)
+#: packet by packet longer; a judgement costs a read of every flow's samples, a few
+#: hundred microseconds beside the thousands of events of a sampling period.)
 
 
 @dataclass

@@ -20,6 +20,7 @@ from __future__ import annotations
 import argparse
 import csv
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 
 SAMPLER = r"""
@@ -57,9 +58,18 @@ def parse_args(argv: list[str]) -> tuple[argparse.Namespace, list[str]]:
     return parser.parse_args(own), script
 
 
-def sample(script_args: list[str], period: float, until: float) -> tuple[list[float], list[list[int]], list[int],
-                                                                         list[float]]:
-    """Run the dumbbell in plain ns-3; return sample times, bytes per flow, flow sizes and start times."""
+@dataclass
+class Shares:
+    """Every flow's received bytes at each sample time, with the flows' sizes and start times."""
+
+    times: list[float]
+    received: list[list[int]]
+    sizes: list[int]
+    starts: list[float]
+
+
+def sample(script_args: list[str], period: float, until: float) -> Shares:
+    """Run the dumbbell in plain ns-3, reading every sink's bytes each ``period`` until ``until``."""
     import cppyy
     from ns import ns
 
@@ -84,12 +94,12 @@ def sample(script_args: list[str], period: float, until: float) -> tuple[list[fl
     dumbbell.main()
     sizes = [dumbbell.flow_bytes(i, args.flows, args.min_mb, args.max_mb) for i in range(args.flows)]
     starts = [dumbbell.FIRST_START_S + i * args.stagger_ms / 1000.0 for i in range(args.flows)]
-    return list(sampler.times), [list(row) for row in sampler.received], sizes, starts
+    return Shares(list(sampler.times), [list(row) for row in sampler.received], sizes, starts)
 
 
-def share_table(times: list[float], received: list[list[int]], sizes: list[int], starts: list[float],
-                bin_s: float, period: float) -> list[str]:
+def share_table(shares: Shares, bin_s: float, period: float) -> list[str]:
     """Each flow's rate over each bin, as a multiple of the fair share of the flows active in it."""
+    times, received, sizes, starts = shares.times, shares.received, shares.sizes, shares.starts
     step = max(1, round(bin_s / period))
     lines = [f"{'time (s)':>9} {'flows':>5} {'Gb/s':>6}  " + " ".join(f"{f'f{i}':>5}" for i in range(len(sizes)))]
     for k in range(0, len(times) - step, step):
@@ -106,14 +116,14 @@ def share_table(times: list[float], received: list[list[int]], sizes: list[int],
 
 def main(argv: list[str]) -> None:
     args, script_args = parse_args(argv)
-    times, received, sizes, starts = sample(script_args, args.period, args.until)
+    shares = sample(script_args, args.period, args.until)
     args.out.parent.mkdir(parents=True, exist_ok=True)
     with args.out.open("w", newline="") as out:
         writer = csv.writer(out)
-        writer.writerow(["time"] + [f"flow{i}" for i in range(len(sizes))])
-        writer.writerows([f"{t:.6f}", *row] for t, row in zip(times, received))
+        writer.writerow(["time"] + [f"flow{i}" for i in range(len(shares.sizes))])
+        writer.writerows([f"{t:.6f}", *row] for t, row in zip(shares.times, shares.received))
     if args.table:
-        print("\n".join(share_table(times, received, sizes, starts, args.bin, args.period)))
+        print("\n".join(share_table(shares, args.bin, args.period)))
 
 
 if __name__ == "__main__":

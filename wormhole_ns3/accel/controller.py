@@ -121,8 +121,8 @@ class PartitionState:
     idle: frozenset[int] = frozenset()
     mark_time: float = 0.0
     mark_events: int = 0
-    #: What refused the partition's last judgement since its last flow event (None: none
-    #: did): the skip trace says what the transient was measured to hold it back by.
+    #: What refused the partition's last judgement since its last flow event or skip (None:
+    #: none did): the skip trace says what the transient was measured to hold it back by.
     held_back_by: Limit | None = None
 
     @property

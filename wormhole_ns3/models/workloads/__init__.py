@@ -5,6 +5,7 @@ from wormhole_ns3.models.workloads.collectives import (
     all_to_all,
     ring_allgather,
     ring_allreduce,
+    ring_broadcast,
     ring_reducescatter,
     send_recv,
 )
@@ -50,6 +51,7 @@ __all__ = [
     "all_to_all",
     "ring_allgather",
     "ring_allreduce",
+    "ring_broadcast",
     "ring_reducescatter",
     "send_recv",
     "ComputeModel",

@@ -1,6 +1,7 @@
 """Training workloads as dependency graphs of flows and compute, and readers for existing input formats."""
 
 from wormhole_ns3.models.workloads.chakra import ChakraTrace, ChakraTraceError, read_chakra_trace
+from wormhole_ns3.models.workloads.chakra_export import write_chakra_trace
 from wormhole_ns3.models.workloads.chakra_graph import chakra_to_workload
 from wormhole_ns3.models.workloads.checks import no_flows_reason, rank_fit
 from wormhole_ns3.models.workloads.collectives import (
@@ -47,6 +48,7 @@ __all__ = [
     "ChakraTraceError",
     "chakra_to_workload",
     "read_chakra_trace",
+    "write_chakra_trace",
     "Task",
     "Workload",
     "WorkloadBuilder",

@@ -22,6 +22,7 @@ from conftest import REPO
 
 PROTO = REPO / "wormhole_ns3" / "models" / "workloads" / "chakra.proto"
 PACKAGE = "wormhole.chakra"
+MB = 1_000_000
 
 
 @functools.cache
@@ -109,3 +110,22 @@ def write_trace(prefix: Path, ranks: Sequence[Sequence], gpus_per_server: int | 
     for rank, nodes in enumerate(ranks):
         (prefix.parent / f"{prefix.name}.{rank}.et").write_bytes(length_prefixed([metadata, *nodes]))
     return prefix
+
+
+def ranks():
+    """A valid trace, each rank's nodes in file order: 4 ranks, 2 GPUs per server.
+
+    Every rank computes 100 us, then all-reduces 4 MB with its DP peer
+    (process groups "1" = ranks 0, 2 and "2" = ranks 1, 3, declared as PyTorch
+    does); ranks 0 and 1 then send 1 MB to ranks 2 and 3; all four all-to-all
+    2 MB (group "7", declared nowhere: the ranks that use it); a barrier of
+    every rank ends the iteration.
+    """
+    traces = []
+    for rank in range(4):
+        nodes = [process_groups(0, {"1": [0, 2], "2": [1, 3]}), comp(1, 100),
+                 coll(2, "ALL_REDUCE", 4 * MB, "1" if rank % 2 == 0 else "2", deps=[1])]
+        nodes.append(send(3, rank, rank + 2, MB, deps=[2]) if rank < 2 else recv(3, rank - 2, rank, MB))
+        nodes += [coll(4, "ALL_TO_ALL", 2 * MB, "7", deps=[3]), coll(5, "BARRIER", 0, "0", deps=[4])]
+        traces.append(nodes)
+    return traces

@@ -1,10 +1,8 @@
 """Chakra traces as other tools write them (protoc's classes of chakra.proto): read, checked, made a task graph.
 
-The trace: 4 ranks, 2 GPUs per server. Every rank computes 100 us, then
-all-reduces 4 MB with its DP peer (process groups "1" = ranks 0, 2 and "2" =
-ranks 1, 3, declared as PyTorch does); ranks 0 and 1 then send 1 MB to ranks
-2 and 3; all four all-to-all 2 MB (group "7", declared nowhere: the ranks
-that use it); a barrier of every rank ends the iteration.
+The trace is ``chakra_protoc.ranks`` (4 ranks, 2 GPUs per server: compute,
+DP all-reduces, sends across servers, an all-to-all, the iteration's end),
+or that trace with a node replaced.
 """
 
 import gzip
@@ -13,22 +11,9 @@ import pytest
 
 from wormhole_ns3.models.workloads import ChakraTraceError, chakra_to_workload, read_chakra_trace
 
-from chakra_protoc import attr, coll, comp, node, process_groups, recv, send, write_trace
+from chakra_protoc import MB, attr, coll, comp, node, process_groups, ranks, recv, send, write_trace
 
-MB = 1_000_000
 ALLREDUCE_FLOWS, SEND_FLOWS, ALLTOALL_FLOWS = 2 * (2 * 2 * 1), 2, 4 * 3
-
-
-def ranks():
-    """Each rank's nodes, in file order."""
-    traces = []
-    for rank in range(4):
-        nodes = [process_groups(0, {"1": [0, 2], "2": [1, 3]}), comp(1, 100),
-                 coll(2, "ALL_REDUCE", 4 * MB, "1" if rank % 2 == 0 else "2", deps=[1])]
-        nodes.append(send(3, rank, rank + 2, MB, deps=[2]) if rank < 2 else recv(3, rank - 2, rank, MB))
-        nodes += [coll(4, "ALL_TO_ALL", 2 * MB, "7", deps=[3]), coll(5, "BARRIER", 0, "0", deps=[4])]
-        traces.append(nodes)
-    return traces
 
 
 def read(prefix, **options):

@@ -353,7 +353,7 @@ class _Plan:
 
     def _shown(self, pg_name: str) -> str:
         group = self.groups[pg_name]
-        label = f" ({group.label})" if group.label != pg_name else ""
+        label = f" ({group.label!r})" if group.label != pg_name else ""
         return f"{pg_name!r}{label} of ranks {_rank_list(group.ranks)}"
 
     def _dependency_order(self) -> list[int]:

@@ -195,6 +195,8 @@ class _Plan:
                               ((rank.rank, index),))
         self._match_point_to_point()
         self._match_collectives()
+        #: the build order among ready operations: the lowest node id first (then rank), as the trace numbers them
+        self.keys = [min((self._node(member).id, member[0]) for member in members) for members in self.members]
         self.order = self._dependency_order()
 
     def size(self) -> GraphSize:
@@ -369,7 +371,6 @@ class _Plan:
             for other in before:
                 waited_by[other].append(op_index)
         pending = [len(before) for before in waits_for]
-        self.keys = [min((self._node(member).id, member[0]) for member in members) for members in self.members]
         ready = [(self.keys[op_index], op_index) for op_index, count in enumerate(pending) if count == 0]
         heapq.heapify(ready)
         order: list[int] = []

@@ -187,13 +187,12 @@ def _rank_files(folder: Path, prefix: str | None) -> list[tuple[str, Path]]:
     return [(match.group(1), folder / name) for name in names if (match := pattern.fullmatch(name))]
 
 
-def read_rank(path: Path, rank: int, ranks: int, data: bytes | None = None) -> RankTrace:
-    """Rank ``rank``'s file (or ``data``, its bytes) of a trace of ``ranks`` ranks, as typed nodes."""
-    if data is None:
-        try:
-            data = path.read_bytes()
-        except OSError as error:
-            raise ChakraTraceError(path, error.strerror or str(error), rank) from None
+def read_rank(path: Path, rank: int, ranks: int) -> RankTrace:
+    """Rank ``rank``'s file of a trace of ``ranks`` ranks, as typed nodes."""
+    try:
+        data = path.read_bytes()
+    except OSError as error:
+        raise ChakraTraceError(path, error.strerror or str(error), rank) from None
     stream = _stream(path, rank, data)
     try:
         (_, head), *bodies = framed(stream)

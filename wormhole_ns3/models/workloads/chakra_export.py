@@ -129,7 +129,7 @@ def _collectives(name: str, run: tuple[Task, ...]) -> Iterator[tuple[Operation, 
     for start in range(0, len(run), per):
         flows = run[start: start + per]
         ranks = tuple(dict.fromkeys(rank for flow in flows for rank in (flow.src, flow.dst)))
-        size = sum(flow.bytes for flow in flows) * n // per  # each rank's part of the buffer, N parts in all
+        size = sum(flow.bytes for flow in flows) * n // per  # the buffer: each of its bytes crosses per/n links
         yield (Operation(OpKind.COLLECTIVE, ranks, size, collective=first.collective, group=first.group,
                          phase=first.phase), flows[0].id, per)
 

@@ -1,7 +1,8 @@
 """LLM training iterations on a datacenter fabric: an ordinary ns-3 script.
 
 The workload (GPT or MoE training steps from a preset, a SimAI/AICB workload
-file, or an HPCC-ns-3 flow file) is a graph of flows and compute tasks; an
+file, MLCommons Chakra execution traces, or an HPCC-ns-3 flow file) is a graph
+of flows and compute tasks; an
 ns3::FlowDag starts each flow when what it waits for is done. The fabric is
 rail-optimized by default (each GPU a host, GPU i of every server on rail i),
 with DCTCP over ECN-marking switch queues (or RoCEv2 with DCQCN or HPCC:
@@ -40,12 +41,14 @@ from wormhole_ns3.models.fabric import (
 from wormhole_ns3.models.fabric.standalone import StandaloneFct
 from wormhole_ns3.models.workloads import (
     WorkloadFileError,
+    chakra_to_workload,
     fct_dport,
     hpcc_flows_to_workload,
     list_presets,
     no_flows_reason,
     preset_workload,
     rank_fit,
+    read_chakra_trace,
     read_flows,
     read_simai_workload,
     simai_to_workload,
@@ -64,6 +67,9 @@ def parse_args(argv=None):
     source.add_argument("--preset", default="gpt-small",
                         help="a workload preset (--list shows them; default %(default)s)")
     source.add_argument("--simai", type=Path, metavar="FILE", help="a SimAI / AICB workload file")
+    source.add_argument("--chakra", type=Path, metavar="DIR_OR_PREFIX",
+                        help="MLCommons Chakra execution traces, PREFIX.<rank>.et (or a folder of them): "
+                             "what ASTRA-sim runs; rank r is host r as for --simai")
     source.add_argument("--hpcc-flows", type=Path, metavar="FILE",
                         help="an HPCC-ns-3 flow file (needs --topology-file)")
     parser.add_argument("--topology-file", "--hpcc-topology", dest="topology_file", type=Path, metavar="FILE",
@@ -103,8 +109,11 @@ def parse_args(argv=None):
         parser.error("--hpcc-flows needs --topology-file (or --hpcc-topology), the fabric its node ids name")
     if args.iterations is not None and args.iterations < 1:
         parser.error("--iterations must be at least 1")
-    if args.dp_buckets is not None and (args.simai or args.hpcc_flows):
+    if args.dp_buckets is not None and (args.simai or args.hpcc_flows or args.chakra):
         parser.error("--dp-buckets shapes a preset's gradient all-reduce; a workload file has its own")
+    if args.iterations is not None and args.chakra:
+        parser.error("--iterations repeats a preset's or a SimAI file's iteration; a Chakra trace has its own "
+                     "(a barrier of every rank ends one)")
     if args.ecn_k is not None and args.transport in RDMA_CONGESTION_CONTROLS:
         parser.error("--ecn-k is DCTCP's marking threshold; RDMA switch ports mark between Kmin "
                      "and Kmax")
@@ -139,6 +148,10 @@ def load_workload(args, topology=None):
             return simai_to_workload(read_simai_workload(args.simai), iterations=args.iterations or 1,
                                      gpus_per_server=per_server or GPUS_PER_SERVER,
                                      include_tp=args.intra_server == "nvlink", name=args.simai.stem)
+        if args.chakra:
+            per_server = topology.gpus_per_server if topology is not None else None
+            return chakra_to_workload(read_chakra_trace(args.chakra), gpus_per_server=per_server,
+                                      include_tp=args.intra_server == "nvlink")
         if args.hpcc_flows:
             ranks = {node: rank for rank, node in enumerate(topology.topology.hosts)}
             flows = [replace(f, src=ranks[f.src], dst=ranks[f.dst])

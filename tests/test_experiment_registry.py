@@ -116,6 +116,23 @@ def test_a_users_own_inputs_make_a_preset_of_absolute_paths(tmp_path, monkeypatc
         ["--preset", "gpt-small", "--transport", "dcqcn", "--topology-file", str(tmp_path / "topo")])
 
 
+def test_chakra_traces_of_ones_own_make_a_preset_of_their_absolute_folder_or_prefix(tmp_path, monkeypatch):
+    from chakra_protoc import comp, write_trace
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "traces").mkdir()
+    write_trace(tmp_path / "traces" / "llama", [[comp(1, 10)], [comp(1, 10)]])
+    llm = get_experiment("llm-training")
+    for given, name in (("traces", "chakra-traces-dcqcn"), ("traces/llama", "chakra-llama-dcqcn")):
+        made, preset = llm.with_inputs(None, {"--chakra": given, "--transport": "dcqcn"})
+        assert (preset, made.script_args(preset)) == (
+            name, ["--chakra", str(tmp_path / given), "--transport", "dcqcn"])
+    with pytest.raises(ExperimentError) as error:
+        llm.with_inputs(None, {"--chakra": "traces/gpt"})
+    assert str(error.value) == ("--chakra: traces/gpt: no such folder, and no Chakra traces gpt.<rank>.et "
+                                "beside it")
+
+
 def test_a_gradient_bucket_count_reads_as_buckets_in_the_preset_name():
     llm = get_experiment("llm-training")
     made, name = llm.with_inputs("moe-8x7b-64g-dcqcn", {"--iterations": "1", "--dp-buckets": "1"})

@@ -10,9 +10,11 @@ from wormhole_ns3.models.workloads import (
     ideal_schedule,
     ring_allgather,
     ring_allreduce,
+    ring_broadcast,
     ring_reducescatter,
     send_recv,
 )
+from wormhole_ns3.models.workloads.collectives import flow_count
 
 RINGS = {"allreduce": (ring_allreduce, 2), "reducescatter": (ring_reducescatter, 1), "allgather": (ring_allgather, 1)}
 
@@ -104,6 +106,31 @@ def test_all_to_all_sends_one_share_to_every_other_rank_with_no_flow_waiting_on_
     assert all(len(done[r]) == 2 * (n - 1) for r in group)
 
 
+@given(group=groups, chunk=st.integers(1, 10**6))
+@settings(max_examples=60, deadline=None)
+def test_a_broadcast_pipelines_n_chunks_down_the_chain_from_the_first_rank(group, chunk):
+    n = len(group)
+    workload, done, prereqs = run(ring_broadcast, list(group), n * chunk)
+    flows = workload.flows
+    assert len(flows) == n * (n - 1) == flow_count("broadcast", n)
+    assert Counter((f.src, f.dst) for f in flows) == {(a, b): n for a, b in zip(group, group[1:])}
+    assert all(f.bytes == chunk for f in flows) and bytes_out(workload)[group[-1]] == 0
+    assert longest_flow_chain(workload) == 2 * n - 2  # n chunks through n-1 hops, pipelined
+    first = {f.dst: f for f in flows if f.step == group.index(f.dst) - 1}  # each rank's first receive
+    assert all(set(prereqs[rank]) <= set(first[rank].deps) for rank in group[1:])
+    assert set(prereqs[group[0]]) <= set(first[group[1]].deps)
+    last = {f.src: f.id for f in flows if f.step == n - 1 + group.index(f.src)}
+    assert done[group[0]] == (last[group[0]],) and done[group[-1]] == (last[group[-2]],)
+
+
+def test_flow_count_is_what_each_decomposition_makes():
+    for name, collective in {"allreduce": ring_allreduce, "allgather": ring_allgather, "alltoall": all_to_all,
+                             "reducescatter": ring_reducescatter, "broadcast": ring_broadcast}.items():
+        for n in (1, 2, 5):
+            workload, _, _ = run(collective, list(range(n)), 1000)
+            assert len(workload.flows) == flow_count(name, n), (name, n)
+
+
 def test_send_recv_is_one_flow_done_at_both_ends():
     workload, done, prereqs = run(send_recv, [3, 1], 777)
     (flow,) = workload.flows
@@ -112,7 +139,7 @@ def test_send_recv_is_one_flow_done_at_both_ends():
     assert done == {3: (flow.id,), 1: (flow.id,)}
 
 
-@pytest.mark.parametrize("collective", [ring_allreduce, ring_reducescatter, ring_allgather, all_to_all])
+@pytest.mark.parametrize("collective", [ring_allreduce, ring_reducescatter, ring_allgather, all_to_all, ring_broadcast])
 def test_a_group_of_one_moves_nothing_and_is_done_when_its_prerequisites_are(collective):
     workload, done, prereqs = run(collective, [2], 10)
     assert workload.flows == [] and done == {2: prereqs[2]}

@@ -1,10 +1,14 @@
 """Training workloads as dependency graphs of flows and compute, and readers for existing input formats."""
 
+from wormhole_ns3.models.workloads.chakra import ChakraTrace, ChakraTraceError, read_chakra_trace
+from wormhole_ns3.models.workloads.chakra_export import write_chakra_trace
+from wormhole_ns3.models.workloads.chakra_graph import chakra_to_workload
 from wormhole_ns3.models.workloads.checks import no_flows_reason, rank_fit
 from wormhole_ns3.models.workloads.collectives import (
     all_to_all,
     ring_allgather,
     ring_allreduce,
+    ring_broadcast,
     ring_reducescatter,
     send_recv,
 )
@@ -40,6 +44,11 @@ from wormhole_ns3.models.workloads.text import WorkloadFileError
 from wormhole_ns3.models.workloads.topology import HpccLink, HpccTopology, read_topology
 
 __all__ = [
+    "ChakraTrace",
+    "ChakraTraceError",
+    "chakra_to_workload",
+    "read_chakra_trace",
+    "write_chakra_trace",
     "Task",
     "Workload",
     "WorkloadBuilder",
@@ -50,6 +59,7 @@ __all__ = [
     "all_to_all",
     "ring_allgather",
     "ring_allreduce",
+    "ring_broadcast",
     "ring_reducescatter",
     "send_recv",
     "ComputeModel",

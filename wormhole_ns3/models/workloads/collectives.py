@@ -10,9 +10,10 @@ Sizes are the whole buffer, as NCCL counts them: an all-reduce of ``size``
 bytes; a reduce-scatter whose input is ``size`` bytes (each rank keeps
 size/N); an all-gather whose output is ``size`` bytes (each rank brings
 size/N); an all-to-all where each rank's send buffer is ``size`` bytes (size/N
-to every rank, its own share staying local). size/N chunks differ by at most
-one byte when N does not divide the size; a message of fewer than N bytes
-(SimAI files have some) is sent as one byte per chunk.
+to every rank, its own share staying local); a broadcast of ``size`` bytes
+from the group's first rank. size/N chunks differ by at most one byte when N
+does not divide the size; a message of fewer than N bytes (SimAI files have
+some) is sent as one byte per chunk.
 
 Rendezvous: a rank's first send also waits for the *receiver's*
 prerequisites, since NCCL cannot write into a peer that has not entered the
@@ -82,6 +83,37 @@ def all_to_all(
     return {rank: tuple(flows) for rank, flows in touched.items()}
 
 
+def ring_broadcast(
+    builder: WorkloadBuilder, ranks: Sequence[int], size: int, prereqs: Prerequisites | None = None, **labels
+) -> Done:
+    """Broadcast from ``ranks[0]``, pipelined down the chain ranks[0] -> ranks[1] -> ... in N size/N chunks.
+
+    The rank at position i forwards chunk c once it has received it and has
+    forwarded chunk c-1, as NCCL's ring broadcast does (the last rank sends
+    nothing): N(N-1) flows, labelled with their pipeline step c + i. A rank's
+    first receive also waits for its own prerequisites (rendezvous). Done at
+    a rank: the last chunk it sent and the last it received.
+    """
+    group = _checked_group("broadcast", ranks, size)
+    prereqs = prereqs or {}
+    n = len(group)
+    if n == 1:
+        return _unchanged(group, prereqs)
+    last: dict[int, int] = {}  # hop i (group[i] -> group[i + 1]) -> its flow of the latest chunk
+    for index, chunk in enumerate(split_evenly(max(size, n), n)):
+        for hop in range(n - 1):
+            sender, receiver = group[hop], group[hop + 1]
+            deps = (last[hop],) if index else tuple(prereqs.get(receiver, ()))
+            if hop:
+                deps += (last[hop - 1],)  # the chunk, as the sender received it
+            elif not index:
+                deps += tuple(prereqs.get(sender, ()))
+            last[hop] = builder.add_flow(sender, receiver, chunk, deps, collective="broadcast", step=index + hop,
+                                         **labels)
+    return {rank: tuple(last[hop] for hop in (position - 1, position) if hop in last)
+            for position, rank in enumerate(group)}
+
+
 def send_recv(
     builder: WorkloadBuilder, ranks: Sequence[int], size: int, prereqs: Prerequisites | None = None, **labels
 ) -> Done:
@@ -124,6 +156,11 @@ def _ring(
             sends[rank] = builder.add_flow(rank, receiver, chunk, deps, collective=collective, step=step, **labels)
         last_send = sends
     return {rank: (last_send[rank], last_send[group[position - 1]]) for position, rank in enumerate(group)}
+
+
+def flow_count(collective: str, n: int) -> int:
+    """The flows a decomposition makes over a group of ``n`` ranks, known before it is made (graph sizes)."""
+    return n * (n - 1) * (2 if collective == "allreduce" else 1)
 
 
 def _checked_group(collective: str, ranks: Sequence[int], size: int) -> list[int]:

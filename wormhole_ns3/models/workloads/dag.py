@@ -258,6 +258,10 @@ class WorkloadBuilder:
         self.iteration += 1
         return end
 
+    def tasks_from(self, first: int) -> tuple[Task, ...]:
+        """The tasks added since task ``first``: what a generator's last calls made, to check or to show."""
+        return tuple(self._tasks[first:])
+
     def build(self) -> Workload:
         return Workload(self.name, self.ranks, tuple(self._tasks), tuple(self._iteration_ends), dict(self.metadata),
                         checked=True)

@@ -1,4 +1,5 @@
-"""``wormhole-ns3 experiment list|run|compare|sweep|keep|scoreboard``: named experiments into result folders."""
+"""``wormhole-ns3 experiment list|run|compare|sweep|keep|scoreboard|export-chakra``: named experiments into result
+folders, and presets as Chakra traces."""
 
 from __future__ import annotations
 
@@ -55,6 +56,16 @@ def add_experiment_command(commands: argparse._SubParsersAction) -> None:
                       help="the command that made the result (default: the command.txt it holds)")
     keep.add_argument("--force", action="store_true", help="replace a result already kept in --into")
 
+    export = actions.add_parser("export-chakra",
+                                help="a workload preset as MLCommons Chakra traces (for ASTRA-sim, or --chakra)")
+    export.add_argument("--preset", required=True, metavar="P",
+                        help="a workload preset: gpt-small, moe-small, gpt-7b-64g, ... (llm_training.py --list)")
+    export.add_argument("--out", type=Path, required=True, metavar="DIR", help="the traces' folder: DIR/P.<rank>.et")
+    export.add_argument("--iterations", type=int, metavar="N", help="training iterations (default: the preset's)")
+    export.add_argument("--dp-buckets", type=int, metavar="N",
+                        help="gradient buckets per pipeline stage (default: the preset's)")
+    export.add_argument("--force", action="store_true", help="replace the traces of P already in DIR")
+
     scoreboard = actions.add_parser("scoreboard", help="the table of the kept comparisons, into the README")
     scoreboard.add_argument("--kept", type=Path, default=Path("experiments", "scoreboard"), metavar="DIR",
                             help="the kept comparisons, one folder each (default experiments/scoreboard)")
@@ -69,6 +80,8 @@ def _name_and_preset(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--preset", metavar="P", help="the experiment's preset (default: its default preset)")
     inputs = parser.add_argument_group("inputs of your own (llm-training), instead of a preset or with it")
     inputs.add_argument("--simai", metavar="FILE", help="a SimAI / AICB workload file")
+    inputs.add_argument("--chakra", metavar="DIR_OR_PREFIX",
+                        help="MLCommons Chakra execution traces: PREFIX.<rank>.et, or a folder of them")
     inputs.add_argument("--hpcc-flows", metavar="FILE", help="an HPCC-ns-3 flow file (needs --topology-file)")
     inputs.add_argument("--topology-file", "--hpcc-topology", dest="topology_file", metavar="FILE",
                         help="a topology file of SimAI's generator or of HPCC-ns-3")
@@ -81,9 +94,9 @@ def _name_and_preset(parser: argparse.ArgumentParser) -> None:
 
 
 #: The input options of ``_name_and_preset``, by their attribute names.
-_INPUT_OPTIONS = {"simai": "--simai", "hpcc_flows": "--hpcc-flows", "topology_file": "--topology-file",
-                  "intra_server": "--intra-server", "transport": "--transport", "iterations": "--iterations",
-                  "dp_buckets": "--dp-buckets"}
+_INPUT_OPTIONS = {"simai": "--simai", "chakra": "--chakra", "hpcc_flows": "--hpcc-flows",
+                  "topology_file": "--topology-file", "intra_server": "--intra-server", "transport": "--transport",
+                  "iterations": "--iterations", "dp_buckets": "--dp-buckets"}
 
 
 def _experiment_and_preset(args: argparse.Namespace) -> tuple[Experiment, str]:
@@ -130,6 +143,11 @@ def _dispatch(args: argparse.Namespace) -> int:
 
         kept = keep_result(args.result, args.into, args.made_by, args.force)
         print(f"kept the {kept.kind} {args.result} in {kept.folder}: {', '.join(kept.files)}")
+        return 0
+    if args.experiment_action == "export-chakra":
+        from wormhole_ns3.tools.experiment.export import export_chakra
+
+        print(export_chakra(args.preset, args.out, args.iterations, args.dp_buckets, args.force))
         return 0
     if args.experiment_action == "scoreboard":
         from wormhole_ns3.tools.experiment.scoreboard import update_readme

@@ -10,10 +10,12 @@ in an installed wheel (``experiment_script``).
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
+from enum import Enum
 from pathlib import Path
 
 from wormhole_ns3.examples import DUMBBELL_PRESETS, dumbbell_path
-from wormhole_ns3.models.workloads import list_presets
+from wormhole_ns3.models.workloads import ChakraTraceError, list_presets
+from wormhole_ns3.models.workloads.chakra import trace_files
 from wormhole_ns3.runtime.packaged import packaged_dir
 
 #: The option the runner gives a script that writes its results (``ResultWriter``) into a folder.
@@ -38,6 +40,14 @@ class ExperimentError(Exception):
         return type(self), (str(self), self.exit_code, self.details)
 
 
+class Input(Enum):
+    """What the value of a script's input option is."""
+
+    VALUE = "value"  #: given as it is
+    FILE = "file"  #: a file, given to the script as an absolute path
+    TRACE = "trace"  #: Chakra traces, <prefix>.<rank>.et: a folder of them or their prefix, given absolute
+
+
 @dataclass(frozen=True)
 class Experiment:
     """A named ns-3 script and the script arguments of each of its presets.
@@ -46,8 +56,8 @@ class Experiment:
     folder for its ``ResultWriter``, or None for a script that writes no
     tables of its own (the runner then makes ``flows.csv`` from the flows the
     harness tracked). ``inputs`` are the script's options through which a
-    user gives inputs of their own (``with_inputs``), by option: whether its
-    value is a file.
+    user gives inputs of their own (``with_inputs``), by option: what its
+    value is.
     """
 
     name: str
@@ -56,7 +66,7 @@ class Experiment:
     presets: dict[str, list[str]]
     default_preset: str
     results_dir_option: str | None = RESULTS_DIR_OPTION
-    inputs: dict[str, bool] = field(default_factory=dict)
+    inputs: dict[str, Input] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         if self.default_preset not in self.presets:
@@ -90,22 +100,32 @@ class Experiment:
         args = [] if workload else self.script_args(base)
         parts = [] if workload else [base]
         for option, value in given.items():
-            if self.inputs[option]:
-                path = Path(value)
-                if not path.is_file():
-                    problem = "is a directory, not a file" if path.is_dir() else "no such file"
-                    raise ExperimentError(f"{option} {value}: {problem}")
-                value = str(path.resolve())
-                parts.append(WORKLOAD_INPUTS.get(option, "") + path.stem)
-            else:
+            kind = self.inputs[option]
+            if kind is Input.VALUE:
                 parts.append(NAMED_VALUES.get(option, "{}").format(value, "" if value == "1" else "s"))
+            else:
+                path = Path(value)
+                _check_input(option, value, path, kind)
+                value = str(path.resolve())
+                parts.append(WORKLOAD_INPUTS.get(option, "") + (path.stem if kind is Input.FILE else path.name))
             args += [option, value]
         name = "-".join(parts)
         return replace(self, presets={**self.presets, name: args}), name
 
 
+def _check_input(option: str, value: str, path: Path, kind: Input) -> None:
+    """ExperimentError, in one line, unless ``path`` is the file or the Chakra traces ``option`` takes."""
+    if kind is Input.TRACE:
+        try:
+            trace_files(path)
+        except ChakraTraceError as error:
+            raise ExperimentError(f"{option}: {error}") from None
+    elif not path.is_file():
+        raise ExperimentError(f"{option} {value}: {'is a directory, not a file' if path.is_dir() else 'no such file'}")
+
+
 #: Inputs that are a workload of their own (instead of a preset's), and the prefix of the preset they make.
-WORKLOAD_INPUTS = {"--simai": "simai-", "--hpcc-flows": "hpcc-"}
+WORKLOAD_INPUTS = {"--simai": "simai-", "--hpcc-flows": "hpcc-", "--chakra": "chakra-"}
 #: How an input's value reads in a preset's name, where the bare value would be ambiguous
 #: (``moe-8x7b-64g-dcqcn-1-1bucket``: one iteration, one gradient bucket).
 NAMED_VALUES = {"--dp-buckets": "{}bucket{}"}
@@ -131,8 +151,9 @@ def experiments() -> dict[str, Experiment]:
                 for name in list_presets()
             },
             default_preset="gpt-small",
-            inputs={"--simai": True, "--hpcc-flows": True, "--topology-file": True, "--intra-server": False,
-                    "--transport": False, "--iterations": False, "--dp-buckets": False},
+            inputs={"--simai": Input.FILE, "--hpcc-flows": Input.FILE, "--chakra": Input.TRACE,
+                    "--topology-file": Input.FILE, "--intra-server": Input.VALUE, "--transport": Input.VALUE,
+                    "--iterations": Input.VALUE, "--dp-buckets": Input.VALUE},
         ),
         Experiment(
             name="dctcp-dumbbell",

@@ -13,6 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from types import SimpleNamespace
 
+from wormhole_ns3.accel.draws import Draws
 from wormhole_ns3.accel.links import link_id
 from wormhole_ns3.memo.record import TrajectoryPoint
 
@@ -79,6 +80,8 @@ class FakeImpl:
         self.scheduled: list[tuple[int, object]] = []  #: (delay ns, callback)
         self.classes: dict[int, int] = {}
         self.events_per_tag: dict[int, int] = {}
+        self.draws_per_tag: dict[int, int] = {}  #: random numbers each tag's events drew
+        self.draw_nodes: dict[int, list[int]] = {}  #: the nodes each tag drew at
 
     def NextUnattributedEventTime(self) -> FakeTime:
         return FakeTime(self.next_unattributed_ns)
@@ -110,6 +113,12 @@ class FakeImpl:
 
     def GetTagsEventCount(self, tags: list[int]) -> int:
         return sum(self.events_per_tag.get(tag, 0) for tag in tags)
+
+    def GetTagsDrawCount(self, tags: list[int]) -> int:
+        return sum(self.draws_per_tag.get(tag, 0) for tag in tags)
+
+    def GetTagsDrawNodes(self, tags: list[int]) -> list[int]:
+        return sorted({node for tag in tags for node in self.draw_nodes.get(tag, [])})
 
     def GetCurrentTag(self) -> int:
         return 0
@@ -405,6 +414,12 @@ class FakeMemoHost:
     queues: dict[int, int] = field(default_factory=dict)  #: link -> packets queued on it now
     trajectories: dict[int, list[TrajectoryPoint]] = field(default_factory=dict)
     events: int = 10_000  #: events an episode took to simulate
+    #: flow -> random numbers it drew (and the digest of what it drew): a flow absent drew none
+    draws: dict[int, tuple[int, int]] = field(default_factory=dict)
+    #: link -> why a model there may draw random numbers
+    random_sources: dict[int, tuple[str, ...]] = field(default_factory=dict)
+    #: nodes where flows drew random numbers so far
+    drawing_nodes: frozenset[int] = frozenset()
     started: list[int] = field(default_factory=list)
     held: list[int] = field(default_factory=list)
     completions: dict[int, int] = field(default_factory=dict)  #: flow -> time (ns) of its scheduled completion
@@ -482,6 +497,18 @@ class FakeMemoHost:
 
     def episode_events(self, flows) -> tuple[int, int]:
         return self.events, 0
+
+    def episode_draws(self, flows) -> Draws:
+        drawn = [self.draws[f] for f in flows if f in self.draws]
+        if not drawn:
+            return Draws()
+        return Draws(sum(count for count, _ in drawn), hash(tuple(digest for _, digest in drawn)) & (2**64 - 1))
+
+    def link_random_sources(self, link: int) -> tuple[str, ...]:
+        return self.random_sources.get(link, ())
+
+    def drawn_nodes(self) -> frozenset[int]:
+        return self.drawing_nodes
 
     # actions
     def start_flow(self, flow: int) -> None:

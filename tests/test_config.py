@@ -3,6 +3,7 @@ from dataclasses import fields
 import pytest
 
 from wormhole_ns3 import AcceleratorConfig
+from wormhole_ns3.accel.draws import Fidelity
 from wormhole_ns3.tools.cli import build_parser
 from wormhole_ns3.tools.options import config_argv, config_from
 
@@ -40,7 +41,8 @@ def test_every_setting_is_an_option_and_reaches_a_child_process():
     changed = AcceleratorConfig(theta=0.07, window=7, min_window=3, sample_period=1e-4, fairness=0.2,
                                 convergence_budget=0.01, idle_share=0.01,
                                 settle_rtts=12.0, tail_rtts=9.0, min_skip_samples=2.5, max_skip=0.25, enabled=False,
-                                profile=True, queues=True, rtt=True, verify=0.1, verify_bound=0.05)
+                                profile=True, queues=True, rtt=True, verify=0.1, verify_bound=0.05,
+                                    fidelity=Fidelity.STATISTICAL)
     defaults = AcceleratorConfig()
     assert all(getattr(changed, f.name) != getattr(defaults, f.name) for f in fields(AcceleratorConfig))
     argv = config_argv(changed)

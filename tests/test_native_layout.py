@@ -17,6 +17,8 @@ ALLOWED = {
     "wormhole-datacenter": {"wormhole", "datacenter", "rdma"},
 }
 
+#: The C library's headers with a folder in their name that native/ includes (not relative paths).
+SYSTEM_HEADERS = {"sys/mman.h"}
 INCLUDE = re.compile(r'^\s*#\s*include\s+[<"]([^>"]+)[>"]', re.M)
 
 
@@ -42,6 +44,8 @@ def included_modules(folder, owner):
             continue
         for target in INCLUDE.findall(path.read_text()):
             name = target.rsplit("/", 1)[-1]
+            if target in SYSTEM_HEADERS:
+                continue
             if target.startswith("ns3/") or "/" not in target:
                 if name in owner:
                     yield path, target, owner[name]

@@ -12,6 +12,8 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field, fields
 from typing import Any
 
+from wormhole_ns3.accel.draws import Fidelity
+
 
 def _setting(default: Any, help: str, metavar: str | None = None, flag: str | None = None,
              neutral: bool = False) -> Any:
@@ -115,6 +117,15 @@ class AcceleratorConfig:
         0.0, "re-simulate this fraction of skips and memo replays packet by packet in a forked copy "
         "of the run, report their error (run.json 'verify') and stop a kind of decision whose error "
         "exceeds --verify-bound (default off)", metavar="F", neutral=True)
+    #: What the run stands in for (accel/draws.py). By default plain ns-3 under the same
+    #: seed: a shortcut whose outcome depends on random draws that run would make (RED
+    #: marking between its thresholds, PIE, an application's jitter) is not taken.
+    #: "statistical" lets recorded courses of random-dependent episodes stand in, and is
+    #: judged against ns-3's own seed-to-seed spread (compare --seeds).
+    fidelity: Fidelity = _setting(
+        Fidelity.SAME_SEED, "same-seed (default): no shortcut whose outcome depends on random draws plain ns-3 "
+        "would make otherwise; statistical: courses recorded under other draws may stand in (judge the run "
+        "with compare --seeds)", neutral=True)
     #: The error (a fraction of FCT) beyond which the guard stops a kind of decision.
     verify_bound: float = _setting(
         0.01, "the error, as a fraction of FCT, beyond which --verify stops a kind of decision "
@@ -140,6 +151,8 @@ class AcceleratorConfig:
             raise ValueError(f"verify must be a fraction in [0, 1], got {self.verify}")
         if not self.verify_bound > 0:
             raise ValueError(f"verify_bound must be positive, got {self.verify_bound}")
+        if not isinstance(self.fidelity, Fidelity):
+            raise ValueError(f"fidelity must be one of {', '.join(map(str, Fidelity))}, got {self.fidelity!r}")
         if self.max_skip is not None and self.max_skip <= 0:
             raise ValueError(f"max_skip must be positive, got {self.max_skip}")
 

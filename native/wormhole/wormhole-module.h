@@ -19,6 +19,8 @@
 #include "ns3/onoff-flow.h"
 #include "ns3/port-queue-monitor.h"
 #include "ns3/private-access.h"
+#include "ns3/random-draw-monitor.h"
+#include "ns3/random-sources.h"
 #include "ns3/route-oracle.h"
 #include "ns3/run-observer.h"
 #include "ns3/skip-aware-rtt-estimator.h"

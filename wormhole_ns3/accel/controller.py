@@ -20,6 +20,7 @@ from typing import Any
 
 import numpy as np
 
+from wormhole_ns3.accel.draws import DrawCase
 from wormhole_ns3.accel.fastforward import FlowProgress, SkipEnd, SkipPlan, plan_skip
 from wormhole_ns3.accel.flows import FlowInfo, FlowKind, FlowResult
 from wormhole_ns3.accel.partition import FlowGroups, Partition
@@ -121,6 +122,8 @@ class PartitionState:
     idle: frozenset[int] = frozenset()
     mark_time: float = 0.0
     mark_events: int = 0
+    #: random numbers the partition's flows had drawn at ``mark_time``
+    mark_draws: int = 0
     #: What refused the partition's last judgement since its last flow event or skip (None:
     #: none did): the skip trace says what the transient was measured to hold it back by.
     held_back_by: Limit | None = None
@@ -274,7 +277,8 @@ class Controller:
             # bind the tracker methods now, not inside the timed Run() (see boundary.warm_up)
             self.boundary.warm_up(self.tracker, memo=self._memo_store is not None)
             if self._memo_store is not None:
-                self.memo = self.boundary.memo(MemoDriver(self, self._memo_store, self._memo_context))
+                self.memo = self.boundary.memo(MemoDriver(self, self._memo_store, self._memo_context,
+                                                                self.config.fidelity))
 
     def close(self) -> None:
         """Release what the run holds: the memo store, if any (the run's results stay readable)."""
@@ -565,7 +569,7 @@ class Controller:
                     rtt=max(self._rtt(f) for f in active),
                     changed_at=now,
                 )
-                st.mark_time, st.mark_events = now, self._class_events(st)
+                st.mark_time, st.mark_events, st.mark_draws = now, self._class_events(st), self._class_draws(st)
                 self.tracker.ClearSamples(list(active))
             else:
                 st.partition, st.tag_class = part, self._class_of(members.flows)
@@ -662,6 +666,26 @@ class Controller:
     def _class_events(self, st: PartitionState) -> int:
         """Events executed so far on behalf of the partition's active flows."""
         return int(self.impl.GetTagsEventCount([self.flows[f].tag for f in st.partition.flows]))
+
+    def _class_draws(self, st: PartitionState) -> int:
+        """Random numbers the partition's active flows drew so far (``RandomDrawMonitor``)."""
+        return int(self.impl.GetTagsDrawCount([self.flows[f].tag for f in st.partition.flows]))
+
+    def _draws_in_window(self, st: PartitionState) -> tuple[DrawCase, str]:
+        """A skip's case with respect to random draws, and its words: what its window drew.
+
+        The rates a skip credits were measured over a window in which every sample
+        saw other draws; they held within theta across them, so the credit does not
+        depend on the draws the skipped packets would make (the steady window is
+        itself recordings under different draws that agree).
+        """
+        drawn = self._class_draws(st) - st.mark_draws
+        if not drawn:
+            return DrawCase.DREW_NOTHING, ""
+        tags = [self.flows[f].tag for f in st.partition.flows]
+        nodes = ", ".join(str(int(n)) for n in self.impl.GetTagsDrawNodes(tags))
+        return DrawCase.STEADY_ACROSS_DRAWS, (f"; its window drew {drawn} random numbers (at nodes {nodes}) and "
+                                              f"its rates held steady across them")
 
     # -------------------------------------------------------- steady & skip
     def on_sample(self) -> None:
@@ -846,6 +870,7 @@ class Controller:
         event_rate = (self._class_events(st) - st.mark_events) / window
         rates = st.rates
         assert rates is not None, "only a partition judged steady is skipped"
+        draw_case, drew = self._draws_in_window(st)
         credited = {}
         for f in sorted(st.partition.flows):
             credited[f] = int(self.tracker.Credit(f, int(rates[f] * dt)))
@@ -876,7 +901,8 @@ class Controller:
                     for link in self.flows[f].path
                 ),
                 limit=plan.limit,
-                reason=f"{st.reason}; {self._settled(st, plan.start)}",
+                reason=f"{st.reason}; {self._settled(st, plan.start)}{drew}",
+                draws=draw_case,
             )
         )
         st.held_back_by = None
@@ -905,7 +931,7 @@ class Controller:
     def _resume(self, st: PartitionState, now: float) -> None:
         st.paused_from = st.paused_until = None
         st.resume_event = None
-        st.mark_time, st.mark_events = now, self._class_events(st)
+        st.mark_time, st.mark_events, st.mark_draws = now, self._class_events(st), self._class_draws(st)
         if st.end in JUDGE_AFRESH_AFTER or st.idle:
             # something outside the flows ran: it may have changed them, so judge afresh
             st.rates = None
@@ -1085,7 +1111,7 @@ class Controller:
                 SkipRecord(
                     time=e.time, flow_ids=e.flows, dt=e.span, events_moved=0,
                     events_avoided=e.events_avoided, credited_bytes=0, queue_packets=0,
-                    limit=e.kind.value, reason=e.detail, kind=e.kind.trace_kind,
+                    limit=e.kind.value, reason=e.detail, kind=e.kind.trace_kind, draws=e.draws,
                 )
                 for e in self.memo.events
             ]

@@ -6,6 +6,7 @@ import csv
 from dataclasses import dataclass
 from pathlib import Path
 
+from wormhole_ns3.accel.draws import DrawCase
 from wormhole_ns3.accel.vocabulary import Label
 
 
@@ -34,7 +35,7 @@ class TraceKind(Label):
 #: The trace's columns, in order.
 COLUMNS = (
     "time", "partition", "flows", "dt", "events_moved", "events_avoided", "credited_bytes",
-    "queue_packets", "limit", "reason", "kind",
+    "queue_packets", "limit", "reason", "kind", "draws",
 )
 
 
@@ -52,6 +53,8 @@ class SkipRecord:
     reason: str  #: why the partition was judged steady
     #: A fast-forward, or a memo event.
     kind: TraceKind = TraceKind.STEADY
+    #: Its case with respect to ns-3's random draws (accel/draws.py); None where none applies.
+    draws: DrawCase | None = None
 
     @property
     def partition(self) -> str:
@@ -70,6 +73,7 @@ class SkipRecord:
         """The record as the trace's columns, in plain Python values."""
         row = {column: getattr(self, column) for column in COLUMNS}
         row["kind"] = self.kind.value
+        row["draws"] = self.draws.value if self.draws is not None else ""
         return row
 
 

@@ -14,9 +14,10 @@ from __future__ import annotations
 
 import heapq
 import itertools
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any, Protocol
 
+from wormhole_ns3.accel.draws import Draws, Fidelity
 from wormhole_ns3.accel.flows import SKIPPABLE_CONGESTION_CONTROL, FlowKind, is_paced
 from wormhole_ns3.memo.episodes import GROUPED_PACED_KINDS, MemoEvent, Memoizer, MemoStats
 from wormhole_ns3.memo.record import STATE_FIELDS, TrajectoryPoint
@@ -72,11 +73,12 @@ class MemoRun(Protocol):
 class MemoDriver:
     """The run's side of memoization (implements ``episodes.MemoHost``)."""
 
-    def __init__(self, run: MemoRun, store: MemoStore, context: str) -> None:
+    def __init__(self, run: MemoRun, store: MemoStore, context: str,
+                 fidelity: Fidelity = Fidelity.SAME_SEED) -> None:
         self.run = run
         self.tracker = run.tracker
         self.ns3 = run.ns3
-        self.memo = Memoizer(store, context, self)
+        self.memo = Memoizer(store, context, self, fidelity)
         self._routes: dict[int, tuple[tuple[int, ...], tuple[int, ...]]] = {}
         self._route_between: dict[tuple[int, int, int, int], frozenset[int]] = {}
         self._flow_attributes: dict[int, str] = {}
@@ -88,6 +90,7 @@ class MemoDriver:
         self._link_attributes: dict[int, str] = {}
         self._link_rates: dict[int, float] = {}
         self._lossless: dict[int, bool] = {}
+        self._random_sources: dict[int, tuple[str, ...]] = {}
         self._waiting: set[int] = set()  #: pending flows whose start event is not scheduled yet
         self._order = itertools.count()
         #: flows whose start event is gated and not decided yet -> (start time, start event uid)
@@ -145,11 +148,12 @@ class MemoDriver:
         self._link_attributes.clear()
         self._link_rates.clear()
         self._lossless.clear()
+        self._random_sources.clear()
 
     @property
     def keeps_link_attributes(self) -> bool:
         """True while link facts are cached, which an unattributed event may make stale."""
-        return bool(self._link_attributes or self._link_rates or self._lossless)
+        return bool(self._link_attributes or self._link_rates or self._lossless or self._random_sources)
 
     def _link_fact(self, cache: dict[int, Any], link: int, read: Callable[[int], Any]) -> Any:
         """A fact about a link, read from C++ once until something outside the flows runs."""
@@ -205,6 +209,13 @@ class MemoDriver:
 
     def link_queue(self, link: int) -> int:
         return int(self.tracker.GetQueuedPackets(link))
+
+    def link_random_sources(self, link: int) -> tuple[str, ...]:
+        return self._link_fact(self._random_sources, link,
+                               lambda id_: tuple(str(s) for s in self.tracker.GetLinkRandomSources(id_)))
+
+    def drawn_nodes(self) -> frozenset[int]:
+        return frozenset(int(node) for node in self.run.impl.GetDrawNodes())
 
     def flow_paced(self, flow: int) -> bool:
         return is_paced(self._kind(flow))
@@ -332,6 +343,14 @@ class MemoDriver:
     def _links(self, flow: int) -> tuple[int, ...]:
         data, ack = self.flow_route(flow)
         return data + ack
+
+    def episode_draws(self, flows: Sequence[int]) -> Draws:
+        tags = [int(self.tracker.GetTag(f)) for f in flows]
+        impl = self.run.impl
+        count = int(impl.GetTagsDrawCount(tags))
+        if not count:
+            return Draws()
+        return Draws(count, int(impl.GetTagsDrawDigest(tags)), tuple(int(n) for n in impl.GetTagsDrawNodes(tags)))
 
     def episode_events(self, flows: Iterable[int]) -> tuple[int, int]:
         members = set(flows)

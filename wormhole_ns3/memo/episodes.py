@@ -70,10 +70,12 @@ from dataclasses import dataclass, field
 from functools import partial
 from typing import Any, Protocol
 
+from wormhole_ns3.accel.draws import DrawCase, Draws, Fidelity
 from wormhole_ns3.accel.flows import FlowKind
 from wormhole_ns3.accel.trace import TraceKind
 from wormhole_ns3.accel.vocabulary import Label
 from wormhole_ns3.memo.fingerprint import Episode, FlowDescriptor, LinkDescriptor, fingerprint
+from wormhole_ns3.memo.randomness import admit_mirror, admit_records, describe_case
 from wormhole_ns3.memo.record import (
     MIN_COMPLETED_PER_DIVERGENCE,
     Arrival,
@@ -147,6 +149,9 @@ class MemoHost(Protocol):
                  ) -> list[tuple[int, frozenset[int], int]]: ...
     def drain_time_ns(self, flows: Iterable[int]) -> int: ...
     def episode_events(self, flows: Iterable[int]) -> tuple[int, int]: ...
+    def episode_draws(self, flows: Sequence[int]) -> Draws: ...
+    def link_random_sources(self, link: int) -> tuple[str, ...]: ...
+    def drawn_nodes(self) -> frozenset[int]: ...
     def start_flow(self, flow: int) -> None: ...
     def hold_flow(self, flow: int) -> None: ...
     def complete_flow_at(self, flow: int, time_ns: int) -> None: ...
@@ -183,6 +188,8 @@ class OpenEpisode:
     refusal: str = ""
     #: how the one continuation followed was chosen among alike ones (``_one_course``), for its trace row
     chosen: str = ""
+    #: a replay's or mirror's case with respect to ns-3's random draws (``randomness.py``)
+    draw_case: DrawCase | None = None
     #: packets a replay's completion left out of its links as it opened or a flow joined: it
     #: runs on emptier links than a plain run would, so its recording is not stored
     left_out: int = 0
@@ -308,6 +315,8 @@ class MemoEvent:
     span: float  #: s of simulated time the record covers
     events_avoided: int
     detail: str
+    #: for a replay, a mirror or an episode simulated for its draws: its case (``accel.draws``)
+    draws: DrawCase | None = None
 
 
 @dataclass
@@ -319,6 +328,8 @@ class MemoStats:
     diverged: int = 0
     foreseen: int = 0  #: lookups that knew of flows about to join
     distrusted: int = 0  #: episodes simulated because their key's replays kept diverging
+    #: episodes simulated because their course depends on random draws (``randomness.py``)
+    draw_dependent: int = 0
     unmemoizable: int = 0
     flows_replayed: int = 0
     flows_resumed: int = 0
@@ -328,10 +339,12 @@ class MemoStats:
 class Memoizer:
     """Opens, records, replays and closes episodes as flows arrive and finish."""
 
-    def __init__(self, store: MemoStore, context: str, host: MemoHost) -> None:
+    def __init__(self, store: MemoStore, context: str, host: MemoHost,
+                 fidelity: Fidelity = Fidelity.SAME_SEED) -> None:
         self.store = store
         self.context = context
         self.host = host
+        self.fidelity = fidelity
         self.stats = MemoStats()
         self.trace: list[MemoEvent] = []
         self._episodes: dict[int, OpenEpisode] = {}
@@ -474,14 +487,26 @@ class Memoizer:
             # one cannot be made: an opening like a plain run's is recorded instead, and replaces it
             records = [r for r in continuations if r.initial == len(order) and opening(r.arrivals)
                        and (episode.left_out or not r.left_out)]
+            admission = admit_records(records, self.fidelity)
+            records = admission.records
+            if admission.refusal:
+                episode.refusal = admission.refusal
+                episode.draw_case = DrawCase.DEPENDS if not records else None
             if records:
                 records = self._foreseen(now_ns, episode, order, due, records)
             if records:
+                episode.draw_case = admission.case if any(r.draws for r in records) else DrawCase.DREW_NOTHING
                 self._replay(now_ns, episode, [Candidate(episode, record=r) for r in records], order)
                 return
             leaders = [leader for leader in self._leaders_of(episode.key, order)
                        if opening(leader.arrivals) and leader.foreseen == episode.foreseen
                        and (not leader.left_out or episode.left_out)]
+            if leaders:
+                mirroring = self._mirror_admission(episode.key, order)
+                if mirroring.case is DrawCase.DEPENDS:
+                    episode.refusal, episode.draw_case, leaders = mirroring.refusal, DrawCase.DEPENDS, []
+                else:
+                    episode.draw_case = mirroring.case
             leader = (self._followed_leader(now_ns, episode, flows, leaders)
                       if leaders and self._mirroring_trusted(now_ns, episode) else None)
             if leader is not None:
@@ -490,6 +515,10 @@ class Memoizer:
                 self._replay(now_ns, episode, [candidate], order)
                 return
         self.stats.misses += 1
+        if episode.draw_case is not DrawCase.DEPENDS:
+            episode.draw_case = None
+        else:
+            self.stats.draw_dependent += 1
         episode.mode = RECORDING
         episode.arrivals = [Arrival(0, s) for s in signatures]
         self._leaders.setdefault(episode.key, episode)
@@ -502,6 +531,7 @@ class Memoizer:
         self.trace.append(MemoEvent(
             now_ns * 1e-9, episode.id, MemoDecision.MISS, tuple(order), 0.0, 0,
             f"memo miss {episode.key.hex()[:12]}: {len(order)} flows simulated and {kept} ({why})",
+            draws=episode.draw_case,
         ))
 
     def _join(self, now_ns: int, episode: OpenEpisode, flows: list[int]) -> None:
@@ -589,11 +619,14 @@ class Memoizer:
             for arrival in candidate.arrivals[candidate.initial:]:
                 self._check_later(episode, arrival.offset_ns)
         leader = candidates[0].leader
+        case = episode.draw_case
         if leader is not None:
             detail = (f"memo key {episode.key.hex()[:12]} is being recorded by episode {leader.id} "
                       f"(started {(episode.t0_ns - leader.t0_ns) * 1e-9:.9f} s earlier): {len(order)} "
-                      f"flows on idle links follow it, completing when their counterparts do")
-            self.trace.append(MemoEvent(now_ns * 1e-9, episode.id, MemoDecision.MIRROR, tuple(order), 0.0, 0, detail))
+                      f"flows on idle links follow it, completing when their counterparts do"
+                      + (f"; {describe_case(case)}" if case and case is not DrawCase.DREW_NOTHING else ""))
+            self.trace.append(MemoEvent(now_ns * 1e-9, episode.id, MemoDecision.MIRROR, tuple(order), 0.0, 0, detail,
+                                        draws=case))
             return
         longest = max(c.stored.close_ns for c in candidates)
         self.trace.append(MemoEvent(
@@ -604,7 +637,9 @@ class Memoizer:
             f"and transport parameters, versions); completions replayed, later arrivals checked"
             + (f"; joiners the run cannot foresee yet are followed as {episode.confirmed} recordings had them"
                if episode.confirmed else "")
-            + (f"; {episode.chosen}" if episode.chosen else ""),
+            + (f"; {episode.chosen}" if episode.chosen else "")
+            + (f"; {describe_case(case)}" if case and case is not DrawCase.DREW_NOTHING else ""),
+            draws=case,
         ))
 
     def _hold_replayed(self, episode: OpenEpisode, flows: list[int]) -> None:
@@ -1320,6 +1355,33 @@ class Memoizer:
         first = self._leaders.get(key)
         return [] if first is None else [first]
 
+    def _mirror_admission(self, key: bytes, order: list[int]):
+        """Whether twins of ``order`` may follow a recording of ``key`` being made now (``admit_mirror``)."""
+        links = self._links_of(order)
+        sources = {link: self.host.link_random_sources(link) for link in links}
+        return admit_mirror(self._continuations(key), links, sources, self.host.drawn_nodes(), self.fidelity)
+
+    def _watch_leader_draws(self, now_ns: int, leader: OpenEpisode) -> None:
+        """Before a leader's finish reaches its followers: a leader that drew leaves the twins it may not lead.
+
+        A mirror taken because no model on its links was known to draw (or its
+        key's recordings drew nothing) stands for a deterministic course; a leader
+        that drew after all (a model drawing through a variable of its own) ran a
+        course its twins would not, under draws of their own.
+        """
+        watched = [c for c in leader.followers if c.episode.draw_case in (DrawCase.NO_SOURCE, DrawCase.DREW_NOTHING)]
+        if not watched:
+            return
+        draws = self.host.episode_draws(leader.flows)
+        if not draws.drew:
+            return
+        for candidate in watched:
+            if candidate.episode.mode == REPLAYING:
+                candidate.episode.draw_case = DrawCase.DEPENDS
+                self._diverge(now_ns, candidate.episode,
+                              f"the episode it mirrored {draws.describe()}, and its course depends on draws of "
+                              f"its own")
+
     def _drop_leader(self, episode: OpenEpisode) -> None:
         """No episode opening from now on mirrors this one."""
         if self._leaders.get(episode.key) is episode:
@@ -1373,6 +1435,7 @@ class Memoizer:
             now_ns * 1e-9, episode.id, MemoDecision.DIVERGED, tuple(resumed), offset * 1e-9, 0,
             f"{why}: replay stopped at +{offset} ns, {len(resumed)} flow(s) resumed from the "
             f"recorded trajectory; the next episodes with this key are recorded again",
+            draws=episode.draw_case if episode.draw_case is DrawCase.DEPENDS else None,
         ))
 
     def _progress(self, candidate: Candidate, index: int, offset: int) -> tuple[int, TrajectoryPoint | None]:
@@ -1538,6 +1601,7 @@ class Memoizer:
             ]
             episode.outcomes[flow] = FlowOutcome(now_ns - episode.t0_ns, _thin(points), rank=len(episode.outcomes),
                                                  trailing=tuple(map(self.host.link_queue, self._route(flow))))
+            self._watch_leader_draws(now_ns, episode)
             for candidate in episode.followers:
                 shadow = candidate.flow_of.get(episode.flows.index(flow))
                 if shadow is not None:
@@ -1555,6 +1619,7 @@ class Memoizer:
 
     def _record(self, now_ns: int, episode: OpenEpisode) -> EpisodeRecord:
         events, avoided = self.host.episode_events(episode.flows)
+        draws = self.host.episode_draws(episode.flows)
         return EpisodeRecord(
             initial=episode.initial,
             arrivals=tuple(episode.arrivals),
@@ -1564,6 +1629,8 @@ class Memoizer:
             events_avoided=avoided,
             foreseen=self._joined_pattern(episode),
             left_out=episode.left_out,
+            draws=draws.count,
+            draw_digests=(draws.digest,) if draws.drew else (),
         )
 
     def _store(self, now_ns: int, episode: OpenEpisode, record: EpisodeRecord) -> None:
@@ -1583,9 +1650,10 @@ class Memoizer:
                 self.stats.recorded += 1
             what = (f"confirmed {episode.key.hex()[:12]}: a stored course, now taken by {seen + 1} recordings"
                     if seen else f"stored {episode.key.hex()[:12]}")
+            drew = f", drew {record.draws} random numbers" if record.draws else ""
             self.trace.append(MemoEvent(
                 now_ns * 1e-9, episode.id, MemoDecision.RECORDED, tuple(episode.flows), record.close_ns * 1e-9, 0,
-                f"{what}: {len(episode.flows)} flows, {total} events to simulate",
+                f"{what}: {len(episode.flows)} flows, {total} events to simulate{drew}",
             ))
 
     def _release_finished_links(self, episode: OpenEpisode, flow: int, now_ns: int) -> None:

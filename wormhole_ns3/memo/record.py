@@ -41,7 +41,9 @@ from wormhole_ns3.accel.flows import FlowKind
 #: 5: each flow's ``trailing`` queues, which a replay's completion leaves out, and the
 #: packets a recording's links lacked as it opened (``left_out``), and how many recordings
 #: took each continuation's course (``seen``).
-RECORD_FORMAT = 5
+#: 6: the random numbers the recording drew (``draws``), and the digests of the draws
+#: of the recordings that took its course (``draw_digests``).
+RECORD_FORMAT = 6
 
 #: TCP sender state fields, in the order a trajectory point stores them.
 TCP_FIELDS = ("cwnd", "ssthresh", "alpha", "srtt", "rttvar", "rto")
@@ -58,6 +60,9 @@ STATE_FIELDS: dict[str, tuple[str, ...]] = {
 
 #: Continuations kept per key; a key with more is not worth replaying.
 MAX_CONTINUATIONS = 16
+
+#: Draw digests kept per continuation: two already say different draws took its course.
+MAX_DRAW_DIGESTS = 4
 
 
 class RecordError(ValueError):
@@ -136,6 +141,12 @@ class EpisodeRecord:
     #: how many recordings took this very course (``add_continuation``). Joiners the run
     #: cannot foresee at the opening are followed once two recordings agreed on them.
     seen: int = 1
+    #: random numbers its flows drew while it was recorded (``RandomDrawMonitor``): 0 for a
+    #: course no draw shaped, which any episode of its key and arrivals takes again
+    draws: int = 0
+    #: the digests of the draws of the recordings that took this course, each once (at most
+    #: MAX_DRAW_DIGESTS): two or more, and recordings under different draws took it
+    draw_digests: tuple[int, ...] = ()
 
     def situation(self) -> tuple:
         """What a lookup tells records apart by before following one: its opening flows and the joiners it foresaw."""
@@ -158,6 +169,8 @@ class EpisodeRecord:
             "foreseen": self.foreseen,
             "left_out": self.left_out,
             "seen": self.seen,
+            "draws": self.draws,
+            "draw_digests": list(self.draw_digests),
             "flows": [
                 [a.offset_ns, a.signature, o.finish_ns,
                  [[p.offset_ns, p.delivered, *p.state] for p in o.trajectory], o.rank, list(o.trailing)]
@@ -185,6 +198,8 @@ class EpisodeRecord:
                 foreseen=str(document["foreseen"]),
                 left_out=int(document["left_out"]),
                 seen=int(document["seen"]),
+                draws=int(document["draws"]),
+                draw_digests=tuple(int(d) for d in document["draw_digests"]),
             )
         except RecordError:
             raise
@@ -268,7 +283,9 @@ def add_continuation(value: bytes | None, record: EpisodeRecord) -> bytes | None
         records = [r for r in records if not (r.left_out and r in alike)]
     same = next((i for i, r in enumerate(records) if record.same_course(r)), None)
     if same is not None:
-        records[same] = replace(records[same], seen=records[same].seen + 1)
+        taken = records[same]
+        digests = sorted(set(taken.draw_digests) | set(record.draw_digests))[:MAX_DRAW_DIGESTS]
+        records[same] = replace(taken, seen=taken.seen + 1, draw_digests=tuple(digests))
         return encode_continuations(records, track)
     if len(records) >= MAX_CONTINUATIONS:
         return None

@@ -14,6 +14,7 @@ import sys
 import types
 import typing
 from dataclasses import Field, fields
+from enum import Enum
 from pathlib import Path
 
 from wormhole_ns3.config import AcceleratorConfig
@@ -41,6 +42,9 @@ def add_config_options(parser: argparse.ArgumentParser) -> None:
         if kind is bool:
             group.add_argument(name, dest=spec.name, action=argparse.BooleanOptionalAction,
                                default=spec.default, help=spec.metadata["help"])
+        elif issubclass(kind, Enum):
+            group.add_argument(name, dest=spec.name, type=kind, default=spec.default, choices=list(kind),
+                               metavar="{" + ",".join(map(str, kind)) + "}", help=spec.metadata["help"])
         else:
             group.add_argument(name, dest=spec.name, type=kind, default=spec.default,
                                metavar=spec.metadata.get("metavar"), help=spec.metadata["help"])
@@ -60,6 +64,8 @@ def config_argv(config: AcceleratorConfig) -> list[str]:
             continue
         if isinstance(value, bool):
             argv.append(f"--{'' if value else 'no-'}{_flag(spec)}")
+        elif isinstance(value, Enum):
+            argv.append(f"--{_flag(spec)}={value.value}")
         else:
             argv.append(f"--{_flag(spec)}={value!r}")
     return argv

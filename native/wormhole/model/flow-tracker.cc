@@ -9,6 +9,7 @@
 #include "flow-source.h"
 #include "flow-tag.h"
 #include "private-access.h"
+#include "random-sources.h"
 #include "route-oracle.h"
 #include "workload-oracle.h"
 #include "wormhole-baseline-simulator-impl.h"
@@ -1442,6 +1443,58 @@ FlowTracker::IsLossless(uint64_t link) const
         }
     }
     return true;
+}
+
+std::vector<std::string>
+FlowTracker::GetLinkRandomSources(uint64_t link) const
+{
+    Ptr<NetDevice> device = LinkDevice(link);
+    Ptr<Node> node = device->GetNode();
+    std::vector<std::string> sources;
+    auto add = [&sources](Ptr<const Object> object) {
+        for (std::string& source : wormhole::DescribeRandomSources(object))
+        {
+            sources.push_back(std::move(source));
+        }
+    };
+    if (auto ipv4 = node->GetObject<Ipv4>())
+    {
+        Ptr<Ipv4RoutingProtocol> routing = ipv4->GetRoutingProtocol();
+        add(routing);
+        if (auto list = DynamicCast<Ipv4ListRouting>(routing))
+        {
+            for (uint32_t i = 0; i < list->GetNRoutingProtocols(); ++i)
+            {
+                int16_t priority;
+                add(list->GetRoutingProtocol(i, priority));
+            }
+        }
+    }
+    if (auto tc = node->GetObject<TrafficControlLayer>())
+    {
+        Ptr<QueueDisc> root = tc->GetRootQueueDiscOnDevice(device);
+        add(root);
+        for (std::size_t c = 0; root && c < root->GetNQueueDiscClasses(); ++c)
+        {
+            add(root->GetQueueDiscClass(c)->GetQueueDisc());
+        }
+    }
+    add(device);
+    if (auto p2p = DynamicCast<PointToPointNetDevice>(device))
+    {
+        add(p2p->GetQueue());
+    }
+    Ptr<Channel> channel = device->GetChannel();
+    for (std::size_t d = 0; channel && d < channel->GetNDevices(); ++d)
+    {
+        if (channel->GetDevice(d) != device)
+        {
+            add(channel->GetDevice(d));
+        }
+    }
+    std::sort(sources.begin(), sources.end());
+    sources.erase(std::unique(sources.begin(), sources.end()), sources.end());
+    return sources;
 }
 
 TcpFlowState

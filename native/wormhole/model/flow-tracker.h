@@ -335,6 +335,13 @@ class FlowTracker : public Object
     std::string GetLinkFingerprint(uint64_t link) const;
     /** @return true if nothing on the link drops packets at random (no receive error model). */
     bool IsLossless(uint64_t link) const;
+    /**
+     * @return why a packet crossing the link may make a model draw random
+     * numbers (wormhole::DescribeRandomSources of its node's routing, its
+     * queue discs, device, transmit queue and the devices it sends to); empty
+     * if no model there is known to.
+     */
+    std::vector<std::string> GetLinkRandomSources(uint64_t link) const;
     /** @return the sender state of a TCP flow (cwnd 0 for UDP or before it connects). */
     TcpFlowState GetTcpState(uint32_t flow) const;
     /** Put a TCP flow's sender in a recorded state. @return false for a flow that is not TCP. */

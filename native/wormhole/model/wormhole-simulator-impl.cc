@@ -3,6 +3,7 @@
  */
 #include "wormhole-simulator-impl.h"
 
+#include "random-draw-monitor.h"
 #include "run-observer.h"
 
 #include "ns3/assert.h"
@@ -14,6 +15,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <utility>
 
@@ -38,6 +40,9 @@ WormholeSimulatorImpl::WormholeSimulatorImpl()
     : m_tagHead{nullptr},
       m_tagClass{UNATTRIBUTED},
       m_tagEventCount{0},
+      m_tagDrawCount{0},
+      m_otherDrawCount(0),
+      m_seesDraws(false),
       m_tagPauses(1),
       m_stop(false),
       // uids 0-3 are reserved by EventId (INVALID, NOW, DESTROY, RESERVED)
@@ -56,6 +61,11 @@ WormholeSimulatorImpl::WormholeSimulatorImpl()
       m_watchdogSince(0)
 {
     NS_LOG_FUNCTION(this);
+    Ptr<RandomDrawMonitor> monitor = RandomDrawMonitor::Get();
+    m_seesDraws = monitor->Install();
+    bool connected =
+        monitor->TraceConnectWithoutContext("Draw", MakeCallback(&WormholeSimulatorImpl::NoteDraw, this));
+    NS_ABORT_MSG_UNLESS(connected, "RandomDrawMonitor has no Draw trace source");
 }
 
 WormholeSimulatorImpl::~WormholeSimulatorImpl()
@@ -74,6 +84,9 @@ WormholeSimulatorImpl::DoDispose()
     m_systemPending = m_housekeepingPending = 0;
     std::fill(m_tagHead.begin(), m_tagHead.end(), nullptr);
     m_moved.clear();
+    RandomDrawMonitor::Get()->TraceDisconnectWithoutContext(
+        "Draw",
+        MakeCallback(&WormholeSimulatorImpl::NoteDraw, this));
     SimulatorImpl::DoDispose();
 }
 
@@ -607,6 +620,7 @@ WormholeSimulatorImpl::NewTag()
     NS_ASSERT(IsFlowTag(tag));
     m_tagClass.push_back(tag);
     m_tagEventCount.push_back(0);
+    m_tagDrawCount.push_back(0);
     m_tagPauses.emplace_back();
     m_tagHead.push_back(nullptr);
     return tag;
@@ -828,6 +842,104 @@ WormholeSimulatorImpl::GetTagsEventCount(const std::vector<uint32_t>& tags) cons
         count += IsFlowTag(tag) && tag < m_tagEventCount.size() ? m_tagEventCount[tag] : 0;
     }
     return count;
+}
+
+namespace
+{
+/** Add a value to a sorted vector that holds each value once. */
+void
+InsertOnce(std::vector<uint32_t>& values, uint32_t value)
+{
+    auto at = std::lower_bound(values.begin(), values.end(), value);
+    if (at == values.end() || *at != value)
+    {
+        values.insert(at, value);
+    }
+}
+
+/** One step of a digest: order-sensitive, and every bit of the value counts. */
+uint64_t
+Mix(uint64_t digest, uint64_t value)
+{
+    digest ^= value + 0x9e3779b97f4a7c15ULL + (digest << 6) + (digest >> 2);
+    return digest * 0xbf58476d1ce4e5b9ULL;
+}
+} // namespace
+
+void
+WormholeSimulatorImpl::NoteDraw(const RngStream*, double value)
+{
+    uint32_t tag = m_currentTag;
+    if (!IsFlowTag(tag) || tag >= m_tagDrawCount.size())
+    {
+        ++m_otherDrawCount;
+        return;
+    }
+    ++m_tagDrawCount[tag];
+    InsertOnce(m_tagDrawNodes[tag], m_currentContext);
+    InsertOnce(m_drawNodes, m_currentContext);
+    uint64_t bits;
+    std::memcpy(&bits, &value, sizeof bits);
+    uint64_t& digest = m_tagDrawDigest[tag];
+    digest = Mix(digest, bits);
+}
+
+uint64_t
+WormholeSimulatorImpl::GetTagsDrawDigest(const std::vector<uint32_t>& tags) const
+{
+    uint64_t digest = 0;
+    for (uint32_t tag : tags)
+    {
+        auto found = m_tagDrawDigest.find(tag);
+        digest = Mix(digest, found == m_tagDrawDigest.end() ? 0 : found->second);
+    }
+    return digest;
+}
+
+std::vector<uint32_t>
+WormholeSimulatorImpl::GetDrawNodes() const
+{
+    return m_drawNodes;
+}
+
+uint64_t
+WormholeSimulatorImpl::GetTagsDrawCount(const std::vector<uint32_t>& tags) const
+{
+    uint64_t count = 0;
+    for (uint32_t tag : tags)
+    {
+        count += IsFlowTag(tag) && tag < m_tagDrawCount.size() ? m_tagDrawCount[tag] : 0;
+    }
+    return count;
+}
+
+std::vector<uint32_t>
+WormholeSimulatorImpl::GetTagsDrawNodes(const std::vector<uint32_t>& tags) const
+{
+    std::vector<uint32_t> nodes;
+    for (uint32_t tag : tags)
+    {
+        auto found = m_tagDrawNodes.find(tag);
+        if (found != m_tagDrawNodes.end())
+        {
+            nodes.insert(nodes.end(), found->second.begin(), found->second.end());
+        }
+    }
+    std::sort(nodes.begin(), nodes.end());
+    nodes.erase(std::unique(nodes.begin(), nodes.end()), nodes.end());
+    return nodes;
+}
+
+uint64_t
+WormholeSimulatorImpl::GetOtherDrawCount() const
+{
+    return m_otherDrawCount;
+}
+
+bool
+WormholeSimulatorImpl::SeesDraws() const
+{
+    return m_seesDraws;
 }
 
 Time

@@ -26,6 +26,8 @@
 namespace ns3
 {
 
+class RngStream;
+
 /**
  * @brief Sequential simulator that can shift the pending events of one
  * partition later (or back) by a time offset.
@@ -215,6 +217,28 @@ class WormholeSimulatorImpl : public SimulatorImpl
      */
     uint64_t GetTagsEventCount(const std::vector<uint32_t>& tags) const;
     /**
+     * @return the number of random numbers drawn (RandomDrawMonitor) by
+     * executed events attributed to any of these tags: whether what those
+     * flows did depended on ns-3's random streams.
+     */
+    uint64_t GetTagsDrawCount(const std::vector<uint32_t>& tags) const;
+    /** @return the nodes (contexts) at which those draws were made, in increasing order. */
+    std::vector<uint32_t> GetTagsDrawNodes(const std::vector<uint32_t>& tags) const;
+    /**
+     * @return a digest of the numbers those tags drew, each tag's in the order
+     * drawn, the tags' in the order given: equal digests mean the same draws.
+     */
+    uint64_t GetTagsDrawDigest(const std::vector<uint32_t>& tags) const;
+    /** @return every node at which a flow's event drew a random number, in increasing order. */
+    std::vector<uint32_t> GetDrawNodes() const;
+    /**
+     * @return the random numbers drawn outside any flow's events: before Run(),
+     * by events no flow caused (a user's callback, a routing protocol's timer).
+     */
+    uint64_t GetOtherDrawCount() const;
+    /** @return true if every draw is seen (the RandomDrawMonitor could interpose). */
+    bool SeesDraws() const;
+    /**
      * @return how much of the interval [from, to] the tag of the running
      * event spent paused by moves: what a skip-aware RTT estimator subtracts.
      */
@@ -298,6 +322,8 @@ class WormholeSimulatorImpl : public SimulatorImpl
     };
 
     void ProcessOneEvent();
+    /** The RandomDrawMonitor's Draw trace: attribute the draw to the running event. */
+    void NoteDraw(const RngStream* stream, double value);
     EventId Insert(uint64_t ts,
                    uint32_t context,
                    uint32_t tag,
@@ -325,6 +351,15 @@ class WormholeSimulatorImpl : public SimulatorImpl
     std::list<EventId> m_destroyEvents;
     std::vector<uint32_t> m_tagClass;
     std::vector<uint64_t> m_tagEventCount;
+    /** Per tag, the random numbers its events drew. */
+    std::vector<uint64_t> m_tagDrawCount;
+    /** Per tag that drew, the nodes it drew at (sorted, each once), and a digest of what it drew. */
+    std::unordered_map<uint32_t, std::vector<uint32_t>> m_tagDrawNodes;
+    std::unordered_map<uint32_t, uint64_t> m_tagDrawDigest;
+    /** Every node a flow's event drew at (sorted, each once). */
+    std::vector<uint32_t> m_drawNodes;
+    uint64_t m_otherDrawCount;
+    bool m_seesDraws;
     /** Per tag, the pauses moves imposed on it, oldest first. */
     std::vector<std::vector<Pause>> m_tagPauses;
     Callback<void> m_afterUnattributed;

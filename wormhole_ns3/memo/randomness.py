@@ -1,0 +1,140 @@
+"""Which recorded courses may stand in for an episode, given ns-3's random draws.
+
+A key holds what shapes an episode's course (flows, routes, links, transport,
+versions) but not the random numbers its packets make models draw: RED
+marking between its thresholds, PIE, an application's jitter. Without draws
+a course is deterministic, and every episode of the key that meets the same
+joiners takes it again. With draws it is one sample: plain ns-3 under the
+same seed draws other numbers there (another iteration, another group's
+queues), and may end elsewhere; a user's MoE layers, mirrored across two
+groups, ended up to 76% off so.
+
+So, under same-seed fidelity (the default), a recording that drew stands in
+only if its course does not depend on the draws: recordings made under
+different draws (other digests) took it, exactly or within the bound on
+every flow's FCT. A mirror follows a recording still being made, whose draws
+are not known yet: it is taken where the key's recordings drew nothing, or
+where none exists yet and no model on its links is known to draw and none
+drew there so far (its leader's draws are then watched, ``Memoizer``).
+Under statistical fidelity every course may stand in, and the run is judged
+against ns-3's seed-to-seed spread instead.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+
+from wormhole_ns3.accel.draws import DrawCase, Fidelity
+from wormhole_ns3.accel.links import link_node
+from wormhole_ns3.memo.record import EpisodeRecord
+
+#: How far apart two recordings' flows may end, as a share of each flow's FCT, and still
+#: be one course (the error guard's default bound).
+AGREEMENT_BOUND = 0.01
+
+
+@dataclass(frozen=True)
+class Admission:
+    """The courses that may stand in for an episode, the case they are in, and why the others may not."""
+
+    records: list[EpisodeRecord]
+    case: DrawCase
+    #: why courses that open like it were not admitted ("" when none was refused for its draws)
+    refusal: str = ""
+
+
+def agree(a: EpisodeRecord, b: EpisodeRecord, bound: float = AGREEMENT_BOUND) -> bool:
+    """Two recordings of one situation whose flows arrive alike and each end within ``bound`` of its FCT."""
+    if (a.initial, a.arrivals, a.foreseen) != (b.initial, b.arrivals, b.foreseen):
+        return False
+    for arrival, mine, theirs in zip(a.arrivals, a.outcomes, b.outcomes):
+        fct = max(mine.finish_ns, theirs.finish_ns) - arrival.offset_ns
+        if abs(mine.finish_ns - theirs.finish_ns) > bound * max(fct, 1):
+            return False
+    return True
+
+
+def _confirmed(record: EpisodeRecord, drawing: Sequence[EpisodeRecord], bound: float) -> bool:
+    """Recordings under different draws took this course: its own (several digests), or another within bound."""
+    if len(record.draw_digests) >= 2:
+        return True
+    return any(other is not record and set(other.draw_digests) != set(record.draw_digests)
+               and agree(record, other, bound) for other in drawing)
+
+
+def _one_per_course(records: Iterable[EpisodeRecord]) -> list[EpisodeRecord]:
+    """The first stored of recordings alike in their arrivals: one course, so a replay follows one end per flow."""
+    kept: dict[tuple, EpisodeRecord] = {}
+    for record in records:
+        kept.setdefault((record.initial, record.arrivals, record.foreseen), record)
+    return list(kept.values())
+
+
+def admit_records(records: Sequence[EpisodeRecord], fidelity: Fidelity,
+                  bound: float = AGREEMENT_BOUND) -> Admission:
+    """Which stored continuations that open like an episode may be replayed for it."""
+    drawing = [r for r in records if r.draws]
+    if not drawing:
+        return Admission(list(records), DrawCase.DREW_NOTHING)
+    steady = [r for r in records if not r.draws]
+    if fidelity is Fidelity.STATISTICAL:
+        return Admission(steady + _one_per_course(drawing), DrawCase.STATISTICAL)
+    confirmed = [r for r in drawing if _confirmed(r, drawing, bound)]
+    refused = len(drawing) - len(confirmed)
+    refusal = "" if not refused else (
+        f"{refused} of its stored continuations drew random numbers (up to "
+        f"{max(r.draws for r in drawing)}) and no recording under other draws took their course within "
+        f"{bound:.0%}: plain ns-3 draws its own there")
+    admitted = steady + _one_per_course(confirmed)
+    case = DrawCase.AGREED if confirmed else (DrawCase.DREW_NOTHING if steady else DrawCase.DEPENDS)
+    return Admission(admitted, case, refusal)
+
+
+def admit_mirror(records: Sequence[EpisodeRecord], links: Iterable[int],
+                 sources: Mapping[int, Sequence[str]], drawn_nodes: frozenset[int],
+                 fidelity: Fidelity, bound: float = AGREEMENT_BOUND) -> Admission:
+    """Whether an episode may follow a recording of its key being made now, whose draws are not known yet.
+
+    ``records``: the key's stored continuations; ``sources``: per link of the
+    episode, why a model there may draw (``FlowTracker::GetLinkRandomSources``);
+    ``drawn_nodes``: the nodes where a flow's event drew so far this run.
+    """
+    if fidelity is Fidelity.STATISTICAL:
+        return Admission([], DrawCase.STATISTICAL)
+    if records:
+        drawing = [r for r in records if r.draws]
+        if not drawing:
+            return Admission([], DrawCase.DREW_NOTHING)
+        if all(_confirmed(r, drawing, bound) for r in drawing):
+            return Admission([], DrawCase.AGREED)
+        return Admission([], DrawCase.DEPENDS, (
+            f"its key's recordings drew random numbers (up to {max(r.draws for r in drawing)}) and no "
+            f"recording under other draws took their course within {bound:.0%}: its twin's course "
+            f"depends on draws of its own"))
+    links = sorted(set(links))
+    known = sorted({source for link in links for source in sources.get(link, ())})
+    if known:
+        return Admission([], DrawCase.DEPENDS, (
+            f"no recording of its key yet, and models on its links may draw random numbers "
+            f"({'; '.join(known)}): its twin's course may depend on draws of its own"))
+    drew = sorted({link_node(link) for link in links} & drawn_nodes)
+    if drew:
+        return Admission([], DrawCase.DEPENDS, (
+            f"no recording of its key yet, and flows drew random numbers at node"
+            f"{'s' if len(drew) > 1 else ''} {', '.join(map(str, drew))} of its links earlier in this run"))
+    return Admission([], DrawCase.NO_SOURCE)
+
+
+def describe_case(case: DrawCase) -> str:
+    """What a replay's or a mirror's case says, for its trace row."""
+    return {
+        DrawCase.DREW_NOTHING: "its recordings drew no random number: the course is deterministic",
+        DrawCase.NO_SOURCE: ("no model on its links is known to draw random numbers and none drew there yet "
+                             "(its leader's draws are watched)"),
+        DrawCase.AGREED: (f"its recordings drew random numbers, and recordings under other draws took its course "
+                          f"within {AGREEMENT_BOUND:.0%}"),
+        DrawCase.STATISTICAL: "statistical fidelity: a course recorded under other draws stands in",
+        DrawCase.DEPENDS: "its course depends on random draws",
+        DrawCase.STEADY_ACROSS_DRAWS: "its rates held steady across the random numbers its window drew",
+    }[case]

@@ -15,6 +15,7 @@ from types import SimpleNamespace
 
 from wormhole_ns3.accel.draws import Draws
 from wormhole_ns3.accel.links import link_id
+from wormhole_ns3.memo.episodes import MemoDecision, Memoizer
 from wormhole_ns3.memo.record import TrajectoryPoint
 
 NEVER_NS = 10**15
@@ -532,3 +533,33 @@ class FakeMemoHost:
 
     def call_at(self, time_ns: int, action) -> None:
         self.calls.append((time_ns, action))
+
+
+# ------------------------------------------------ driving a Memoizer over a FakeMemoHost
+MS = 1_000_000  # ns
+
+
+def incast(host: FakeMemoHost, first_flow: int, switch: int, senders: int = 2) -> list[int]:
+    """``senders`` flows into one receiver behind ``switch`` (links numbered after the switch)."""
+    receiver, bottleneck = switch + 1, link_id(switch, 1)
+    flows = []
+    for i in range(senders):
+        sender = switch + 2 + i
+        data = (link_id(sender, 1), bottleneck)
+        ack = (link_id(receiver, 1), link_id(switch, 2 + i))
+        host.add(first_flow + i, (data, ack))
+        flows.append(first_flow + i)
+    return flows
+
+
+def kinds(memo: Memoizer) -> list[MemoDecision]:
+    return [event.kind for event in memo.trace]
+
+
+def record_episode(memo: Memoizer, host: FakeMemoHost, flows: list[int], t0: int, finishes: list[int]) -> None:
+    """Flows arrive at ``t0`` and are simulated; each finishes ``finishes[i]`` ns later."""
+    memo.arrive(t0, flows)
+    for flow, after in sorted(zip(flows, finishes), key=lambda x: x[1]):
+        host.trajectories[flow] = [TrajectoryPoint(t0 + after // 2, 500_000, (10.0, 20.0)),
+                                   TrajectoryPoint(t0 + after, 1_000_000, (12.0, 20.0))]
+        memo.finished(t0 + after, flow)

@@ -22,41 +22,13 @@ from wormhole_ns3.memo.record import (
 )
 from wormhole_ns3.memo.store import MemoStore
 
-from fakes import FakeMemoHost
-
-MS = 1_000_000  # ns
-
-
-def incast(host: FakeMemoHost, first_flow: int, switch: int, senders: int = 2) -> list[int]:
-    """``senders`` flows into one receiver behind ``switch`` (links numbered after the switch)."""
-    receiver, bottleneck = switch + 1, link_id(switch, 1)
-    flows = []
-    for i in range(senders):
-        sender = switch + 2 + i
-        data = (link_id(sender, 1), bottleneck)
-        ack = (link_id(receiver, 1), link_id(switch, 2 + i))
-        host.add(first_flow + i, (data, ack))
-        flows.append(first_flow + i)
-    return flows
+from fakes import MS, FakeMemoHost, incast, kinds, record_episode
 
 
 @pytest.fixture
 def store(tmp_path):
     with MemoStore.open(tmp_path / "memo") as opened:
         yield opened
-
-
-def kinds(memo: Memoizer) -> list[MemoDecision]:
-    return [event.kind for event in memo.trace]
-
-
-def record_episode(memo: Memoizer, host: FakeMemoHost, flows: list[int], t0: int, finishes: list[int]) -> None:
-    """Flows arrive at ``t0`` and are simulated; each finishes ``finishes[i]`` ns later."""
-    memo.arrive(t0, flows)
-    for flow, after in sorted(zip(flows, finishes), key=lambda x: x[1]):
-        host.trajectories[flow] = [TrajectoryPoint(t0 + after // 2, 500_000, (10.0, 20.0)),
-                                   TrajectoryPoint(t0 + after, 1_000_000, (12.0, 20.0))]
-        memo.finished(t0 + after, flow)
 
 
 def test_a_miss_is_simulated_and_recorded_then_an_identical_episode_is_replayed(store):
@@ -180,7 +152,7 @@ def test_once_the_error_guard_stops_replays_an_episode_is_simulated_and_not_reco
     host = FakeMemoHost()
     memo = Memoizer(store, "context", host)
     record_episode(memo, host, incast(host, 0, switch=100), t0=0, finishes=[2 * MS, 2 * MS])
-    memo.replays_allowed = False
+    memo.allowed = frozenset()
     again = incast(host, 10, switch=200)
     record_episode(memo, host, again, t0=10 * MS, finishes=[3 * MS, 3 * MS])
     assert kinds(memo) == [MemoDecision.MISS, MemoDecision.RECORDED]  # no replay, no second recording

@@ -5,6 +5,8 @@ import pytest
 from wormhole_ns3.runtime import native
 
 MODULES = ("wormhole", "rdma", "datacenter", "wormhole-rdma", "wormhole-datacenter")
+#: Suites besides each module's own.
+MORE_SUITES = ("wormhole-random-draws",)
 
 
 @pytest.fixture(scope="module")
@@ -16,7 +18,7 @@ def test_every_module_has_a_test_suite():
     assert {m.name for m in native.modules() if m.tests} == set(MODULES)
 
 
-@pytest.mark.parametrize("suite", MODULES)
+@pytest.mark.parametrize("suite", MODULES + MORE_SUITES)
 def test_the_suite_passes(runner, suite):
     done = native.run_tests(suite)
     assert done.returncode == 0, done.stdout[-3000:]

@@ -26,7 +26,7 @@ from wormhole_ns3.accel.flows import FlowInfo, FlowKind, FlowResult
 from wormhole_ns3.accel.partition import FlowGroups, Partition
 from wormhole_ns3.accel.steady import Limit, Verdict, contends, judge, judge_paced
 from wormhole_ns3.accel.trace import SkipRecord, TraceKind
-from wormhole_ns3.accel.verify import Fork, Guard, GuardKind, replay_error, skip_error
+from wormhole_ns3.accel.verify import MEMO_KINDS, Fork, Guard, GuardKind, replay_error, skip_error
 from wormhole_ns3.accel.vocabulary import Label
 from wormhole_ns3.config import AcceleratorConfig
 from wormhole_ns3.memo.driver import MemoDriver
@@ -127,6 +127,10 @@ class PartitionState:
     #: What refused the partition's last judgement since its last flow event or skip (None:
     #: none did): the skip trace says what the transient was measured to hold it back by.
     held_back_by: Limit | None = None
+    #: Bytes its flows had delivered when a judgement found none delivered over the window
+    #: (``Limit.NO_PROGRESS``): every flow waits on its own timer, and each judgement refuses
+    #: alike until one delivers again (None: not stalled so).
+    stalled_at: int | None = None
 
     @property
     def paused(self) -> bool:
@@ -135,16 +139,19 @@ class PartitionState:
 
 @dataclass
 class PendingCheck:
-    """A decision being checked in a forked child (accel/verify.py)."""
+    """A decision being checked in a forked child (accel/verify.py): a skip, or the memo's on a batch of starts."""
 
-    kind: GuardKind
     time: float  #: when the decision was made, s
     flows: tuple[int, ...]
     fork: Fork
-    #: Skip: each flow's delivered bytes when the skip started.
-    before: dict[int, int] = field(default_factory=dict)
-    #: Replay: each replayed flow's FCT as the memo has it, s.
-    replayed: dict[int, float] = field(default_factory=dict)
+    #: A skip's: each flow's delivered bytes when the skip started (None: a memo batch's check).
+    before: dict[int, int] | None = None
+    #: A memo batch's: the flows the memo held (each checked, by how it ended, once it ended).
+    held: tuple[int, ...] = ()
+
+    @property
+    def is_skip(self) -> bool:
+        return self.before is not None
 
 
 @dataclass(frozen=True)
@@ -248,8 +255,10 @@ class Controller:
         #: The error guard (``--verify``), made when the first Run() starts (it needs ns-3's seed).
         self.guard: Guard | None = None
         #: Checks forked and not yet compared, by when they end: (end ns, order, check).
-        self._checks: list[tuple[int, int, PendingCheck]] = []
+        self._checks: list[tuple[int, int, PendingCheck]] = []  #: skip checks, by when they end
         self._check_order = itertools.count()
+        #: memo batch checks, compared once the flows the memo held in them have all ended
+        self._memo_checks: list[PendingCheck] = []
         #: In a child forked to check a decision: the check it measures (it decides nothing itself).
         self.verifying: PendingCheck | None = None
         #: Guard rows of the skip trace (a kind of decision stopped).
@@ -420,9 +429,10 @@ class Controller:
     def on_run_end(self) -> None:
         if self.verifying is not None:
             self._send_measurement(self.verifying)  # the run ended before the check's end: what it got
-        for _, _, check in self._checks:
+        for check in [c for _, _, c in self._checks] + self._memo_checks:
             check.fork.abandon()
         self._checks.clear()
+        self._memo_checks.clear()
         self.boundary.run_ended()
         self.run_wall += time.perf_counter() - self._run_started
         if self.impl is not None and self.impl.WatchdogFired():
@@ -711,6 +721,10 @@ class Controller:
         if st.rates is not None and now >= st.rates_until:
             st.rates = None  # carried as far as they were seen to hold: judge afresh
         if st.rates is None:
+            if st.stalled_at is not None:
+                if self._delivered(st) == st.stalled_at:
+                    return  # still no byte since the window that had none: judged alike
+                st.stalled_at = None
             paced, early = self._paced(st), self._judged_early(st, now)
             shortest = self.config.window if paced and not early else min(self.config.min_window,
                                                                            self.config.window)
@@ -730,6 +744,8 @@ class Controller:
                 return  # not at line rate: it waits for a whole window, as paced flows always did
             if not verdict.steady:
                 st.held_back_by = verdict.limit
+                if verdict.limit is Limit.NO_PROGRESS:
+                    st.stalled_at = self._delivered(st)
                 return
             st.rates, st.reason, st.idle = dict(verdict.rates), verdict.reason, verdict.idle
             st.rates_until = now + verdict.horizon
@@ -854,6 +870,10 @@ class Controller:
         """The flow's sent-bytes samples, at the instants of ``_samples`` (copied as they are)."""
         return np.array(self.tracker.GetSentSamples(flow), dtype=np.int64, copy=True)
 
+    def _delivered(self, st: PartitionState) -> int:
+        """Bytes the partition's flows delivered so far (received or credited)."""
+        return sum(int(self.tracker.GetDelivered(f)) for f in st.partition.flows)
+
     def _progress_of(self, flow: int) -> FlowProgress:
         size = self.flows[flow].size
         delivered = int(self.tracker.GetDelivered(flow))
@@ -976,56 +996,60 @@ class Controller:
         flows = tuple(sorted(st.partition.flows))
         before = {f: int(self.tracker.GetDelivered(f)) for f in flows}
         dt_ns = int(plan.duration * 1e9)  # as _skip moves the partition
-        check = PendingCheck(GuardKind.SKIP, plan.start, flows, Fork(), before=before)
-        self._pend(check, dt_ns)
+        check = PendingCheck(plan.start, flows, Fork(), before=before)
+        if check.fork.in_child:
+            self._become_child(check)
+        else:
+            end = int(self.ns3.Simulator.Now().GetTimeStep()) + max(1, dt_ns)
+            heapq.heappush(self._checks, (end, next(self._check_order), check))
+        self.impl.ScheduleHousekeepingCallback(self.ns3.NanoSeconds(max(1, dt_ns)), self._on_check_end)
         return self.verifying is not None
 
-    def replay_guard(self) -> tuple[bool, bool]:
-        """(may the memo replay, should this batch of starts be checked): see MemoRun.replay_guard."""
+    def replay_guard(self) -> tuple[frozenset[GuardKind], bool]:
+        """(the memo shortcuts still allowed, should this batch of starts be checked): see MemoRun.replay_guard."""
         if self.guard is None:
-            return True, False
-        if not self.guard.allows(GuardKind.REPLAY):
-            return False, False
-        return True, self.guard.selects(GuardKind.REPLAY)
+            return frozenset(MEMO_KINDS), False
+        allowed = frozenset(k for k in MEMO_KINDS if self.guard.allows(k))
+        if GuardKind.RESUME not in allowed:
+            allowed = frozenset()  # every replay may end in a resume
+        return allowed, bool(allowed) and self.guard.selects(*allowed)
 
     def fork_replay_check(self, flows: tuple[int, ...]) -> PendingCheck | None:
         """Fork to check the memo's decisions on flows starting now; the parent's check (None in the child)."""
-        check = PendingCheck(GuardKind.REPLAY, self.now(), flows, Fork())
+        check = PendingCheck(self.now(), flows, Fork())
         if check.fork.in_child:
             self._become_child(check)
             return None
         return check
 
-    def replay_check_decided(self, check: PendingCheck, completions: dict[int, int]) -> None:
-        """The memo replayed these flows, completing at these times (ns): compare at the last one."""
-        if not completions:
-            check.fork.abandon()  # nothing was replayed: nothing to check
+    def replay_check_decided(self, check: PendingCheck, held: tuple[int, ...]) -> None:
+        """The memo held these flows of a checked batch: compare each once it has ended here."""
+        if not held:
+            check.fork.abandon()  # every flow started for real: nothing to check
             return
-        now_ns = int(self.ns3.Simulator.Now().GetTimeStep())
-        check.replayed = {f: (t - now_ns) * 1e-9 for f, t in completions.items()}
-        self._pend(check, max(completions.values()) - now_ns)
+        check.held = held
+        self._memo_checks.append(check)
+        self._compare_ended_memo_checks()
 
-    def _pend(self, check: PendingCheck, delay_ns: int) -> None:
-        """Compare (parent) or report (child checking a skip) ``delay_ns`` from now, in a housekeeping event."""
-        delay_ns = max(1, delay_ns)
-        if check.fork.in_child:
-            self._become_child(check)
-        else:
-            end = int(self.ns3.Simulator.Now().GetTimeStep()) + delay_ns
-            heapq.heappush(self._checks, (end, next(self._check_order), check))
-        self.impl.ScheduleHousekeepingCallback(self.ns3.NanoSeconds(delay_ns), self._on_check_end)
+    def _compare_ended_memo_checks(self) -> None:
+        """Compare the memo checks whose held flows have all ended (completed, or resumed and finished)."""
+        ended = [c for c in self._memo_checks if set(c.held) <= self.finished]
+        for check in ended:
+            self._memo_checks.remove(check)
+            self._compare(check)
 
     def _become_child(self, check: PendingCheck) -> None:
         """This process checks a decision: it makes none, and the memo starts every flow for real."""
         self.verifying = check
         self._checks.clear()  # the parent's checks are the parent's to compare
+        self._memo_checks.clear()
         if self.memo is not None:
             self.memo.inert = True
 
     def on_check_end(self) -> None:
-        """A check's end time: the child reports, the parent compares (checks end in the order forked)."""
+        """A skip check's end time: the child reports, the parent compares (checks end in the order forked)."""
         if self.verifying is not None:
-            if self.verifying.kind is GuardKind.SKIP:
+            if self.verifying.is_skip:
                 self._send_measurement(self.verifying)
             return
         now_ns = int(self.ns3.Simulator.Now().GetTimeStep())
@@ -1035,7 +1059,7 @@ class Controller:
     def _send_measurement(self, check: PendingCheck) -> None:
         """Child: what the packet-level run gave for the decision's flows; then end this process."""
         assert check.fork.in_child
-        if check.kind is GuardKind.SKIP:
+        if check.is_skip:
             check.fork.send_and_exit({str(f): int(self.tracker.GetDelivered(f)) for f in check.flows})
         finishes = {}
         for f in check.flows:
@@ -1044,9 +1068,13 @@ class Controller:
         check.fork.send_and_exit(finishes)
 
     def child_flow_finished(self) -> None:
-        """Child checking a replay: report once every sized flow of the batch finished for real."""
+        """A flow ended. Child checking a memo batch: report once its sized flows all finished for real.
+        Parent: compare the memo checks whose held flows have all ended."""
         check = self.verifying
-        if check is None or check.kind is not GuardKind.REPLAY:
+        if check is None:
+            self._compare_ended_memo_checks()
+            return
+        if check.is_skip:
             return
         # an unlimited flow of the batch never finishes (and the memo never replays one)
         sized = {f for f in check.flows if int(self.tracker.GetSize(f))}
@@ -1060,24 +1088,35 @@ class Controller:
         if measured is None:
             return  # the child died without a word: no measurement, nothing learned
         real = {int(f): v for f, v in measured.items()}
-        if check.kind is GuardKind.SKIP:
+        if check.before is not None:
             ours = {f: int(self.tracker.GetDelivered(f)) for f in check.flows}
             sizes = {f: self.flows[f].size for f in check.flows}
             progress, error = skip_error(check.before, ours, real, sizes)
-            detail = {"progress_error": progress,
-                      "bytes_off": sum(abs(ours[f] - real[f]) for f in check.flows)}
-        else:
-            error = replay_error(check.replayed, real)
-            detail = {"fct_replayed": max(check.replayed.values()),
-                      "fct_simulated": max((real[f] for f in check.replayed if real.get(f) is not None),
-                                           default=None)}
-        flows = check.flows if check.kind is GuardKind.SKIP else tuple(sorted(check.replayed))
-        message = self.guard.record(check.kind, check.time, flows, error, **detail)
+            self._record_check(GuardKind.SKIP, check.time, check.flows, error, progress_error=progress,
+                               bytes_off=sum(abs(ours[f] - real[f]) for f in check.flows))
+            return
+        assert self.memo is not None, "a memo batch is checked only with a memo"
+        kinds = self.memo.held_as(check.held)
+        for kind in MEMO_KINDS:
+            flows = tuple(sorted(f for f, k in kinds.items() if k is kind))
+            if not flows:
+                continue
+            ended = {f: read_outcome(self.tracker, f).fct for f in flows}
+            error = replay_error(ended, real)
+            self._record_check(kind, check.time, flows, error,
+                               fct_memo=max((v for v in ended.values() if v is not None), default=None),
+                               fct_simulated=max((real[f] for f in flows if real.get(f) is not None), default=None))
+
+    def _record_check(self, kind: GuardKind, time_s: float, flows: tuple[int, ...], error: float,
+                      **detail: float | int | None) -> None:
+        """Count one check of a kind; if it stops the kind, say so on stderr and in the skip trace."""
+        assert self.guard is not None
+        message = self.guard.record(kind, time_s, flows, error, **detail)
         if message is not None:
             print(f"wormhole-ns3: verify: {message}", file=sys.stderr, flush=True)
             self._guard_records.append(SkipRecord(
                 time=self.now(), flow_ids=flows, dt=0.0, events_moved=0, events_avoided=0,
-                credited_bytes=0, queue_packets=0, limit=f"{check.kind.value}s stopped", reason=message,
+                credited_bytes=0, queue_packets=0, limit=f"{kind.value}s stopped", reason=message,
                 kind=TraceKind.GUARD,
             ))
 

@@ -1,9 +1,12 @@
 """The error guard (``--verify F``): re-simulate a random fraction of the shortcuts, packet by packet.
 
 A skip credits a partition's flows the bytes their steady rates promise; a
-memo replay lets recorded completions stand in for an episode's packets.
-Both are estimates. The guard checks a fraction F of them against the real
-thing: just before a selected decision is applied, the run forks. The child
+memo replay lets recorded completions stand in for an episode's packets, a
+mirror the completions of a twin being recorded, an absorbed opening the
+completions a recording that met it has for it, and a diverged replay
+resumes its flows from a recorded trajectory. All are estimates. The guard
+checks a fraction F of them against the real thing: just before a selected
+decision is applied, the run forks. The child
 does not apply the decision (nor any later one): it simulates packet by
 packet up to the decision's end, sends what it measured over a pipe and
 exits without a trace. The parent applies the decision as usual and, at the
@@ -23,11 +26,16 @@ Errors, per kind of decision:
   flow ahead by that many bytes completes earlier by their time at its rate,
   which is that fraction of its FCT when it runs at that rate throughout.
   An unlimited flow has no FCT: its error is relative to the bytes it moved.
-* a replay: each replayed flow's recorded completion against the one the
-  child simulated, relative to the simulated FCT.
+* a memo decision (a batch of flows starting at one instant): each flow the
+  memo held, once it ended in the parent (completed as recorded, as its twin
+  did, as the recording that absorbed its opening had it, or for real after
+  its replay diverged and it resumed), against the FCT the child simulated,
+  relative to the simulated FCT; the batch's flows are checked per kind, by
+  how each ended.
 
 When a kind's largest error exceeds the bound, the run stops making that kind
-of decision; it says so on stderr and in the skip trace.
+of decision (a resume is what any replay may end in: past its bound, no
+replay of any kind is made); it says so on stderr and in the skip trace.
 """
 
 from __future__ import annotations
@@ -49,10 +57,21 @@ _PR_SET_PDEATHSIG = 1
 
 
 class GuardKind(Label):
-    """The kinds of decision the guard checks, each with its own bound."""
+    """The kinds of shortcut the guard checks, each with its own bound."""
 
     SKIP = "skip"
+    #: held flows completed as a stored recording has them
     REPLAY = "replay"
+    #: held flows completed as their twin, recorded in the same run, ends
+    MIRROR = "mirror"
+    #: held flows opening apart that a replayed recording had absorbed
+    ABSORB = "absorb"
+    #: held flows of a replay that diverged, resumed from a recorded trajectory
+    RESUME = "resume"
+
+
+#: The kinds of memo shortcut (every kind but the skip).
+MEMO_KINDS = (GuardKind.REPLAY, GuardKind.MIRROR, GuardKind.ABSORB, GuardKind.RESUME)
 
 
 def skip_error(before: Mapping[int, int], ours: Mapping[int, int], real: Mapping[int, int],
@@ -78,14 +97,14 @@ def skip_error(before: Mapping[int, int], ours: Mapping[int, int], real: Mapping
     return progress, fct
 
 
-def replay_error(ours: Mapping[int, float], real: Mapping[int, float | None]) -> float:
-    """The largest relative FCT error of replayed flows (recorded vs simulated); inf if one never finished."""
+def replay_error(ours: Mapping[int, float | None], real: Mapping[int, float | None]) -> float:
+    """The largest relative FCT error of held flows (as the memo had them end vs simulated); inf if one never ended."""
     worst = 0.0
     for f in sorted(ours):
-        fct = real.get(f)
-        if fct is None or fct <= 0:
+        fct, mine = real.get(f), ours[f]
+        if fct is None or fct <= 0 or mine is None:
             return float("inf")
-        worst = max(worst, abs(ours[f] - fct) / fct)
+        worst = max(worst, abs(mine - fct) / fct)
     return worst
 
 
@@ -129,9 +148,10 @@ class Guard:
         """True while decisions of this kind may be made (its errors stayed within the bound)."""
         return self.kinds[kind].stopped is None
 
-    def selects(self, kind: GuardKind) -> bool:
-        """Whether to check this decision: a draw with probability ``fraction`` (none once stopped)."""
-        if self.fraction <= 0 or not self.allows(kind):
+    def selects(self, *kinds: GuardKind) -> bool:
+        """Whether to check a decision of one of these kinds: a draw with probability ``fraction``
+        (none once they are all stopped)."""
+        if self.fraction <= 0 or not any(map(self.allows, kinds)):
             return False
         return self._rng.random() < self.fraction
 

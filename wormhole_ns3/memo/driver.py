@@ -19,6 +19,7 @@ from typing import Any, Protocol
 
 from wormhole_ns3.accel.draws import Draws, Fidelity
 from wormhole_ns3.accel.flows import SKIPPABLE_CONGESTION_CONTROL, FlowKind, is_paced
+from wormhole_ns3.accel.verify import GuardKind
 from wormhole_ns3.memo.episodes import GROUPED_PACED_KINDS, MemoEvent, Memoizer, MemoStats
 from wormhole_ns3.memo.record import STATE_FIELDS, TrajectoryPoint
 from wormhole_ns3.memo.store import MemoStore
@@ -57,16 +58,17 @@ class MemoRun(Protocol):
         """Events the skips of partitions made only of these flows avoided."""
         ...
 
-    def replay_guard(self) -> tuple[bool, bool]:
-        """(may the memo replay, should these starts be checked): the error guard's word (accel/verify.py)."""
+    def replay_guard(self) -> tuple[frozenset[GuardKind], bool]:
+        """(the memo shortcuts still allowed, should these starts be checked): the error guard's word
+        (accel/verify.py)."""
         ...
 
     def fork_replay_check(self, flows: tuple[int, ...]) -> Any:
         """Fork a child to simulate these flows packet by packet; the parent's check, None in the child."""
         ...
 
-    def replay_check_decided(self, check: Any, completions: dict[int, int]) -> None:
-        """The memo replayed these flows of a checked batch, completing at these times (ns)."""
+    def replay_check_decided(self, check: Any, held: tuple[int, ...]) -> None:
+        """The memo held these flows of a checked batch (replayed, mirrored, absorbed)."""
         ...
 
 
@@ -102,11 +104,22 @@ class MemoDriver:
         self.tracker.SetGatedStartCallback(run.callback(self._decide_starts, "unsigned int"))
         self._on_completion = run.callback(self._run_completion)
         self._on_call = run.callback(self._run_call)
-        #: In a child checking a decision (accel/verify.py): every flow starts for real, and the
-        #: store is never touched (it belongs to the parent).
-        self.inert = False
 
     # ------------------------------------------------------- the run's view
+    @property
+    def inert(self) -> bool:
+        """In a child checking a decision (accel/verify.py): new flows start for real, the decisions
+        made before the fork go on, and the store is never touched (it belongs to the parent)."""
+        return self.memo.inert
+
+    @inert.setter
+    def inert(self, inert: bool) -> None:
+        self.memo.inert = inert
+
+    def held_as(self, flows: Iterable[int]) -> dict[int, GuardKind]:
+        """The shortcut standing in for each of these flows the memo held (``Memoizer.held_as``)."""
+        return self.memo.held_as(flows)
+
     @property
     def store(self) -> MemoStore:
         return self.memo.store
@@ -178,20 +191,23 @@ class MemoDriver:
             if gated == flow or int(self.tracker.GetStartEventUid(gated)) != 0:
                 batch.append(gated)
         if self.inert:
-            for started in batch:  # a child checking a decision: packet by packet, the store untouched
-                self.start_flow(started)
+            self._start_for_real(now, batch)  # a child checking a decision: packet by packet
             return
-        replays, checked = self.run.replay_guard()
-        self.memo.replays_allowed = replays
+        allowed, checked = self.run.replay_guard()
+        self.memo.allowed = allowed
         check = self.run.fork_replay_check(tuple(batch)) if checked else None
         if checked and check is None:
-            for started in batch:  # this is the child: the batch runs for real
-                self.start_flow(started)
+            self._start_for_real(now, batch)  # this is the child: the batch runs for real
             return
         self.memo.arrive(now, batch)
         if check is not None:
-            completions = {flow: self._completion_of[flow][0] for flow in batch if flow in self._completion_of}
-            self.run.replay_check_decided(check, completions)
+            self.run.replay_check_decided(check, tuple(sorted(self.memo.held_as(batch))))
+
+    def _start_for_real(self, now: int, batch: list[int]) -> None:
+        """A child checking a decision: the batch starts for real, and so do the replays it meets."""
+        self.memo.resume_touched(now, batch)
+        for started in batch:
+            self.start_flow(started)
 
     # ------------------------------------------------------ MemoHost: facts
     def flow_route(self, flow: int) -> tuple[tuple[int, ...], tuple[int, ...]]:
@@ -409,8 +425,7 @@ class MemoDriver:
 
     # ----------------------------------------------- controller notifications
     def flow_finished(self, flow: int) -> None:
-        if not self.inert:
-            self.memo.finished(self._now_ns(), flow)
+        self.memo.finished(self._now_ns(), flow)
         self.tracker.SetSnapshotting(flow, False)
 
     # ------------------------------------------------------------- helpers

@@ -73,6 +73,7 @@ from typing import Any, Protocol
 from wormhole_ns3.accel.draws import DrawCase, Draws, Fidelity
 from wormhole_ns3.accel.flows import FlowKind
 from wormhole_ns3.accel.trace import TraceKind
+from wormhole_ns3.accel.verify import MEMO_KINDS, GuardKind
 from wormhole_ns3.accel.vocabulary import Label
 from wormhole_ns3.memo.fingerprint import Episode, FlowDescriptor, LinkDescriptor, fingerprint
 from wormhole_ns3.memo.randomness import admit_mirror, admit_records, describe_case
@@ -361,9 +362,16 @@ class Memoizer:
         #: so once mirrors diverge more than rarely, episodes are recorded rather than mirrored
         self._mirrors = TrackRecord()
         self._mirroring_stopped = False
-        #: False once the error guard (accel/verify.py) stopped replays: new episodes are
-        #: simulated, not replayed nor recorded, and still seen by the open ones they touch.
-        self.replays_allowed = True
+        #: The kinds of shortcut the error guard (accel/verify.py) still allows. Once it stops
+        #: resumes (what any replay may end in), new episodes are simulated, neither replayed
+        #: nor recorded, and still seen by the open ones they touch.
+        self.allowed: frozenset[GuardKind] = frozenset(MEMO_KINDS)
+        #: True in a forked child checking a decision (accel/verify.py): the decisions made
+        #: before it forked go on (replays complete, mirrors follow their leaders), nothing is
+        #: written to the store (it belongs to the parent), and new flows start for real
+        #: flow -> the shortcut standing in for it, for every flow held (``held_as`` of a batch)
+        self._held_as: dict[int, GuardKind] = {}
+        self.inert = False
         self._released: dict[int, int] = {}  #: link -> when an episode last released it
         self._flow_links: dict[int, frozenset[int]] = {}  #: flow -> the links it loads (``_links``)
         self._flow_digests: dict[int, str] = {}  #: flow -> its attributes' digest (``_attributes_digest``)
@@ -460,14 +468,14 @@ class Memoizer:
             return
         print_ = self._fingerprint(flows)
         order = list(print_.order)
-        if self.replays_allowed and self._join_apart(now_ns, print_.key, order):
+        if GuardKind.ABSORB in self.allowed and self._join_apart(now_ns, print_.key, order):
             return
         episode = self._new_episode(now_ns, UNMEMOIZED)
         episode.key, episode.initial = print_.key, len(order)
         self._name_links(episode, order, first_index=0)
         signatures = [self._signature(episode, f) for f in order]
         opening = lambda arrivals: [a.signature for a in arrivals[: len(order)]] == signatures  # noqa: E731
-        if not self.replays_allowed:
+        if GuardKind.RESUME not in self.allowed:
             self._admit(episode, order)
             return
         if episode.key not in self._relearn and not self._trusted(now_ns, episode, order):
@@ -488,7 +496,7 @@ class Memoizer:
             records = [r for r in continuations if r.initial == len(order) and opening(r.arrivals)
                        and (episode.left_out or not r.left_out)]
             admission = admit_records(records, self.fidelity)
-            records = admission.records
+            records = admission.records if GuardKind.REPLAY in self.allowed else []
             if admission.refusal:
                 episode.refusal = admission.refusal
                 episode.draw_case = DrawCase.DEPENDS if not records else None
@@ -501,6 +509,8 @@ class Memoizer:
             leaders = [leader for leader in self._leaders_of(episode.key, order)
                        if opening(leader.arrivals) and leader.foreseen == episode.foreseen
                        and (not leader.left_out or episode.left_out)]
+            if GuardKind.MIRROR not in self.allowed:
+                leaders = []
             if leaders:
                 mirroring = self._mirror_admission(episode.key, order)
                 if mirroring.case is DrawCase.DEPENDS:
@@ -614,7 +624,7 @@ class Memoizer:
         for index, flow in enumerate(order):
             for candidate in candidates:
                 candidate.match(flow, index)
-        self._hold_replayed(episode, order)
+        self._hold_replayed(episode, order, GuardKind.MIRROR if mirrored else GuardKind.REPLAY)
         for candidate in candidates:
             for arrival in candidate.arrivals[candidate.initial:]:
                 self._check_later(episode, arrival.offset_ns)
@@ -642,13 +652,38 @@ class Memoizer:
             draws=case,
         ))
 
-    def _hold_replayed(self, episode: OpenEpisode, flows: list[int]) -> None:
+    def _hold_replayed(self, episode: OpenEpisode, flows: list[int], kind: GuardKind) -> None:
         """Flows a replay holds (at the batch's end), completed in the order their record has them finish."""
         for flow in flows:
             self._hold(episode, flow)
             self._launching[flow] = self.host.hold_flow
+            self._held_as[flow] = kind
             self.stats.flows_replayed += 1
         self._schedule_completions(episode, flows)
+
+    def resume_touched(self, now_ns: int, flows: Sequence[int]) -> None:
+        """In a child checking a decision: replays these flows (started for real) touch resume for real too.
+
+        The child simulates what the parent held; a real flow meeting flows still
+        held would meet links empty of their packets. Resumed from their recorded
+        trajectories, they are what a divergence would make of them.
+        """
+        touched = {self._episode_of_link[link] for f in flows for link in self._links(f)
+                   if link in self._episode_of_link}
+        for episode_id in sorted(touched):
+            episode = self._episodes.get(episode_id)
+            if episode is not None and episode.mode == REPLAYING:
+                self._diverge(now_ns, episode, "flows the error guard's check simulates for real meet it")
+
+    def held_as(self, flows: Iterable[int]) -> dict[int, GuardKind]:
+        """The shortcut standing in for each of these flows the memo held as they opened an episode, or
+        opened apart where a replay's record has them, and how it stands in now (resumed, if it diverged).
+
+        Joiners of a replay are left out: what they would do depends on the replay's
+        flows, which a check forked as they join cannot simulate for real (it forks
+        at an opening, and simulates the joiners then).
+        """
+        return {flow: self._held_as[flow] for flow in flows if flow in self._held_as}
 
     def _schedule_completions(self, episode: OpenEpisode, flows: list[int]) -> None:
         for flow in sorted(flows, key=partial(self._completion_order, episode)):
@@ -682,7 +717,7 @@ class Memoizer:
                     candidate.match(flow, index)
             for flow, index in zip(order, matches[0][1]):
                 self._name_links(episode, [flow], first_index=index)
-            self._hold_replayed(episode, order)
+            self._hold_replayed(episode, order, GuardKind.ABSORB)
             if episode.mirror:
                 self.stats.mirrored += 1
             else:
@@ -1416,9 +1451,11 @@ class Memoizer:
             if flow in self._launching:
                 # decided on in this very batch, not held yet: it just starts, in the batch's order
                 self._launching[flow] = self.host.start_flow
+                self._held_as.pop(flow, None)
             else:
                 delivered, point = self._progress(candidate, candidate.index_of[flow], offset)
                 self.host.resume_flow(flow, delivered, point.state if point else None)
+                self._held_as[flow] = GuardKind.RESUME
             resumed.append(flow)
         for other in episode.candidates:
             if other.leader is not None:
@@ -1636,7 +1673,7 @@ class Memoizer:
     def _store(self, now_ns: int, episode: OpenEpisode, record: EpisodeRecord) -> None:
         """Keep a closed recording as a continuation of its key, if it was worth simulating."""
         total = record.events + record.events_avoided
-        if total < MIN_RECORDED_EVENTS:
+        if total < MIN_RECORDED_EVENTS or self.inert:
             return
         # one more recording of the key is what a diverged replay asked for: whether its
         # course is new or not, replays of the key resume (a context that does not
@@ -1852,6 +1889,8 @@ class Memoizer:
 
     def save_track_records(self) -> None:
         """Add this run's completed and diverged replays to their keys' track records in the store."""
+        if self.inert:
+            return
         replays, self._replays = self._replays, {}
         for key, run in sorted(replays.items()):
             self._update(key, partial(add_replays, completed=run.completed, diverged=run.diverged))

@@ -362,7 +362,7 @@ def memo_results(controller: Controller) -> dict:
     if driver is None:
         return {key: None for key in (
             "memo_path", "memo_hits", "memo_mirrored", "memo_misses", "memo_recorded", "memo_diverged",
-            "memo_foreseen", "memo_distrusted",
+            "memo_foreseen", "memo_distrusted", "memo_draw_dependent",
             "memo_entries", "flows_replayed", "flows_resumed", "events_avoided_by_memo",
         )}
     stats = driver.stats
@@ -376,6 +376,7 @@ def memo_results(controller: Controller) -> dict:
         "memo_diverged": stats.diverged,
         "memo_foreseen": stats.foreseen,
         "memo_distrusted": stats.distrusted,
+        "memo_draw_dependent": stats.draw_dependent,
         "memo_entries": store.stats().entries,
         "flows_replayed": stats.flows_replayed,
         "flows_resumed": stats.flows_resumed,

@@ -79,6 +79,7 @@ def comparison(baseline: dict, accelerated: dict) -> dict:
         "fct_max_rel_err": errors["max"],
         "rx_bytes_exact": len(rows) == len(baseline["flows"])
         and all(r["rx_bytes_baseline"] == r["rx_bytes_accelerated"] for r in rows),
+        **{key: accelerated.get(key) for key in MEMO_COUNTERS},
         "packet_level_time_s": accelerated.get("packet_level_time_s", {}),
         "config": accelerated["config"],
         "profile": accelerated.get("profile"),
@@ -89,6 +90,13 @@ def comparison(baseline: dict, accelerated: dict) -> dict:
            else NOT_MEASURED),
         "flows": rows,
     }
+
+
+#: The memo's counters of an accelerated run (runtime/harness.memo_results), carried into its comparison.
+MEMO_COUNTERS = (
+    "memo_hits", "memo_mirrored", "memo_misses", "memo_recorded", "memo_diverged", "memo_distrusted",
+    "memo_draw_dependent", "memo_entries", "flows_replayed", "flows_resumed", "events_avoided_by_memo",
+)
 
 
 def profile_parts(summary: dict) -> str | None:
@@ -107,8 +115,10 @@ def guard_parts(summary: dict) -> str | None:
     if not verify:
         return None
     parts = []
-    for kind in ("skip", "replay"):
-        rec = verify[kind]
+    for kind in ("skip", "replay", "mirror", "absorb", "resume"):
+        rec = verify.get(kind)
+        if rec is None or (not rec["checked"] and kind not in ("skip", "replay")):
+            continue  # kinds never checked are named only where every run has them
         estimate = "-" if rec["error_max"] is None else f"{rec['error_max']:.3%}"
         part = f"{kind} {estimate} over {rec['checked']} checked"
         parts.append(part + (" (stopped)" if rec["stopped"] else ""))

@@ -350,7 +350,10 @@ def markdown_summary(summary: dict) -> str:
         lines.append(f"- memo: {summary['memo_hits']} hits, {summary['memo_mirrored']} mirrored, "
                      f"{summary['memo_misses']} misses, {summary['memo_diverged']} diverged "
                      f"({summary['flows_resumed']} flows resumed), {summary['memo_distrusted']} "
-                     f"simulated as distrusted, {summary['memo_entries']} entries")
+                     f"simulated as distrusted, "
+                     + (f"{summary['memo_draw_dependent']} simulated as their course depends on random draws, "
+                        if summary.get("memo_draw_dependent") else "")
+                     + f"{summary['memo_entries']} entries")
     fraction = (summary.get("verify") or {}).get("fraction")
     labels = {"accelerated Run()": "accelerated Run() time went to", "queue lengths": "queue lengths (--queues)",
               "RTT": "RTT (--rtt)", "error guard": f"error guard (--verify {fraction})"}

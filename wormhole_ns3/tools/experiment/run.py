@@ -44,7 +44,8 @@ HARNESS_FIELDS = (
 #: Memo counters of run.json (None without a memo store) and the events each shortcut avoided.
 MEMO_FIELDS = (
     "memo_hits", "memo_mirrored", "memo_misses", "memo_recorded", "memo_diverged", "memo_distrusted",
-    "memo_entries", "flows_replayed", "flows_resumed", "events_avoided_by_memo", "events_avoided_by_skip",
+    "memo_draw_dependent", "memo_entries", "flows_replayed", "flows_resumed", "events_avoided_by_memo",
+    "events_avoided_by_skip",
 )
 
 

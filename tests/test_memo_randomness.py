@@ -1,0 +1,146 @@
+"""The memo's shortcuts with ns-3's random draws as an input (memo/randomness.py), against a fake run.
+
+A course recorded while its flows drew random numbers is one sample: it stands
+in only where recordings under other draws took it too (same-seed fidelity),
+or under statistical fidelity. A mirror follows a recording still being made
+only where no draw can part the twins, and leaves a leader that drew.
+"""
+
+from dataclasses import replace
+
+import pytest
+
+from wormhole_ns3.accel.draws import DrawCase, Fidelity
+from wormhole_ns3.accel.links import link_id, link_node
+from wormhole_ns3.memo.episodes import MemoDecision, Memoizer
+from wormhole_ns3.memo.randomness import AGREEMENT_BOUND, admit_mirror, admit_records, agree
+from wormhole_ns3.memo.record import Arrival, EpisodeRecord, FlowOutcome, add_continuation, decode_value
+from wormhole_ns3.memo.store import MemoStore
+
+from fakes import MS, FakeMemoHost, incast, kinds, record_episode
+
+
+@pytest.fixture
+def store(tmp_path):
+    with MemoStore.open(tmp_path / "memo") as opened:
+        yield opened
+
+
+def record(finishes: list[int], draws: int = 0, digest: int = 1) -> EpisodeRecord:
+    return EpisodeRecord(
+        initial=len(finishes), arrivals=tuple(Arrival(0, f"flow {i}") for i in range(len(finishes))),
+        outcomes=tuple(FlowOutcome(finish, ()) for finish in finishes), close_ns=max(finishes),
+        events=10_000, events_avoided=0, draws=draws, draw_digests=(digest,) if draws else ())
+
+
+def drawing_incast(host: FakeMemoHost, first_flow: int, switch: int, digest: int) -> list[int]:
+    flows = incast(host, first_flow, switch)
+    for flow in flows:
+        host.draws[flow] = (40, digest + flow)
+    return flows
+
+
+# ------------------------------------------------------------ admission rules
+def test_recordings_agree_when_every_flow_ends_within_the_bound_of_its_fct():
+    a = record([1_000_000, 2_000_000])
+    assert agree(a, record([1_000_000 + int(0.9 * AGREEMENT_BOUND * 1e6), 2_000_000]))
+    assert not agree(a, record([1_000_000 + int(1.1 * AGREEMENT_BOUND * 1e6), 2_000_000]))
+    assert not agree(a, replace(record([1_000_000, 2_000_000]), foreseen="a joiner"))
+
+
+def test_a_course_that_drew_stands_in_only_once_other_draws_took_it():
+    steady, alone = record([MS, 2 * MS]), record([MS, 2 * MS], draws=30, digest=7)
+    assert admit_records([steady], Fidelity.SAME_SEED).case is DrawCase.DREW_NOTHING
+    refused = admit_records([alone], Fidelity.SAME_SEED)
+    assert refused.records == [] and refused.case is DrawCase.DEPENDS and "drew random numbers" in refused.refusal
+    # the same draws again prove nothing; other draws within the bound do
+    assert admit_records([alone, replace(alone, seen=2)], Fidelity.SAME_SEED).case is DrawCase.DEPENDS
+    other = record([MS + 1_000, 2 * MS], draws=25, digest=8)
+    agreed = admit_records([alone, other], Fidelity.SAME_SEED)
+    assert agreed.case is DrawCase.AGREED and agreed.records == [alone]  # one course, the first stored
+    # recordings under other draws that took the very same course are one record with two digests
+    merged = decode_value(add_continuation(add_continuation(None, alone), replace(alone, draw_digests=(9,))))[0]
+    assert merged[0].draw_digests == (7, 9) and admit_records(merged, Fidelity.SAME_SEED).case is DrawCase.AGREED
+
+
+def test_statistical_fidelity_lets_a_course_that_drew_stand_in():
+    alone = record([MS, 2 * MS], draws=30)
+    admitted = admit_records([alone, record([3 * MS, 4 * MS], draws=3, digest=2)], Fidelity.STATISTICAL)
+    assert admitted.case is DrawCase.STATISTICAL and admitted.records == [alone]
+
+
+def test_a_mirror_needs_twins_no_draw_can_part():
+    links = [link_id(5, 1), link_id(6, 1)]
+    none = frozenset()
+    assert admit_mirror([], links, {}, none, Fidelity.SAME_SEED).case is DrawCase.NO_SOURCE
+    red = admit_mirror([], links, {links[1]: ("ns3::RedQueueDisc marks or drops at random above MaxTh (Gentle)",)},
+                       none, Fidelity.SAME_SEED)
+    assert red.case is DrawCase.DEPENDS and "Gentle" in red.refusal
+    drew_here = admit_mirror([], links, {}, frozenset({6}), Fidelity.SAME_SEED)
+    assert drew_here.case is DrawCase.DEPENDS and "node 6" in drew_here.refusal
+    assert admit_mirror([record([MS])], links, {links[1]: ("RED",)}, none, Fidelity.SAME_SEED).case \
+        is DrawCase.DREW_NOTHING  # a recording of the key drew nothing: a deterministic course
+    assert admit_mirror([record([MS], draws=4)], links, {}, none, Fidelity.SAME_SEED).case is DrawCase.DEPENDS
+    assert admit_mirror([record([MS], draws=4)], links, {}, none, Fidelity.STATISTICAL).case is DrawCase.STATISTICAL
+
+
+# ------------------------------------------------------- the Memoizer's decisions
+def test_an_episode_whose_recording_drew_is_simulated_until_other_draws_took_its_course(store):
+    host = FakeMemoHost()
+    memo = Memoizer(store, "context", host)
+    record_episode(memo, host, drawing_incast(host, 0, 100, digest=10), t0=0, finishes=[3 * MS, 4 * MS])
+    assert "drew 80 random numbers" in memo.trace[-1].detail
+
+    # the same incast again: its course depends on the draws, so it is simulated (and recorded, under other draws)
+    record_episode(memo, host, drawing_incast(host, 10, 200, digest=20), t0=10 * MS, finishes=[3 * MS, 4 * MS])
+    miss = memo.trace[-2]
+    assert miss.kind is MemoDecision.MISS and miss.draws is DrawCase.DEPENDS and memo.stats.draw_dependent == 1
+    assert "drew random numbers" in miss.detail
+
+    # two recordings under other draws took the same course: the third is replayed
+    memo.arrive(20 * MS, drawing_incast(host, 20, 300, digest=30))
+    assert memo.trace[-1].kind is MemoDecision.REPLAY and memo.trace[-1].draws is DrawCase.AGREED
+    assert host.completions == {20: 23 * MS, 21: 24 * MS}
+
+
+def test_under_statistical_fidelity_a_course_that_drew_is_replayed_at_once(store):
+    host = FakeMemoHost()
+    memo = Memoizer(store, "context", host, Fidelity.STATISTICAL)
+    record_episode(memo, host, drawing_incast(host, 0, 100, digest=10), t0=0, finishes=[3 * MS, 4 * MS])
+    memo.arrive(10 * MS, drawing_incast(host, 10, 200, digest=20))
+    assert memo.trace[-1].kind is MemoDecision.REPLAY and memo.trace[-1].draws is DrawCase.STATISTICAL
+
+
+def test_twins_on_links_whose_models_may_draw_are_recorded_not_mirrored(store):
+    host = FakeMemoHost()
+    memo = Memoizer(store, "context", host)
+    leader, twin = incast(host, 0, switch=100), incast(host, 10, switch=200)
+    host.random_sources = {link_id(201, 1): ("ns3::RedQueueDisc marks or drops at random between MinTh and MaxTh",)}
+    memo.arrive(MS, leader + twin)
+    assert kinds(memo) == [MemoDecision.MISS, MemoDecision.MISS] and memo.stats.mirrored == 0
+    assert memo.trace[1].draws is DrawCase.DEPENDS and "between MinTh and MaxTh" in memo.trace[1].detail
+    assert host.started == leader + twin
+
+
+def test_a_twin_mirrors_where_nothing_may_draw_and_resumes_once_its_leader_drew(store):
+    host = FakeMemoHost()
+    memo = Memoizer(store, "context", host)
+    leader, twin = incast(host, 0, switch=100), incast(host, 10, switch=200)
+    memo.arrive(MS, leader + twin)
+    assert kinds(memo) == [MemoDecision.MISS, MemoDecision.MIRROR]
+    assert memo.trace[1].draws is DrawCase.NO_SOURCE and host.held == twin
+
+    # a model no catalogue knows drew as the leader ran: its twin would draw numbers of its own
+    host.draws[leader[0]] = (3, 99)
+    memo.finished(3 * MS, leader[0])
+    diverged = memo.trace[-1]
+    assert diverged.kind is MemoDecision.DIVERGED and diverged.draws is DrawCase.DEPENDS
+    assert "drew 3 random numbers" in diverged.detail and set(host.resumed) == set(twin)
+
+
+def test_flows_drawing_at_a_node_keep_later_twins_there_from_mirroring(store):
+    host = FakeMemoHost(drawing_nodes=frozenset({link_node(link_id(201, 1))}))
+    memo = Memoizer(store, "context", host)
+    memo.arrive(MS, incast(host, 0, switch=100) + incast(host, 10, switch=200))
+    assert kinds(memo) == [MemoDecision.MISS, MemoDecision.MISS]
+    assert "node 201" in memo.trace[1].detail

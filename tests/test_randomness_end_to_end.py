@@ -1,0 +1,68 @@
+"""Real ns-3 runs whose outcome depends on ns-3's random streams (accel/draws.py, memo/randomness.py).
+
+The script is a user's MoE layer: two expert-parallel groups on disjoint
+leaves, alike but for the random streams of their RED queues (Gentle, so RED
+marks at random above its threshold). Plain ns-3 runs the two groups apart;
+a mirror of one by the other stood for the draws of the first and ended far
+off, unseen by the guard.
+"""
+
+import csv
+
+import pytest
+
+from conftest import REPO, load_json
+
+pytestmark = pytest.mark.slow
+
+MOE = REPO / "experiments" / "zoo" / "moe_alltoall.py"
+#: One MoE layer of one iteration, 16 hosts in two groups of 8 on disjoint leaves.
+ONE_LAYER = ("--iterations", "1", "--layers", "1")
+
+
+def trace_rows(path):
+    with open(path) as rows:
+        return list(csv.DictReader(rows))
+
+
+def test_groups_whose_queues_draw_at_random_are_simulated_apart_and_exact(wormhole, tmp_path):
+    done = wormhole("compare", "--json", tmp_path / "c.json", "--trace", tmp_path / "t.csv", MOE, *ONE_LAYER)
+    assert done.returncode == 0, done.stderr
+    summary = load_json(tmp_path / "c.json")
+    assert summary["fct_max_rel_err"] == 0.0
+    assert summary["rx_bytes_exact"] and summary["stdout_identical"]
+    assert summary["memo_mirrored"] == 0
+    rows = trace_rows(tmp_path / "t.csv")
+    refused = [r for r in rows if r["draws"] == "depends-on-draws"]
+    assert refused and all(r["kind"] == "memo-miss" for r in refused)
+    assert "ns3::RedQueueDisc marks or drops at random above MaxTh (Gentle)" in refused[0]["reason"]
+    stored = [r for r in rows if r["kind"] == "memo-recorded"]
+    assert stored and all("random numbers" in r["reason"] for r in stored)
+
+
+def test_the_guard_checks_mirrors_and_stops_one_that_stands_for_other_draws(wormhole, tmp_path):
+    """Under statistical fidelity the second group mirrors the first; re-simulated, it ends elsewhere."""
+    done = wormhole("run", "--fidelity", "statistical", "--verify", "1", "--results", tmp_path / "r.json",
+                    "--trace", tmp_path / "t.csv", MOE, *ONE_LAYER)
+    assert done.returncode == 0, done.stderr
+    verify = load_json(tmp_path / "r.json")["verify"]
+    mirror = verify["mirror"]
+    assert mirror["checked"] >= 1 and mirror["error_max"] > 0.10
+    assert mirror["stopped"] and "no more mirrors" in mirror["stopped"]
+    assert any("no more mirrors" in line for line in done.stderr_lines)
+    assert [r for r in trace_rows(tmp_path / "t.csv") if r["kind"] == "guard"]
+    assert all(kind in verify for kind in ("skip", "replay", "mirror", "absorb", "resume"))
+
+
+def test_the_guard_finds_a_mirror_of_twins_no_draw_parts_exact(wormhole, tmp_path):
+    """Smaller messages never reach RED's threshold: no draw, and the mirrored group is the other's twin.
+
+    (Statistical fidelity lets it mirror: under same-seed fidelity Gentle RED on its links rules that out.)
+    """
+    done = wormhole("run", "--fidelity", "statistical", "--verify", "1", "--results", tmp_path / "r.json",
+                    MOE, *ONE_LAYER, "--hosts-per-leaf", "2", "--message-kb", "128")
+    assert done.returncode == 0, done.stderr
+    results = load_json(tmp_path / "r.json")
+    assert results["memo_mirrored"] >= 1
+    mirror = results["verify"]["mirror"]
+    assert mirror["checked"] >= 1 and mirror["error_max"] == 0.0 and mirror["stopped"] is None

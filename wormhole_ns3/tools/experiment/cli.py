@@ -1,9 +1,10 @@
-"""``wormhole-ns3 experiment list|run|compare|sweep|keep|scoreboard|export-chakra``: named experiments into result
-folders, and presets as Chakra traces."""
+"""``wormhole-ns3 experiment list|run|compare|sweep|keep|scoreboard|recheck|export-chakra``: named experiments
+into result folders, kept results, and presets as Chakra traces."""
 
 from __future__ import annotations
 
 import argparse
+import json
 import shlex
 import signal
 import sys
@@ -14,7 +15,7 @@ from wormhole_ns3.runtime import native
 from wormhole_ns3.tools.experiment import registry
 from wormhole_ns3.tools.experiment.child import ChildOptions
 from wormhole_ns3.tools.experiment.registry import Experiment, ExperimentError
-from wormhole_ns3.tools.experiment.results import counted
+from wormhole_ns3.tools.experiment.results import counted, write_atomically
 from wormhole_ns3.tools.options import add_config_options, add_memo_options, config_from
 
 
@@ -73,6 +74,15 @@ def add_experiment_command(commands: argparse._SubParsersAction) -> None:
                             help="the file whose scoreboard markers receive the table (default README.md)")
     scoreboard.add_argument("--check", action="store_true",
                             help="change nothing; exit 2 if the README's table differs from the kept summaries")
+
+    recheck = actions.add_parser("recheck", help="rerun kept comparisons from their command.txt; say what moved")
+    recheck.add_argument("rows", nargs="*", metavar="ROW", help="kept comparisons to rerun (default: every one)")
+    recheck.add_argument("--kept", type=Path, default=Path("experiments", "scoreboard"), metavar="DIR",
+                         help="the kept comparisons (default experiments/scoreboard)")
+    recheck.add_argument("--baselines", type=Path, default=Path("experiments", "baselines"), metavar="DIR",
+                         help="kept baselines, reused where one is kept for a row (default experiments/baselines)")
+    recheck.add_argument("--out", type=Path, required=True, metavar="DIR",
+                         help="scratch folder of the new comparisons; DIR/recheck.json and recheck.md")
 
 
 def _name_and_preset(parser: argparse.ArgumentParser) -> None:
@@ -156,6 +166,16 @@ def _dispatch(args: argparse.Namespace) -> int:
         done = "matches" if args.check else "now shows"
         print(f"{args.readme}: the scoreboard {done} the {len(entries)} kept comparisons in {args.kept}")
         return 0
+    if args.experiment_action == "recheck":
+        from wormhole_ns3.tools.experiment.recheck import recheck, recheck_table
+
+        args.out.mkdir(parents=True, exist_ok=True)
+        checked = recheck(args.kept, args.rows, args.baselines, args.out)
+        table = recheck_table(checked)
+        write_atomically(args.out / "recheck.md", table + "\n")
+        write_atomically(args.out / "recheck.json", json.dumps([r.as_row() for r in checked], indent=1) + "\n")
+        print(table)
+        return 0 if not any(r.differences() for r in checked) else 1
     if args.experiment_action == "sweep":
         experiment = registry.get_experiment(args.name)
     else:

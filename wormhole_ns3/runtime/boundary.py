@@ -105,7 +105,8 @@ def make_callback(ns3: Any, function: Callable[..., None], *signature: str) -> t
     """``ns3::Callback<void, signature...>`` calling ``function``, with the std::function it wraps.
 
     Both must outlive every call C++ makes (Boundary.callback keeps them). Wrapping costs
-    a JIT (tens of ms): make callbacks before Run(), not inside it.
+    a JIT (tens of ms) where runtime.trampoline is not installed (plain runs): make
+    callbacks before Run(), not inside it.
     """
     std_function = ns3.cppyy.gbl.std.function[f"void({','.join(signature)})"](function)
     return std_function, ns3.Callback[("void",) + signature](std_function)

@@ -25,7 +25,7 @@ from wormhole_ns3 import __version__
 from wormhole_ns3.accel.controller import Controller
 from wormhole_ns3.accel.trace import write_trace
 from wormhole_ns3.config import AcceleratorConfig
-from wormhole_ns3.runtime import loader, native
+from wormhole_ns3.runtime import loader, native, trampoline
 from wormhole_ns3.runtime.boundary import Boundary
 from wormhole_ns3.runtime.profile import RunProfile
 from wormhole_ns3.runtime.queues import as_results
@@ -65,6 +65,8 @@ def prepare(options: RunOptions) -> Controller:
     )
     accelerate = options.mode == ACCELERATED
     if accelerate:
+        # the script's Python callbacks cost a trampoline call, not a compilation each; plain runs keep cppyy's cost
+        trampoline.install(loader.cppyy_module())
         ns.Config.SetDefault(
             "ns3::TcpL4Protocol::RttEstimatorType",
             ns.TypeIdValue(ns.SkipAwareRttEstimator.GetTypeId()),
@@ -327,6 +329,7 @@ def results_dict(controller: Controller, script: str, argv: list[str], options: 
         **memo,
         "events_avoided": sum(r.events_avoided for r in skips) + (memo["events_avoided_by_memo"] or 0),
         "profile": profile_results(controller),
+        "python_callbacks": trampoline.results(loader.cppyy_module()),
         "verify": verify_results(controller),
         "queues": as_results(snapshot.queues) if snapshot and snapshot.queues is not None else None,
         "event_timeline": snapshot.event_timeline if snapshot else None,

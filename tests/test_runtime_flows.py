@@ -140,3 +140,13 @@ def test_memo_replays_keep_every_flow_its_port_and_its_place_in_the_creation_ord
             twin["src"], twin["sport"], twin["dst"], twin["bytes"])
         assert flow["fct"] == pytest.approx(twin["fct"], rel=1e-9, abs=1e-12)
     assert memo_out == base_out
+
+
+def test_a_run_that_accelerates_nothing_still_tracks_every_flow_born_at_run_time(ring, tmp_path):
+    """--no-memo --no-fast-forward keeps the accelerator's simulator; its results hold every message, as plain's."""
+    (baseline, base_out), _, _ = ring
+    sides = run_ring(tmp_path, ARGS, ["--no-memo", "--no-fast-forward"])
+    plain_off, off_out = sides["accelerated"]
+    assert len(plain_off["flows"]) == len(baseline["flows"]) == MESSAGES
+    assert [f["fct"] for f in plain_off["flows"]] == [f["fct"] for f in baseline["flows"]]
+    assert off_out == base_out and plain_off["events"] == baseline["events"]

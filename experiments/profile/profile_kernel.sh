@@ -2,7 +2,8 @@
 # Instruction counts of the event loop (Simulator::Run() only), plain ns-3 vs accelerated,
 # on a small dumbbell with nothing to skip. Usage, from the repository root:
 #   experiments/profile/profile_kernel.sh [OUTDIR] [dumbbell args...]
-# Environment: TREE=<checkout> profiles that checkout's code (PYTHONPATH=TREE, its native/
+# Environment: SCRIPT=<ns-3 script> profiles another script (its args then replace the dumbbell's);
+# TREE=<checkout> profiles that checkout's code (PYTHONPATH=TREE, its native/
 # built into WORMHOLE_NS3_CACHE if set); SIDES="base accel" picks the sides to profile.
 # Writes OUTDIR/{accel,base}.callgrind, OUTDIR/{accel,base}.txt (callgrind_annotate, inclusive
 # and exclusive) and prints each side's total instructions and events.
@@ -17,7 +18,7 @@ OUT=$(cd "$OUT" && pwd)  # the script works from TREE
 . "$ROOT/.venv/bin/activate"
 export PYTHONPATH=$TREE
 cd "$TREE"
-SCRIPT=wormhole_ns3/examples/dctcp_dumbbell.py
+SCRIPT=${SCRIPT:-wormhole_ns3/examples/dctcp_dumbbell.py}
 # build/load the native modules outside valgrind first (cached by source hash)
 python -m wormhole_ns3 run --results "$OUT/warm.json" $SCRIPT "${ARGS[@]}" > /dev/null 2>&1
 profile() {  # name, function whose calls are measured, extra wormhole-ns3 options

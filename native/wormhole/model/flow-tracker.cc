@@ -435,11 +435,15 @@ FlowTracker::WatchUnattributedEvents(Callback<void> onChange)
 void
 FlowTracker::FollowRunTimeFlows()
 {
-    auto baseline =
-        dynamic_cast<WormholeBaselineSimulatorImpl*>(PeekPointer(Simulator::GetImplementation()));
-    if (baseline)
+    Ptr<SimulatorImpl> simulator = Simulator::GetImplementation();
+    if (auto baseline = dynamic_cast<WormholeBaselineSimulatorImpl*>(PeekPointer(simulator)))
     {
         baseline->SetNodeEnteredHook(MakeCallback(&FlowTracker::OnBaselineNodeEntered, this));
+    }
+    else if (auto wormhole = dynamic_cast<WormholeSimulatorImpl*>(PeekPointer(simulator)))
+    {
+        // the accelerator's simulator with nothing to accelerate (no fast-forwarding, no memo)
+        wormhole->SetAfterNodesEnteredHook(MakeCallback(&FlowTracker::DiscoverEnteredNodes, this));
     }
 }
 

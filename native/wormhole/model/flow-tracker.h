@@ -116,9 +116,10 @@ class FlowTracker : public Object
      */
     void WatchUnattributedEvents(Callback<void> onChange);
     /**
-     * In a baseline run (WormholeBaselineSimulatorImpl), find the flows created
-     * while the simulation runs, as an accelerated run does: after each event
-     * that entered a node, that node is looked at. Nothing else is done per
+     * In a run that accelerates nothing (a baseline's WormholeBaselineSimulatorImpl,
+     * or the accelerator's simulator with fast-forwarding off), find the flows
+     * created while the simulation runs, as an accelerated run does: after each
+     * event that entered a node, that node is looked at. Nothing else is done per
      * event, so the baseline stays plain ns-3. Does nothing under another simulator.
      */
     void FollowRunTimeFlows();

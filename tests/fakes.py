@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from types import SimpleNamespace
 
 from wormhole_ns3.accel.draws import Draws
-from wormhole_ns3.accel.links import link_id
+from wormhole_ns3.accel.links import link_id, link_node
 from wormhole_ns3.memo.episodes import MemoDecision, Memoizer
 from wormhole_ns3.memo.record import TrajectoryPoint
 
@@ -500,10 +500,13 @@ class FakeMemoHost:
         return self.events, 0
 
     def episode_draws(self, flows) -> Draws:
-        drawn = [self.draws[f] for f in flows if f in self.draws]
-        if not drawn:
+        """A drawing flow draws at the nodes of its data path."""
+        drawing = [f for f in flows if f in self.draws]
+        if not drawing:
             return Draws()
-        return Draws(sum(count for count, _ in drawn), hash(tuple(digest for _, digest in drawn)) & (2**64 - 1))
+        nodes = sorted({link_node(link) for f in drawing for link in self.routes[f][0]})
+        return Draws(sum(self.draws[f][0] for f in drawing),
+                     hash(tuple(self.draws[f][1] for f in drawing)) & (2**64 - 1), tuple(nodes))
 
     def link_random_sources(self, link: int) -> tuple[str, ...]:
         return self.random_sources.get(link, ())

@@ -144,3 +144,33 @@ def test_flows_drawing_at_a_node_keep_later_twins_there_from_mirroring(store):
     memo.arrive(MS, incast(host, 0, switch=100) + incast(host, 10, switch=200))
     assert kinds(memo) == [MemoDecision.MISS, MemoDecision.MISS]
     assert "node 201" in memo.trace[1].detail
+
+
+def test_twins_on_links_whose_models_may_draw_mirror_once_links_like_theirs_were_seen_quiet(store):
+    """DCQCN marks at random between Kmin and Kmax: where no queue reaches Kmin, no episode draws."""
+    host = FakeMemoHost()
+    red = ("ns3::RedQueueDisc marks or drops at random between MinTh and MaxTh",)
+    memo = Memoizer(store, "context", host)
+    first = incast(host, 0, switch=100)
+    host.random_sources = {link: red for route in host.routes.values() for link in route[0] + route[1]}
+    record_episode(memo, host, first, t0=0, finishes=[3 * MS, 4 * MS])  # links of this kind crossed, no draw
+
+    leader, twin = incast(host, 10, switch=200, senders=3), incast(host, 20, switch=300, senders=3)
+    host.random_sources = {link: red for route in host.routes.values() for link in route[0] + route[1]}
+    memo.arrive(10 * MS, leader + twin)
+    assert kinds(memo)[-2:] == [MemoDecision.MISS, MemoDecision.MIRROR]
+    assert memo.trace[-1].draws is DrawCase.QUIET_SO_FAR
+
+
+def test_once_flows_drew_on_links_of_a_kind_twins_there_are_recorded_not_mirrored(store):
+    host = FakeMemoHost()
+    red = ("ns3::RedQueueDisc marks or drops at random above MaxTh (Gentle)",)
+    memo = Memoizer(store, "context", host)
+    first = drawing_incast(host, 0, 100, digest=1)
+    host.draws = {flow: (5, 1) for flow in first}
+    record_episode(memo, host, first, t0=0, finishes=[3 * MS, 4 * MS])
+    leader, twin = incast(host, 10, switch=200, senders=3), incast(host, 20, switch=300, senders=3)
+    host.random_sources = {link: red for route in host.routes.values() for link in route[0] + route[1]}
+    memo.arrive(10 * MS, leader + twin)
+    assert kinds(memo)[-2:] == [MemoDecision.MISS, MemoDecision.MISS]
+    assert "not yet seen quiet" in memo.trace[-1].detail

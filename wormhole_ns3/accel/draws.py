@@ -37,6 +37,10 @@ class DrawCase(Label):
     #: A mirror of an episode no recording holds yet: no model on its links is known to
     #: draw, and none drew there so far this run (its leader's draws are watched).
     NO_SOURCE = "no-random-source"
+    #: A mirror of an episode no recording holds yet, whose links have models that may
+    #: draw: recordings crossed links like them without a draw so far this run, and
+    #: none drew at its nodes (its leader's draws are watched).
+    QUIET_SO_FAR = "sources-quiet-so-far"
     #: Recordings made under different draws took the same course, within the bound.
     AGREED = "agreed-across-draws"
     #: A skip: its window drew random numbers, and its rates held steady across them.

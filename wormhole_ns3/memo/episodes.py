@@ -76,7 +76,7 @@ from wormhole_ns3.accel.trace import TraceKind
 from wormhole_ns3.accel.verify import MEMO_KINDS, GuardKind
 from wormhole_ns3.accel.vocabulary import Label
 from wormhole_ns3.memo.fingerprint import Episode, FlowDescriptor, LinkDescriptor, fingerprint
-from wormhole_ns3.memo.randomness import admit_mirror, admit_records, describe_case
+from wormhole_ns3.memo.randomness import DrawHistory, admit_mirror, admit_records, describe_case
 from wormhole_ns3.memo.record import (
     MIN_COMPLETED_PER_DIVERGENCE,
     Arrival,
@@ -372,6 +372,8 @@ class Memoizer:
         #: flow -> the shortcut standing in for it, for every flow held (``held_as`` of a batch)
         self._held_as: dict[int, GuardKind] = {}
         self.inert = False
+        #: which kinds of link this run's recordings crossed with or without random draws
+        self._draw_history = DrawHistory()
         self._released: dict[int, int] = {}  #: link -> when an episode last released it
         self._flow_links: dict[int, frozenset[int]] = {}  #: flow -> the links it loads (``_links``)
         self._flow_digests: dict[int, str] = {}  #: flow -> its attributes' digest (``_attributes_digest``)
@@ -1394,7 +1396,12 @@ class Memoizer:
         """Whether twins of ``order`` may follow a recording of ``key`` being made now (``admit_mirror``)."""
         links = self._links_of(order)
         sources = {link: self.host.link_random_sources(link) for link in links}
-        return admit_mirror(self._continuations(key), links, sources, self.host.drawn_nodes(), self.fidelity)
+        return admit_mirror(self._continuations(key), links, sources, self.host.drawn_nodes(), self.fidelity,
+                            quiet=lambda link: self._draw_history.quiet_so_far(self._link_kind(link)))
+
+    def _link_kind(self, link: int) -> str:
+        """What a link is, whichever link it is: the digest of its parameters."""
+        return _digest(self.host.link_attributes(link))
 
     def _watch_leader_draws(self, now_ns: int, leader: OpenEpisode) -> None:
         """Before a leader's finish reaches its followers: a leader that drew leaves the twins it may not lead.
@@ -1404,7 +1411,8 @@ class Memoizer:
         that drew after all (a model drawing through a variable of its own) ran a
         course its twins would not, under draws of their own.
         """
-        watched = [c for c in leader.followers if c.episode.draw_case in (DrawCase.NO_SOURCE, DrawCase.DREW_NOTHING)]
+        watched = [c for c in leader.followers
+                   if c.episode.draw_case in (DrawCase.NO_SOURCE, DrawCase.QUIET_SO_FAR, DrawCase.DREW_NOTHING)]
         if not watched:
             return
         draws = self.host.episode_draws(leader.flows)
@@ -1657,6 +1665,7 @@ class Memoizer:
     def _record(self, now_ns: int, episode: OpenEpisode) -> EpisodeRecord:
         events, avoided = self.host.episode_events(episode.flows)
         draws = self.host.episode_draws(episode.flows)
+        self._draw_history.note({link: self._link_kind(link) for link in self._links_of(episode.flows)}, draws)
         return EpisodeRecord(
             initial=episode.initial,
             arrivals=tuple(episode.arrivals),

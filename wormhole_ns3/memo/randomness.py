@@ -22,10 +22,10 @@ against ns-3's seed-to-seed spread instead.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
 
-from wormhole_ns3.accel.draws import DrawCase, Fidelity
+from wormhole_ns3.accel.draws import DrawCase, Draws, Fidelity
 from wormhole_ns3.accel.links import link_node
 from wormhole_ns3.memo.record import EpisodeRecord
 
@@ -42,6 +42,26 @@ class Admission:
     case: DrawCase
     #: why courses that open like it were not admitted ("" when none was refused for its draws)
     refusal: str = ""
+
+
+@dataclass
+class DrawHistory:
+    """What this run saw of random draws per kind of link: the evidence a first mirror goes on.
+
+    A kind of link is its parameters (the digest of its attributes): each recording
+    closed tells, for the kinds of its links, whether flows drew at their nodes.
+    """
+
+    quiet: set[str] = field(default_factory=set)  #: kinds of link recordings crossed with no draw
+    drawn: set[str] = field(default_factory=set)  #: kinds of link at whose nodes a recording's flows drew
+
+    def note(self, kinds: Mapping[int, str], draws: Draws) -> None:
+        """A recording closed over links of these kinds (link -> kind), having drawn ``draws``."""
+        for link, kind in kinds.items():
+            (self.drawn if link_node(link) in draws.nodes else self.quiet).add(kind)
+
+    def quiet_so_far(self, kind: str) -> bool:
+        return kind in self.quiet and kind not in self.drawn
 
 
 def agree(a: EpisodeRecord, b: EpisodeRecord, bound: float = AGREEMENT_BOUND) -> bool:
@@ -93,12 +113,14 @@ def admit_records(records: Sequence[EpisodeRecord], fidelity: Fidelity,
 
 def admit_mirror(records: Sequence[EpisodeRecord], links: Iterable[int],
                  sources: Mapping[int, Sequence[str]], drawn_nodes: frozenset[int],
-                 fidelity: Fidelity, bound: float = AGREEMENT_BOUND) -> Admission:
+                 fidelity: Fidelity, quiet: Callable[[int], bool] = lambda link: False,
+                 bound: float = AGREEMENT_BOUND) -> Admission:
     """Whether an episode may follow a recording of its key being made now, whose draws are not known yet.
 
     ``records``: the key's stored continuations; ``sources``: per link of the
     episode, why a model there may draw (``FlowTracker::GetLinkRandomSources``);
-    ``drawn_nodes``: the nodes where a flow's event drew so far this run.
+    ``drawn_nodes``: the nodes where a flow's event drew so far this run;
+    ``quiet``: whether links like one were crossed without a draw so far (``DrawHistory``).
     """
     if fidelity is Fidelity.STATISTICAL:
         return Admission([], DrawCase.STATISTICAL)
@@ -113,17 +135,22 @@ def admit_mirror(records: Sequence[EpisodeRecord], links: Iterable[int],
             f"recording under other draws took their course within {bound:.0%}: its twin's course "
             f"depends on draws of its own"))
     links = sorted(set(links))
-    known = sorted({source for link in links for source in sources.get(link, ())})
-    if known:
-        return Admission([], DrawCase.DEPENDS, (
-            f"no recording of its key yet, and models on its links may draw random numbers "
-            f"({'; '.join(known)}): its twin's course may depend on draws of its own"))
     drew = sorted({link_node(link) for link in links} & drawn_nodes)
     if drew:
         return Admission([], DrawCase.DEPENDS, (
             f"no recording of its key yet, and flows drew random numbers at node"
             f"{'s' if len(drew) > 1 else ''} {', '.join(map(str, drew))} of its links earlier in this run"))
-    return Admission([], DrawCase.NO_SOURCE)
+    sourced = [link for link in links if sources.get(link)]
+    if not sourced:
+        return Admission([], DrawCase.NO_SOURCE)
+    untried = [link for link in sourced if not quiet(link)]
+    if untried:
+        known = sorted({source for link in untried for source in sources[link]})
+        return Admission([], DrawCase.DEPENDS, (
+            f"no recording of its key yet, and models on its links may draw random numbers "
+            f"({'; '.join(known)}), not yet seen quiet on links like them: its twin's course may "
+            f"depend on draws of its own"))
+    return Admission([], DrawCase.QUIET_SO_FAR)
 
 
 def describe_case(case: DrawCase) -> str:
@@ -132,6 +159,8 @@ def describe_case(case: DrawCase) -> str:
         DrawCase.DREW_NOTHING: "its recordings drew no random number: the course is deterministic",
         DrawCase.NO_SOURCE: ("no model on its links is known to draw random numbers and none drew there yet "
                              "(its leader's draws are watched)"),
+        DrawCase.QUIET_SO_FAR: ("models on its links may draw random numbers, but links like them were crossed "
+                                "without a draw so far (its leader's draws are watched)"),
         DrawCase.AGREED: (f"its recordings drew random numbers, and recordings under other draws took its course "
                           f"within {AGREEMENT_BOUND:.0%}"),
         DrawCase.STATISTICAL: "statistical fidelity: a course recorded under other draws stands in",

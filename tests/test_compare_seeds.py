@@ -44,7 +44,7 @@ def test_seed_runs_measure_ns3s_own_spread_beside_the_accelerated_error(wormhole
 
 
 def test_a_script_that_pins_its_rngrun_is_named_instead_of_a_zero_spread(wormhole, tmp_path):
-    done = wormhole("compare", "--seeds", "2", "--json", "c.json", JITTERED, "--pin-run", "1")
+    done = wormhole("compare", "--seeds", "2", "--json", "c.json", "--plot", "c.png", JITTERED, "--pin-run", "1")
     assert done.returncode == 0, done.stderr
     seeds = load_json(tmp_path / "c.json")["seeds"]
     assert seeds["case"] == "pinned" and seeds["rng_run"] == [1, 1]
@@ -52,3 +52,5 @@ def test_a_script_that_pins_its_rngrun_is_named_instead_of_a_zero_spread(wormhol
     assert ("ns-3 seed spread      not measured: asked for RngRun 2, the plain runs ran under 1: the script sets "
             "RngRun itself (RngSeedManager.SetRun), so their spread is not ns-3's noise") in done.stdout
     assert "within ns-3's own noise" not in done.stdout
+    assert "wormhole-ns3: c.png not drawn: the plain runs have no seed spread to draw (pinned)" in done.stderr
+    assert not (tmp_path / "c.png").exists()

@@ -226,4 +226,4 @@ def test_seed_runs_are_kept_and_a_preset_that_draws_nothing_is_seed_free(compare
     assert pd.read_csv(out / "iterations.csv")["time_spread"].tolist() == [0.0, 0.0]
     assert ("- ns-3 seed spread: none: the 2 plain runs under RngRun 1, 2 are identical, events included"
             in (out / "summary.md").read_text())
-    assert "seed_spread.png" in summary["plots"]
+    assert "seed_spread.png" not in summary["plots"]  # a zero spread is not drawn

@@ -22,6 +22,7 @@ from wormhole_ns3.tools.seeds import (
     Matched,
     PlainRun,
     Quantity,
+    SeedCase,
     SeedReport,
     SpreadSummary,
     flow_fcts,
@@ -100,10 +101,15 @@ def compare_script(
     print(format_table(summary))
     if matched is not None:
         print("\n".join(f"{label:<21} {text}" for label, text in seed_lines(summary["seeds"])))
-        if plot is not None:
+    if plot is not None and matched is not None:
+        case = SeedCase(summary["seeds"]["case"])
+        if case is SeedCase.VARIES:
             from wormhole_ns3.tools.experiment.plots import seed_spread
 
             seed_spread([matched], plot)
+        else:
+            print(f"wormhole-ns3: {plot} not drawn: the plain runs have no seed spread to draw ({case})",
+                  file=sys.stderr)
     if json_out is not None:
         partial = Path(json_out).with_name(Path(json_out).name + ".partial")
         partial.write_text(json.dumps(summary, indent=1))

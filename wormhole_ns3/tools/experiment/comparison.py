@@ -51,7 +51,7 @@ from wormhole_ns3.tools.experiment.run import (
 from wormhole_ns3.tools.experiment.seed_runs import run_seeds, seed_markdown, seed_spread
 from wormhole_ns3.tools.experiment.timeline import activity_line, events_by_activity
 from wormhole_ns3.tools.report import comparison, error_stats, optional_parts
-from wormhole_ns3.tools.seeds import Matched
+from wormhole_ns3.tools.seeds import Matched, SeedCase
 
 SIDES = ("baseline", "accelerated")
 #: Versions a reused baseline must share with the run it is compared to.
@@ -290,9 +290,9 @@ def _write_csv(table, path: Path) -> None:
 
 def _draw(folder: Path, flows, iterations, summary: dict, timeline: list | None,
           spreads: Sequence[Matched]) -> list[str]:
-    """The plots there is data for, by file name."""
+    """The plots there is data for, by file name (the seed spread's only where the plain runs have one)."""
     drawn = [plots.speedup_bars(summary, folder / "speedup.png")]
-    if spreads:
+    if spreads and SeedCase(summary["seeds"]["case"]) is SeedCase.VARIES:
         drawn.append(plots.seed_spread(spreads, folder / "seed_spread.png"))
     if timeline:
         until = float(flows["finish_accelerated"].max()) if len(flows) else None

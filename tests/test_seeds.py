@@ -13,6 +13,7 @@ from wormhole_ns3.tools.experiment.results import FLOW_COLUMNS
 from wormhole_ns3.tools.experiment.seed_runs import seed_folder, seed_markdown, seed_spread
 from wormhole_ns3.tools.report import fidelity_hint, format_table
 from wormhole_ns3.tools.seeds import (
+    ItemSpread,
     Matched,
     PlainRun,
     Quantity,
@@ -80,7 +81,7 @@ def test_each_item_spread_is_its_range_over_its_median_and_its_std_over_its_mean
     assert matched.spread.tolist() == [2 / 11, 0.0]
     assert matched.cv.tolist() == [pytest.approx(1 / 11), 0.0]  # sample std of 10, 12, 11 is 1
     assert matched.error.tolist() == [0.05, 0.01]
-    assert matched.by_key()["a"] == ([10.0, 12.0, 11.0], 2 / 11, pytest.approx(1 / 11))
+    assert matched.by_key()["a"] == ItemSpread([10.0, 12.0, 11.0], 2 / 11, pytest.approx(1 / 11))
 
 
 def test_the_summary_sets_the_spread_beside_the_error_on_the_same_items():

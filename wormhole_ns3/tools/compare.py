@@ -126,8 +126,9 @@ def add_seed_spread(summary: dict, plain: list[tuple[int | None, dict]]) -> Matc
                          {flow_key(row): row["rel_err"] for row in summary["flows"]})
     per_flow = matched.by_key()
     for row in summary["flows"]:
-        values, spread, cv = per_flow.get(flow_key(row), (None, None, None))
-        row.update(fct_seeds=values, seed_spread=spread, seed_cv=cv)
+        item = per_flow.get(flow_key(row))
+        row.update(fct_seeds=item.values if item else None, seed_spread=item.spread if item else None,
+                   seed_cv=item.cv if item else None)
     runs = tuple(PlainRun.of_results(results, asked) for asked, results in plain)
     summary["seeds"] = SeedReport(runs, (SpreadSummary.of(matched),)).as_dict()
     return matched

@@ -79,6 +79,15 @@ class Quantity(Label):
 
 
 @dataclass(frozen=True)
+class ItemSpread:
+    """One item (a flow, an iteration) across the plain runs: its values, (max - min) / median, std / mean."""
+
+    values: list[float]
+    spread: float
+    cv: float
+
+
+@dataclass(frozen=True)
 class Matched:
     """One quantity's items that every plain run and the accelerated run finished, in the baseline's order.
 
@@ -107,9 +116,9 @@ class Matched:
         error = np.array([errors[key] for key in keys], dtype=float)
         return cls(quantity, keys, values, spread, cv, error)
 
-    def by_key(self) -> dict[Hashable, tuple[list[float], float, float]]:
-        """Per item: its values in the plain runs, its spread and its std / mean."""
-        return {key: (self.values[k].tolist(), float(self.spread[k]), float(self.cv[k]))
+    def by_key(self) -> dict[Hashable, ItemSpread]:
+        """Each item's values and spread, by its key."""
+        return {key: ItemSpread(self.values[k].tolist(), float(self.spread[k]), float(self.cv[k]))
                 for k, key in enumerate(self.keys)}
 
 
@@ -204,6 +213,7 @@ class SeedCase(Label):
 
 
 def seed_case(runs: Sequence[PlainRun]) -> SeedCase:
+    """Pinned if a run ran under another RngRun than it was asked for; seed-free if all are alike; else varies."""
     if any(run.asked is not None and run.ran is not None and run.ran != run.asked for run in runs):
         return SeedCase.PINNED
     if len({(run.outcome, run.events) for run in runs}) == 1:

@@ -78,9 +78,9 @@ def _iterations(folder: Path):
 
 def _add_columns(table, key: str, prefix: str, matched: Matched) -> None:
     per_item = matched.by_key()
-    rows = [per_item.get(item, (None, None, None)) for item in table[key]]
-    table[f"{prefix}_spread"] = [spread for _, spread, _ in rows]
-    table[f"{prefix}_cv"] = [cv for _, _, cv in rows]
+    rows = [per_item.get(item) for item in table[key]]
+    table[f"{prefix}_spread"] = [row.spread if row else None for row in rows]
+    table[f"{prefix}_cv"] = [row.cv if row else None for row in rows]
 
 
 def _outcome(folder: Path) -> str:

@@ -91,15 +91,23 @@ def compare_experiment(experiment: Experiment, preset: str, out: Path, options: 
     try:
         accelerated = execute_run(experiment, preset, folders["accelerated"], replace(options, baseline=False), stop)
     except ExperimentError as failure:
-        keep = f"the baseline in {folders['baseline']} is complete: compare again with --reuse-baseline on it"
-        raise ExperimentError(str(failure), failure.exit_code, (*failure.details, keep)) from None
+        raise _keeping_baseline(failure, folders["baseline"]) from None
     if reuse_baseline is not None and reused is not None:
         check_same_run(reuse_baseline, reused, accelerated)
-    runs = run_seeds(experiment, preset, staged.staging, options, seeds, stop) if seeds else []
+    try:
+        runs = run_seeds(experiment, preset, staged.staging, options, seeds, stop) if seeds else []
+    except ExperimentError as failure:
+        raise _keeping_baseline(failure, folders["baseline"]) from None
     summary = write_comparison(staged.staging, experiment, preset, reuse_baseline, runs)
     write_command(staged.staging, command)
     staged.commit()
     return summary
+
+
+def _keeping_baseline(failure: ExperimentError, baseline: Path) -> ExperimentError:
+    """The failure of a run after the baseline, saying that the baseline can be reused."""
+    keep = f"the baseline in {baseline} is complete: compare again with --reuse-baseline on it"
+    return ExperimentError(str(failure), failure.exit_code, (*failure.details, keep))
 
 
 def installed_versions() -> dict[str, str]:

@@ -149,6 +149,8 @@ def test_a_pinned_or_seed_free_script_gets_one_line_instead_of_a_zero_spread():
     free = seed_lines(report_of(runs_of("xxx", [None, 2, 3], [1, 2, 3])))
     assert free == [("ns-3 seed spread", "none: the 3 plain runs under RngRun 1, 2, 3 are identical, events "
                                          "included: this script's outcome does not depend on ns-3's random draws")]
+    reused = seed_lines(report_of(runs_of("xxx", [None, 2, 3], [None, 2, 3])))  # a baseline kept before rng_run
+    assert reused[0][1].startswith("none: the 3 plain runs under RngRun (not recorded), 2, 3 are identical")
 
 
 def harness_results(fcts: dict, rng_run: int | None, events: int) -> dict:

@@ -253,7 +253,8 @@ def _stats(stats: dict) -> str:
 
 
 def _listed(runs: Sequence[int | None]) -> str:
-    return ", ".join(str(run) for run in runs if run is not None)
+    """Run numbers as a list; one a run did not record (a reused baseline made before runs did) as such."""
+    return ", ".join("(not recorded)" if run is None else str(run) for run in runs)
 
 
 def seed_lines(seeds: dict) -> list[tuple[str, str]]:
@@ -261,10 +262,11 @@ def seed_lines(seeds: dict) -> list[tuple[str, str]]:
     case = SeedCase(seeds["case"])
     runs = f"{seeds['plain_runs']} plain runs under RngRun {_listed(seeds['rng_run'])}"
     if case is SeedCase.PINNED:
+        asked = _listed([run for run in seeds["asked"] if run is not None])
         ran = _listed(sorted({run for run in seeds["rng_run"] if run is not None}))
-        return [("ns-3 seed spread", f"not measured: asked for RngRun {_listed(seeds['asked'])}, the plain runs "
-                                     f"ran under {ran}: the script sets RngRun itself (RngSeedManager.SetRun), "
-                                     "so their spread is not ns-3's noise")]
+        return [("ns-3 seed spread", f"not measured: asked for RngRun {asked}, the plain runs ran under {ran}: "
+                                     "the script sets RngRun itself (RngSeedManager.SetRun), so their spread is "
+                                     "not ns-3's noise")]
     if case is SeedCase.SEED_FREE:
         return [("ns-3 seed spread", f"none: the {runs} are identical, events included: this script's outcome "
                                      "does not depend on ns-3's random draws")]

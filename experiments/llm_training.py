@@ -224,8 +224,8 @@ def main(argv=None):
     spec = fabric_spec(args, workload, topology)
     check_ranks(workload, spec)
     native.load()  # FlowDag, flow-hash ECMP routing and the RDMA models
-    ns.RngSeedManager.SetSeed(1)
-    ns.RngSeedManager.SetRun(1)
+    # ns-3's random streams run under its defaults (seed 1, run 1) or the RngRun that
+    # NS_GLOBAL_VALUE gives: experiment compare --seeds runs the preset under others
     try:
         transport = transport_config(args)
         fabric = build_fabric(ns, spec, QueueConfig(ecn_threshold_packets=args.ecn_k), transport)

@@ -207,3 +207,23 @@ def test_memoized_moe_all_to_alls_are_replayed_exactly_cold_and_warm(tmp_path):
         later = table[table["iteration"] > 0]
         replayed = later["memo_replayed"].sum()
         assert summary["memo_hit_rate_after_first_iteration"] == replayed / (replayed + later["memo_simulated"].sum())
+
+
+def test_seed_runs_are_kept_and_a_preset_that_draws_nothing_is_seed_free(compared, tmp_path):
+    first, _ = compared
+    done = experiment(tmp_path, "compare", "ring", "--preset", "small", "--out", "seeded", "--no-memo",
+                      "--seeds", "2", "--reuse-baseline", first / "baseline")
+    assert done.returncode == 0, done.stderr
+    assert "running baseline ring small under RngRun 2" in done.stderr
+    out = tmp_path / "seeded"
+    run = load_json(out / "seeds" / "run-2" / "run.json")
+    assert (run["mode"], run["rng_run"]) == ("baseline", 2)
+    summary = load_json(out / "summary.json")
+    # a star of DCTCP flows on RED step markers draws no random number: RngRun 2 changes nothing
+    assert summary["seeds"]["case"] == "seed-free" and summary["seeds"]["rng_run"] == [1, 2]
+    assert (out / "seeds" / "run-2" / "flows.csv").read_bytes() == (first / "baseline" / "flows.csv").read_bytes()
+    assert pd.read_csv(out / "flows.csv")["fct_spread"].tolist() == [0.0] * SMALL_FLOWS
+    assert pd.read_csv(out / "iterations.csv")["time_spread"].tolist() == [0.0, 0.0]
+    assert ("- ns-3 seed spread: none: the 2 plain runs under RngRun 1, 2 are identical, events included"
+            in (out / "summary.md").read_text())
+    assert "seed_spread.png" not in summary["plots"]  # a zero spread is not drawn

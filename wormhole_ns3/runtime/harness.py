@@ -308,6 +308,10 @@ def results_dict(controller: Controller, script: str, argv: list[str], options: 
         "fallback": controller.fallback,
         "watchdog": controller.watchdog,
         "config": options.config.as_dict(),
+        # what ns-3's random streams ran under: compare --seeds asks for other runs through
+        # NS_GLOBAL_VALUE, and a script that calls RngSeedManager.SetRun itself overrides that
+        "rng_seed": int(controller.ns3.RngSeedManager.GetSeed()),
+        "rng_run": int(controller.ns3.RngSeedManager.GetRun()),
         "sample_period_s": controller.sample_period,
         "runs": controller.runs,
         "run_wall_s": controller.run_wall,

@@ -11,7 +11,8 @@ from wormhole_ns3.config import AcceleratorConfig
 from wormhole_ns3.runtime import native
 from wormhole_ns3.tools.experiment.cli import add_experiment_command, run_experiment_command
 from wormhole_ns3.tools.memo_cli import add_memo_command, run_memo_command
-from wormhole_ns3.tools.options import add_config_options, add_memo_options, config_from
+from wormhole_ns3.tools.options import add_config_options, add_memo_options, add_seed_options, config_from
+from wormhole_ns3.tools.seeds import seed_problem
 
 
 def _script_args(args: argparse.Namespace) -> list[str]:
@@ -44,6 +45,9 @@ def build_parser() -> argparse.ArgumentParser:
     compare.add_argument("--json", type=Path, metavar="OUT", help="write the comparison here")
     compare.add_argument("--trace", type=Path, metavar="CSV", help="write the accelerated run's skips here")
     compare.add_argument("--progress", action="store_true", help="print progress on stderr")
+    add_seed_options(compare)
+    compare.add_argument("--plot", type=Path, metavar="PNG",
+                         help="with --seeds: draw each flow's FCT error against ns-3's seed spread, and their CDFs")
     add_memo_options(compare, "memo store for the accelerated run (see run --memo)")
     add_config_options(compare)
     compare.add_argument("script", help="the ns-3 script")
@@ -96,6 +100,11 @@ def _main(argv: list[str] | None) -> int:
             memo_key=args.memo_key,
         )
         return run_script(args.script, _script_args(args), options)
+    if args.command == "compare":
+        problem = seed_problem(args.seeds, args.plot)
+        if problem is not None:
+            print(f"wormhole-ns3: error: {problem}", file=sys.stderr)
+            return 2
     if args.command in ("compare", "demo"):
         native.build()  # here, once, so that neither run's process time includes compiling the native modules
     if args.command == "compare":
@@ -103,7 +112,7 @@ def _main(argv: list[str] | None) -> int:
 
         return compare_script(
             args.script, _script_args(args), config, args.json, args.trace, args.progress,
-            args.memo, args.memo_key,
+            args.memo, args.memo_key, args.seeds, args.plot,
         )
     if args.command == "demo":
         from wormhole_ns3.examples import DUMBBELL_PRESETS, dumbbell_path

@@ -82,6 +82,13 @@ def add_memo_options(parser: argparse.ArgumentParser, kept: str) -> None:
                              " (default: the file $WORMHOLE_NS3_MEMO_KEY names)")
 
 
+def add_seed_options(parser: argparse.ArgumentParser) -> None:
+    """``--seeds N``: plain ns-3 under N RngRun values too, for its own seed-to-seed spread (``tools/seeds.py``)."""
+    parser.add_argument("--seeds", type=int, metavar="N",
+                        help="also run plain ns-3 under N-1 more RngRun values (N runs with the baseline) and report "
+                             "its seed-to-seed spread per flow (and iteration) beside the accelerated run's error")
+
+
 def run_command(script: str, argv: list[str], results: Path, baseline: bool, config: AcceleratorConfig,
                 trace: Path | None = None, progress: bool = False, memo: Path | None = None,
                 memo_key: Path | None = None) -> list[str]:

@@ -6,11 +6,13 @@ import math
 
 import numpy as np
 
+from wormhole_ns3.accel.draws import Fidelity
 from wormhole_ns3.runtime.queues import queue_comparison, queue_line
 from wormhole_ns3.runtime.rtt import NOT_MEASURED, rtt_comparison, rtt_line
 
 
-def _flow_key(flow: dict) -> tuple:
+def flow_key(flow: dict) -> tuple:
+    """What makes a flow of one run the same flow in another run of the script: its addresses and ports."""
     return (flow["src"], flow["dst"], flow["sport"], flow["dport"])
 
 
@@ -24,10 +26,10 @@ def error_stats(errors) -> dict[str, float | None]:
 
 def comparison(baseline: dict, accelerated: dict) -> dict:
     """Per-flow FCT errors, byte exactness, speedup and event counts of two runs' results."""
-    base_flows = {_flow_key(f): f for f in baseline["flows"]}
+    base_flows = {flow_key(f): f for f in baseline["flows"]}
     rows, rtts = [], []
     for flow in accelerated["flows"]:
-        base = base_flows.get(_flow_key(flow))
+        base = base_flows.get(flow_key(flow))
         fct_b = base["fct"] if base else None
         fct_a = flow["fct"]
         rel = abs(fct_a - fct_b) / fct_b if fct_a is not None and fct_b else None
@@ -127,10 +129,20 @@ def guard_parts(summary: dict) -> str | None:
             f"true FCT error max {'-' if true is None else f'{true:.3%}'}")
 
 
+def fidelity_hint(summary: dict) -> str | None:
+    """Under statistical fidelity without ``--seeds``: the errors shown are against one seed only; else None."""
+    fidelity = (summary.get("config") or {}).get("fidelity", Fidelity.SAME_SEED)
+    if Fidelity(fidelity) is not Fidelity.STATISTICAL or summary.get("seeds"):
+        return None
+    return ("statistical: the errors above are against one seed of plain ns-3; "
+            "judge the run against ns-3's seed spread with --seeds N")
+
+
 def optional_parts(summary: dict) -> list[tuple[str, str]]:
-    """(label, text) of each part a comparison has only when asked for: profile, guard, queues, RTTs."""
+    """(label, text) of each part a comparison has only when asked for: profile, guard, queues, RTTs, fidelity."""
     parts = [("accelerated Run()", profile_parts(summary)), ("error guard", guard_parts(summary)),
-             ("queue lengths", queue_line(summary)), ("RTT", rtt_line(summary))]
+             ("queue lengths", queue_line(summary)), ("RTT", rtt_line(summary)),
+             ("fidelity", fidelity_hint(summary))]
     return [(label, text) for label, text in parts if text]
 
 
@@ -139,16 +151,19 @@ def _fmt(value, spec: str) -> str:
 
 
 def format_table(summary: dict) -> str:
-    """The human-readable comparison: one line per flow, then the totals."""
+    """The human-readable comparison: one line per flow (with --seeds, its seed spread beside its error), the totals."""
+    seeded = summary.get("seeds") is not None
     lines = [
         f"{'flow':>4} {'src':>15} {'dst':>15} {'bytes':>12} {'start s':>9} "
-        f"{'FCT base s':>11} {'FCT accel s':>11} {'error':>8}"
+        f"{'FCT base s':>11} {'FCT accel s':>11} {'error':>8}" + (f" {'seed spread':>11}" if seeded else "")
     ]
     for r in summary["flows"]:
+        spread = r.get("seed_spread")
         lines.append(
             f"{r['id']:>4} {r['src']:>15} {r['dst']:>15} {r['bytes']:>12} {r['start']:>9.4f} "
             f"{_fmt(r['fct_baseline'], '11.6f')} {_fmt(r['fct_accelerated'], '11.6f')} "
             f"{_fmt(r['rel_err'] * 100 if r['rel_err'] is not None else None, '7.3f')}%"
+            + (f" {_fmt(spread * 100 if spread is not None else None, '10.3f')}%" if seeded else "")
         )
     pct = lambda v: _fmt(v * 100 if v is not None else None, ".3f") + "%"  # noqa: E731
     lines += [

@@ -29,6 +29,7 @@ from wormhole_ns3.config import AcceleratorConfig
 from wormhole_ns3.tools.experiment.progress import RunProgress
 from wormhole_ns3.tools.experiment.registry import ExperimentError
 from wormhole_ns3.tools.options import run_command
+from wormhole_ns3.tools.seeds import seeded_environment
 
 RUN_RESULTS_FILE = "run.json"
 SKIPS_FILE = "skips.csv"
@@ -44,12 +45,14 @@ PR_SET_PDEATHSIG = 1
 
 @dataclass(frozen=True)
 class ChildOptions:
-    """How to run one side: accelerated or baseline, accelerator settings, memo store, display."""
+    """How to run one side: accelerated or baseline, accelerator settings, memo store, ns-3's RngRun, display."""
 
     baseline: bool = False
     config: AcceleratorConfig = field(default_factory=AcceleratorConfig)
     memo: Path | None = None
     memo_key: Path | None = None
+    #: The RngRun ns-3 is asked for (through NS_GLOBAL_VALUE); None: what this process's environment gives.
+    rng_run: int | None = None
     progress: bool = False
     echo: bool = True
 
@@ -70,7 +73,7 @@ def run_child(command: list[str], folder: Path, label: str, options: ChildOption
         progress.write(f"[wormhole] running {label} ...")
     tail: deque[str] = deque(maxlen=STDERR_TAIL)
     with (folder / STDOUT_FILE).open("wb") as stdout:
-        child = start_child(command, stdout=stdout, stderr=subprocess.PIPE, env=_child_environment())
+        child = start_child(command, stdout=stdout, stderr=subprocess.PIPE, env=_child_environment(options.rng_run))
         reader = threading.Thread(
             target=_copy_stderr, args=(child.stderr, folder / STDERR_FILE, tail, progress, options.echo), daemon=True
         )
@@ -127,11 +130,13 @@ def die_with_parent_hook() -> Callable[[], None] | None:
     return die_with_parent
 
 
-def _child_environment() -> dict[str, str]:
-    """This environment, with this process's ``wormhole_ns3`` first on the child's import path."""
+def _child_environment(rng_run: int | None) -> dict[str, str]:
+    """This environment, with this process's ``wormhole_ns3`` first on the child's import path (and ns-3 asked
+    for RngRun ``rng_run``, if given)."""
     package_root = str(Path(__file__).resolve().parents[3])
     inherited = os.environ.get("PYTHONPATH")
-    return {**os.environ, "PYTHONPATH": package_root + (os.pathsep + inherited if inherited else "")}
+    environment = {**os.environ, "PYTHONPATH": package_root + (os.pathsep + inherited if inherited else "")}
+    return environment if rng_run is None else seeded_environment(environment, rng_run)
 
 
 def _copy_stderr(stream, path: Path, tail: deque, progress: RunProgress, echo: bool) -> None:

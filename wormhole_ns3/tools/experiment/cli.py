@@ -16,7 +16,8 @@ from wormhole_ns3.tools.experiment import registry
 from wormhole_ns3.tools.experiment.child import ChildOptions
 from wormhole_ns3.tools.experiment.registry import Experiment, ExperimentError
 from wormhole_ns3.tools.experiment.results import counted, write_atomically
-from wormhole_ns3.tools.options import add_config_options, add_memo_options, config_from
+from wormhole_ns3.tools.options import add_config_options, add_memo_options, add_seed_options, config_from
+from wormhole_ns3.tools.seeds import seed_problem
 
 
 def add_experiment_command(commands: argparse._SubParsersAction) -> None:
@@ -37,6 +38,7 @@ def add_experiment_command(commands: argparse._SubParsersAction) -> None:
     compare.add_argument("--out", type=Path, metavar="DIR", required=True, help="result folder")
     compare.add_argument("--reuse-baseline", type=Path, metavar="DIR",
                          help="take the baseline from this finished baseline run instead of running it")
+    add_seed_options(compare)
     _run_options(compare)
 
     sweep = actions.add_parser("sweep", help="independent runs of several presets, locally or on a cluster")
@@ -180,6 +182,9 @@ def _dispatch(args: argparse.Namespace) -> int:
         experiment = registry.get_experiment(args.name)
     else:
         experiment, preset = _experiment_and_preset(args)
+    problem = seed_problem(args.seeds) if args.experiment_action == "compare" else None
+    if problem is not None:
+        raise ExperimentError(problem)
     options = _child_options(args)
     native.build()  # here, once, so that no run's process time includes compiling the native modules
     if args.experiment_action == "run":
@@ -193,7 +198,7 @@ def _dispatch(args: argparse.Namespace) -> int:
         from wormhole_ns3.tools.experiment.comparison import compare_experiment, markdown_summary
 
         summary = compare_experiment(experiment, preset, args.out, options, args.force, args.reuse_baseline,
-                                     command=_command_line())
+                                     command=_command_line(), seeds=args.seeds)
         print(markdown_summary(summary), end="")
         print(f"wrote {args.out}")
         return 0

@@ -10,12 +10,15 @@ with ``fct_baseline``, ``fct_accelerated``, ``rel_err``; ``iterations.csv``
 likewise per iteration), ``summary.json``, ``summary.md`` and the plots.
 Speed and event counts come from the harness's results (``report.comparison``,
 as ``wormhole-ns3 compare`` reports them); errors from the script's tables.
+With ``--seeds N``, N-1 more plain runs into ``OUT/seeds/run-K`` set ns-3's own
+seed-to-seed spread beside the errors (``seed_runs``).
 """
 
 from __future__ import annotations
 
 import json
 import threading
+from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
 
@@ -45,8 +48,10 @@ from wormhole_ns3.tools.experiment.run import (
     write_json,
     write_parquet,
 )
+from wormhole_ns3.tools.experiment.seed_runs import run_seeds, seed_markdown, seed_spread
 from wormhole_ns3.tools.experiment.timeline import activity_line, events_by_activity
 from wormhole_ns3.tools.report import comparison, error_stats, optional_parts
+from wormhole_ns3.tools.seeds import Matched, SeedCase
 
 SIDES = ("baseline", "accelerated")
 #: Versions a reused baseline must share with the run it is compared to.
@@ -65,8 +70,8 @@ HARNESS_COMPARISON = (
 
 def compare_experiment(experiment: Experiment, preset: str, out: Path, options: ChildOptions, force: bool = False,
                        reuse_baseline: Path | None = None, stop: threading.Event | None = None,
-                       command: str | None = None) -> dict:
-    """Baseline (or a reused one) then accelerated into ``out``; the comparison's summary.
+                       command: str | None = None, seeds: int | None = None) -> dict:
+    """Baseline (or a reused one), accelerated, then ``seeds - 1`` more plain runs into ``out``; the summary.
 
     ``command``, the command line that asked for the comparison, is kept in ``command.txt``.
     """
@@ -86,14 +91,23 @@ def compare_experiment(experiment: Experiment, preset: str, out: Path, options: 
     try:
         accelerated = execute_run(experiment, preset, folders["accelerated"], replace(options, baseline=False), stop)
     except ExperimentError as failure:
-        keep = f"the baseline in {folders['baseline']} is complete: compare again with --reuse-baseline on it"
-        raise ExperimentError(str(failure), failure.exit_code, (*failure.details, keep)) from None
+        raise _keeping_baseline(failure, folders["baseline"]) from None
     if reuse_baseline is not None and reused is not None:
         check_same_run(reuse_baseline, reused, accelerated)
-    summary = write_comparison(staged.staging, experiment, preset, reuse_baseline)
+    try:
+        runs = run_seeds(experiment, preset, staged.staging, options, seeds, stop) if seeds else []
+    except ExperimentError as failure:
+        raise _keeping_baseline(failure, folders["baseline"]) from None
+    summary = write_comparison(staged.staging, experiment, preset, reuse_baseline, runs)
     write_command(staged.staging, command)
     staged.commit()
     return summary
+
+
+def _keeping_baseline(failure: ExperimentError, baseline: Path) -> ExperimentError:
+    """The failure of a run after the baseline, saying that the baseline can be reused."""
+    keep = f"the baseline in {baseline} is complete: compare again with --reuse-baseline on it"
+    return ExperimentError(str(failure), failure.exit_code, (*failure.details, keep))
 
 
 def installed_versions() -> dict[str, str]:
@@ -152,8 +166,10 @@ def check_same_run(folder: Path, baseline: dict, accelerated: dict) -> None:
                 f"vs {accelerated.get(name)}): make the baseline again")
 
 
-def write_comparison(folder: Path, experiment: Experiment, preset: str, baseline_from: Path | None) -> dict:
-    """Join the two runs in ``folder``; write the tables, summary.json, summary.md and the plots."""
+def write_comparison(folder: Path, experiment: Experiment, preset: str, baseline_from: Path | None,
+                     seed_runs: Sequence[int] = ()) -> dict:
+    """Join the two runs in ``folder`` (and the plain runs under ``seed_runs``, with the baseline); write the
+    tables, summary.json, summary.md and the plots."""
     runs = {side: json.loads((folder / side / RUN_RESULTS_FILE).read_text()) for side in SIDES}
     accelerated_summary = json.loads((folder / "accelerated" / SUMMARY_FILE).read_text())
     finished = {side: read_flows(folder / side / FLOWS_FILE) for side in SIDES}
@@ -161,6 +177,7 @@ def write_comparison(folder: Path, experiment: Experiment, preset: str, baseline
     iterations = join_iterations(*(_iterations_of(folder / side) for side in SIDES))
     count_memo_episodes(iterations, folder / "accelerated" / SKIPS_FILE)
     harness = comparison(runs["baseline"], runs["accelerated"])
+    seeds, spreads = seed_spread(folder, seed_runs, flows, iterations) if seed_runs else (None, [])
     fct = error_stats(flows["rel_err"])
     iteration = error_stats(iterations["rel_err"])
     summary = {
@@ -184,11 +201,12 @@ def write_comparison(folder: Path, experiment: Experiment, preset: str, baseline
         **{name: accelerated_summary.get(name) for name in MEMO_FIELDS},
         "memo_hit_rate_after_first_iteration": _hit_rate(iterations[iterations["iteration"] > 0]),
         "events_by_activity": _events_by_activity(runs["accelerated"], finished["accelerated"]),
+        "seeds": seeds.as_dict() if seeds is not None else None,
     }
     for table, name in ((flows, FLOWS_FILE), (iterations, ITERATIONS_FILE)):
         _write_csv(table, folder / name)
         write_parquet(table, folder / name)
-    summary["plots"] = _draw(folder, flows, iterations, summary, runs["accelerated"].get("event_timeline"))
+    summary["plots"] = _draw(folder, flows, iterations, summary, runs["accelerated"].get("event_timeline"), spreads)
     write_json(folder / SUMMARY_FILE, summary)
     write_atomically(folder / "summary.md", markdown_summary(summary))
     return summary
@@ -278,9 +296,12 @@ def _write_csv(table, path: Path) -> None:
     partial.replace(path)
 
 
-def _draw(folder: Path, flows, iterations, summary: dict, timeline: list | None) -> list[str]:
-    """The plots there is data for, by file name."""
+def _draw(folder: Path, flows, iterations, summary: dict, timeline: list | None,
+          spreads: Sequence[Matched]) -> list[str]:
+    """The plots there is data for, by file name (the seed spread's only where the plain runs have one)."""
     drawn = [plots.speedup_bars(summary, folder / "speedup.png")]
+    if spreads and SeedCase(summary["seeds"]["case"]) is SeedCase.VARIES:
+        drawn.append(plots.seed_spread(spreads, folder / "seed_spread.png"))
     if timeline:
         until = float(flows["finish_accelerated"].max()) if len(flows) else None
         drawn.append(plots.event_timeline(timeline, summary["events_baseline"], until, folder / "events.png"))
@@ -335,6 +356,8 @@ def markdown_summary(summary: dict) -> str:
         lines.append(f"- iteration time error over {counted(summary['iterations_compared'], 'iteration')}: "
                      f"max {_percent(summary['iteration_time_rel_err'])}, "
                      f"mean {_percent(summary['iteration_time_mean_rel_err'])}")
+    if summary.get("seeds"):
+        lines += seed_markdown(summary["seeds"])
     lines += [
         f"- {summary['skips']} skips covering {summary['skipped_time_s']:.6f} s of simulated time "
         f"({summary['skip_backs']} cut short)",

@@ -7,6 +7,7 @@ is needed and the figures are the same on every machine.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 
 import matplotlib
@@ -16,11 +17,15 @@ import matplotlib.pyplot as plt  # noqa: E402 - after choosing the backend
 import numpy as np  # noqa: E402
 from matplotlib.ticker import MaxNLocator  # noqa: E402
 
+from wormhole_ns3.tools.seeds import Matched  # noqa: E402
+
 BASELINE_COLOR = "#4c72b0"
 ACCELERATED_COLOR = "#dd8452"
 PAPER_COLOR = "#8c8c8c"
 #: FCTs spread over more than this factor are drawn on a log axis.
 WIDE_RANGE = 20
+#: Below this (in percent) the seed spread plot's axes are linear, above it logarithmic.
+SPREAD_LINEAR_PERCENT = 0.01
 #: PNG metadata without the matplotlib version, so the same data gives the same bytes.
 _METADATA = {"Software": None}
 
@@ -151,6 +156,49 @@ def scoreboard_bars(entries, path: Path) -> Path:
     axis.set_title("wormhole-ns3 vs the Wormhole paper, per workload")
     axis.legend(loc="upper center", bbox_to_anchor=(0.5, -0.22), ncol=3, fontsize="small")
     axis.grid(axis="y", alpha=0.3, which="both")
+    return _save(figure, path)
+
+
+def seed_spread(quantities: Sequence[Matched], path: Path) -> Path:
+    """Per quantity (FCT, iteration time), a row: each item's accelerated error against ns-3's own seed spread,
+    with the y = x line (below it: within ns-3's noise), and the CDFs of both.
+
+    Spreads run from nothing to many times a flow's FCT (a flow that meets a
+    retransmission timeout under one seed and none under another), and errors
+    are often exactly zero: both axes are linear up to ``SPREAD_LINEAR_PERCENT``
+    and logarithmic above it, so zeros and decades show alike.
+    """
+    figure, axes = plt.subplots(len(quantities), 2, figsize=(10, 4 * len(quantities)), squeeze=False)
+    for (scatter, cdf), matched in zip(axes, quantities):
+        spread, error = matched.spread * 100, matched.error * 100
+        runs = matched.values.shape[1]
+        top = max(float(spread.max(initial=0)), float(error.max(initial=0)), SPREAD_LINEAR_PERCENT) * 1.5
+        scatter.scatter(spread, error, s=14, alpha=0.6, color=ACCELERATED_COLOR, clip_on=False, zorder=3)
+        scatter.plot([0, top], [0, top], color="black", linewidth=0.8, label="y = x")
+        for set_scale, set_limits in ((scatter.set_xscale, scatter.set_xlim), (scatter.set_yscale, scatter.set_ylim)):
+            set_scale("symlog", linthresh=SPREAD_LINEAR_PERCENT)
+            set_limits(-SPREAD_LINEAR_PERCENT / 2, top)  # a little room left of 0, where exact errors lie
+        scatter.set_xlabel(f"ns-3 seed spread, (max - min) / median over {runs} runs (%)")
+        scatter.set_ylabel("accelerated |error| vs baseline (%)")
+        scatter.set_title(f"{matched.quantity.heading} of {len(matched.keys)} {matched.quantity.noun}: "
+                          "below the line, within ns-3's noise", fontsize="medium")
+        scatter.legend(loc="upper left")
+        scatter.grid(alpha=0.3)
+        for values, label, color, style in ((spread, "ns-3 seed spread", BASELINE_COLOR, "-"),
+                                            (error, "accelerated error", ACCELERATED_COLOR, "--")):
+            ordered = np.sort(values)
+            fraction = np.arange(ordered.size + 1) / max(ordered.size, 1)
+            cdf.step(np.concatenate([ordered[:1], ordered]), fraction, where="post",
+                     label=label, color=color, linestyle=style)
+        cdf.set_xscale("symlog", linthresh=SPREAD_LINEAR_PERCENT)
+        cdf.set_xlim(-SPREAD_LINEAR_PERCENT / 2, top)
+        cdf.set_xlabel(f"{matched.quantity.heading}: relative spread or error (%)")
+        cdf.set_ylabel(f"fraction of {matched.quantity.noun}")
+        cdf.set_ylim(0, 1.02)
+        cdf.set_title(f"CDFs over the {matched.quantity.noun}", fontsize="medium")
+        cdf.legend(loc="lower right")
+        cdf.grid(alpha=0.3)
+    figure.tight_layout()
     return _save(figure, path)
 
 

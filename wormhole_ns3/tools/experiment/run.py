@@ -89,6 +89,8 @@ def execute_run(experiment: Experiment, preset: str, folder: Path, options: Chil
         script_args = [*script_args, experiment.results_dir_option, str(folder)]
     command = harness_command(experiment.script, script_args, folder, options)
     label = f"{mode_of(options)} {experiment.name} {preset}"
+    if options.rng_run is not None:
+        label += f" under RngRun {options.rng_run}"
     try:
         run_child(command, folder, label, options, stop)
     except KeyboardInterrupt:

@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from types import SimpleNamespace
 
-from wormhole_ns3.accel.draws import Draws
+from wormhole_ns3.accel.draws import Draws, RandomSource
 from wormhole_ns3.accel.links import link_id, link_node
 from wormhole_ns3.memo.episodes import MemoDecision, Memoizer
 from wormhole_ns3.memo.record import TrajectoryPoint
@@ -417,8 +417,9 @@ class FakeMemoHost:
     events: int = 10_000  #: events an episode took to simulate
     #: flow -> random numbers it drew (and the digest of what it drew): a flow absent drew none
     draws: dict[int, tuple[int, int]] = field(default_factory=dict)
-    #: link -> why a model there may draw random numbers
-    random_sources: dict[int, tuple[str, ...]] = field(default_factory=dict)
+    #: link -> the models there that may draw random numbers
+    random_sources: dict[int, tuple[RandomSource, ...]] = field(default_factory=dict)
+    rate_bps: float = 10e9  #: every link's rate
     #: nodes where flows drew random numbers so far
     drawing_nodes: frozenset[int] = frozenset()
     started: list[int] = field(default_factory=list)
@@ -508,8 +509,11 @@ class FakeMemoHost:
         return Draws(sum(self.draws[f][0] for f in drawing),
                      hash(tuple(self.draws[f][1] for f in drawing)) & (2**64 - 1), tuple(nodes))
 
-    def link_random_sources(self, link: int) -> tuple[str, ...]:
+    def link_random_sources(self, link: int) -> tuple[RandomSource, ...]:
         return self.random_sources.get(link, ())
+
+    def link_rate(self, link: int) -> float:
+        return self.rate_bps
 
     def drawn_nodes(self) -> frozenset[int]:
         return self.drawing_nodes

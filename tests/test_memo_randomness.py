@@ -10,7 +10,7 @@ from dataclasses import replace
 
 import pytest
 
-from wormhole_ns3.accel.draws import DrawCase, Fidelity
+from wormhole_ns3.accel.draws import DrawCase, Fidelity, RandomSource
 from wormhole_ns3.accel.links import link_id, link_node
 from wormhole_ns3.memo.episodes import MemoDecision, Memoizer
 from wormhole_ns3.memo.randomness import AGREEMENT_BOUND, admit_mirror, admit_records, agree
@@ -24,6 +24,9 @@ from fakes import MS, FakeMemoHost, incast, kinds, record_episode
 def store(tmp_path):
     with MemoStore.open(tmp_path / "memo") as opened:
         yield opened
+
+
+RED = RandomSource("ns3::RedQueueDisc marks or drops at random between MinTh and MaxTh", True)
 
 
 def record(finishes: list[int], draws: int = 0, digest: int = 1) -> EpisodeRecord:
@@ -73,12 +76,18 @@ def test_a_mirror_needs_twins_no_draw_can_part():
     links = [link_id(5, 1), link_id(6, 1)]
     none = frozenset()
     assert admit_mirror([], links, {}, none, Fidelity.SAME_SEED).case is DrawCase.NO_SOURCE
-    red = admit_mirror([], links, {links[1]: ("ns3::RedQueueDisc marks or drops at random above MaxTh (Gentle)",)},
-                       none, Fidelity.SAME_SEED)
+    gentle = {links[1]: (RandomSource("ns3::RedQueueDisc marks or drops at random above MaxTh (Gentle)", True),)}
+    red = admit_mirror([], links, gentle, none, Fidelity.SAME_SEED)
     assert red.case is DrawCase.DEPENDS and "Gentle" in red.refusal
+    # RED draws only once a queue stands: where its flows cannot make one, it never does
+    assert admit_mirror([], links, gentle, none, Fidelity.SAME_SEED, queueless=lambda link: True).case \
+        is DrawCase.QUIET_SO_FAR
+    jitter = {links[1]: (RandomSource("ns3::OnOffApplication::OffTime is a ns3::UniformRandomVariable", False),)}
+    assert admit_mirror([], links, jitter, none, Fidelity.SAME_SEED, queueless=lambda link: True).case \
+        is DrawCase.DEPENDS
     drew_here = admit_mirror([], links, {}, frozenset({6}), Fidelity.SAME_SEED)
     assert drew_here.case is DrawCase.DEPENDS and "node 6" in drew_here.refusal
-    assert admit_mirror([record([MS])], links, {links[1]: ("RED",)}, none, Fidelity.SAME_SEED).case \
+    assert admit_mirror([record([MS])], links, gentle, none, Fidelity.SAME_SEED).case \
         is DrawCase.DREW_NOTHING  # a recording of the key drew nothing: a deterministic course
     assert admit_mirror([record([MS], draws=4)], links, {}, none, Fidelity.SAME_SEED).case is DrawCase.DEPENDS
     assert admit_mirror([record([MS], draws=4)], links, {}, none, Fidelity.STATISTICAL).case is DrawCase.STATISTICAL
@@ -115,7 +124,7 @@ def test_twins_on_links_whose_models_may_draw_are_recorded_not_mirrored(store):
     host = FakeMemoHost()
     memo = Memoizer(store, "context", host)
     leader, twin = incast(host, 0, switch=100), incast(host, 10, switch=200)
-    host.random_sources = {link_id(201, 1): ("ns3::RedQueueDisc marks or drops at random between MinTh and MaxTh",)}
+    host.random_sources = {link_id(200, 1): (RED,)}  # where the twin's two flows meet
     memo.arrive(MS, leader + twin)
     assert kinds(memo) == [MemoDecision.MISS, MemoDecision.MISS] and memo.stats.mirrored == 0
     assert memo.trace[1].draws is DrawCase.DEPENDS and "between MinTh and MaxTh" in memo.trace[1].detail
@@ -149,7 +158,7 @@ def test_flows_drawing_at_a_node_keep_later_twins_there_from_mirroring(store):
 def test_twins_on_links_whose_models_may_draw_mirror_once_links_like_theirs_were_seen_quiet(store):
     """DCQCN marks at random between Kmin and Kmax: where no queue reaches Kmin, no episode draws."""
     host = FakeMemoHost()
-    red = ("ns3::RedQueueDisc marks or drops at random between MinTh and MaxTh",)
+    red = (RED,)
     memo = Memoizer(store, "context", host)
     first = incast(host, 0, switch=100)
     host.random_sources = {link: red for route in host.routes.values() for link in route[0] + route[1]}
@@ -164,7 +173,7 @@ def test_twins_on_links_whose_models_may_draw_mirror_once_links_like_theirs_were
 
 def test_once_flows_drew_on_links_of_a_kind_twins_there_are_recorded_not_mirrored(store):
     host = FakeMemoHost()
-    red = ("ns3::RedQueueDisc marks or drops at random above MaxTh (Gentle)",)
+    red = (RED,)
     memo = Memoizer(store, "context", host)
     first = drawing_incast(host, 0, 100, digest=1)
     host.draws = {flow: (5, 1) for flow in first}
@@ -174,3 +183,14 @@ def test_once_flows_drew_on_links_of_a_kind_twins_there_are_recorded_not_mirrore
     memo.arrive(10 * MS, leader + twin)
     assert kinds(memo)[-2:] == [MemoDecision.MISS, MemoDecision.MISS]
     assert "not yet seen quiet" in memo.trace[-1].detail
+
+
+def test_twins_whose_flows_cannot_make_a_queue_mirror_on_links_whose_models_draw_only_at_a_queue(store):
+    """One flow a link, no faster than what sends it: a ring's step never reaches RED's threshold."""
+    host = FakeMemoHost()
+    memo = Memoizer(store, "context", host)
+    leader, twin = incast(host, 0, switch=100, senders=1), incast(host, 10, switch=200, senders=1)
+    host.random_sources = {link_id(100, 1): (RED,), link_id(200, 1): (RED,)}  # the switches' ports
+    memo.arrive(MS, leader + twin)
+    assert kinds(memo) == [MemoDecision.MISS, MemoDecision.MIRROR]
+    assert memo.trace[1].draws is DrawCase.QUIET_SO_FAR

@@ -37,9 +37,10 @@ class DrawCase(Label):
     #: A mirror of an episode no recording holds yet: no model on its links is known to
     #: draw, and none drew there so far this run (its leader's draws are watched).
     NO_SOURCE = "no-random-source"
-    #: A mirror of an episode no recording holds yet, whose links have models that may
-    #: draw: recordings crossed links like them without a draw so far this run, and
-    #: none drew at its nodes (its leader's draws are watched).
+    #: A mirror of an episode no recording holds yet, whose links have models that draw
+    #: only once a queue stands, where its flows cannot make one (no port of it gets more
+    #: than it sends on), or that were crossed without a draw so far this run (its
+    #: leader's draws are watched).
     QUIET_SO_FAR = "sources-quiet-so-far"
     #: Recordings made under different draws took the same course, within the bound.
     AGREED = "agreed-across-draws"
@@ -49,6 +50,16 @@ class DrawCase(Label):
     STATISTICAL = "statistical"
     #: Not taken: its outcome depends on draws this run would make otherwise.
     DEPENDS = "depends-on-draws"
+
+
+@dataclass(frozen=True)
+class RandomSource:
+    """A model on a link that may draw random numbers as packets cross it (``DescribeRandomSources``)."""
+
+    what: str  #: its type and what draws
+    #: It draws only once a queue stands (RED between its thresholds, PIE, COBALT): where
+    #: arrivals never exceed the port's rate, it never does.
+    needs_queue: bool
 
 
 @dataclass(frozen=True)

@@ -17,7 +17,7 @@ import itertools
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any, Protocol
 
-from wormhole_ns3.accel.draws import Draws, Fidelity
+from wormhole_ns3.accel.draws import Draws, Fidelity, RandomSource
 from wormhole_ns3.accel.flows import SKIPPABLE_CONGESTION_CONTROL, FlowKind, is_paced
 from wormhole_ns3.accel.verify import GuardKind
 from wormhole_ns3.memo.episodes import GROUPED_PACED_KINDS, MemoEvent, Memoizer, MemoStats
@@ -92,7 +92,7 @@ class MemoDriver:
         self._link_attributes: dict[int, str] = {}
         self._link_rates: dict[int, float] = {}
         self._lossless: dict[int, bool] = {}
-        self._random_sources: dict[int, tuple[str, ...]] = {}
+        self._random_sources: dict[int, tuple[RandomSource, ...]] = {}
         self._waiting: set[int] = set()  #: pending flows whose start event is not scheduled yet
         self._order = itertools.count()
         #: flows whose start event is gated and not decided yet -> (start time, start event uid)
@@ -226,9 +226,12 @@ class MemoDriver:
     def link_queue(self, link: int) -> int:
         return int(self.tracker.GetQueuedPackets(link))
 
-    def link_random_sources(self, link: int) -> tuple[str, ...]:
-        return self._link_fact(self._random_sources, link,
-                               lambda id_: tuple(str(s) for s in self.tracker.GetLinkRandomSources(id_)))
+    def link_random_sources(self, link: int) -> tuple[RandomSource, ...]:
+        return self._link_fact(self._random_sources, link, lambda id_: tuple(
+            RandomSource(str(s.what), bool(s.needsQueue)) for s in self.tracker.GetLinkRandomSources(id_)))
+
+    def link_rate(self, link: int) -> float:
+        return self._link_rate(link)
 
     def drawn_nodes(self) -> frozenset[int]:
         return frozenset(int(node) for node in self.run.impl.GetDrawNodes())

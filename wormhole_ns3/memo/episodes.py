@@ -70,13 +70,13 @@ from dataclasses import dataclass, field
 from functools import partial
 from typing import Any, Protocol
 
-from wormhole_ns3.accel.draws import DrawCase, Draws, Fidelity
+from wormhole_ns3.accel.draws import DrawCase, Draws, Fidelity, RandomSource
 from wormhole_ns3.accel.flows import FlowKind
 from wormhole_ns3.accel.trace import TraceKind
 from wormhole_ns3.accel.verify import MEMO_KINDS, GuardKind
 from wormhole_ns3.accel.vocabulary import Label
 from wormhole_ns3.memo.fingerprint import Episode, FlowDescriptor, LinkDescriptor, fingerprint
-from wormhole_ns3.memo.randomness import DrawHistory, admit_mirror, admit_records, describe_case
+from wormhole_ns3.memo.randomness import DrawHistory, admit_mirror, admit_records, describe_case, port_loads
 from wormhole_ns3.memo.record import (
     MIN_COMPLETED_PER_DIVERGENCE,
     Arrival,
@@ -151,7 +151,8 @@ class MemoHost(Protocol):
     def drain_time_ns(self, flows: Iterable[int]) -> int: ...
     def episode_events(self, flows: Iterable[int]) -> tuple[int, int]: ...
     def episode_draws(self, flows: Sequence[int]) -> Draws: ...
-    def link_random_sources(self, link: int) -> tuple[str, ...]: ...
+    def link_random_sources(self, link: int) -> tuple[RandomSource, ...]: ...
+    def link_rate(self, link: int) -> float: ...
     def drawn_nodes(self) -> frozenset[int]: ...
     def start_flow(self, flow: int) -> None: ...
     def hold_flow(self, flow: int) -> None: ...
@@ -1396,7 +1397,9 @@ class Memoizer:
         """Whether twins of ``order`` may follow a recording of ``key`` being made now (``admit_mirror``)."""
         links = self._links_of(order)
         sources = {link: self.host.link_random_sources(link) for link in links}
+        loads = port_loads([self.host.flow_route(f)[0] for f in order], self.host.link_rate)
         return admit_mirror(self._continuations(key), links, sources, self.host.drawn_nodes(), self.fidelity,
+                            queueless=lambda link: loads.get(link, 0.0) <= self.host.link_rate(link),
                             quiet=lambda link: self._draw_history.quiet_so_far(self._link_kind(link)))
 
     def _link_kind(self, link: int) -> str:

@@ -25,7 +25,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
-from wormhole_ns3.accel.draws import DrawCase, Draws, Fidelity
+from wormhole_ns3.accel.draws import DrawCase, Draws, Fidelity, RandomSource
 from wormhole_ns3.accel.links import link_node
 from wormhole_ns3.memo.record import EpisodeRecord
 
@@ -111,16 +111,31 @@ def admit_records(records: Sequence[EpisodeRecord], fidelity: Fidelity,
     return Admission(admitted, case, refusal)
 
 
+def port_loads(paths: Iterable[Sequence[int]], rate: Callable[[int], float]) -> dict[int, float]:
+    """The most each port of these flows' data paths can receive (bit/s): each flow at most at its
+    slowest link upstream of the port, summed over the flows through it."""
+    loads: dict[int, float] = {}
+    for path in paths:
+        upstream = float("inf")
+        for link in path:
+            loads[link] = loads.get(link, 0.0) + upstream
+            upstream = min(upstream, rate(link))
+    return loads
+
+
 def admit_mirror(records: Sequence[EpisodeRecord], links: Iterable[int],
-                 sources: Mapping[int, Sequence[str]], drawn_nodes: frozenset[int],
-                 fidelity: Fidelity, quiet: Callable[[int], bool] = lambda link: False,
+                 sources: Mapping[int, Sequence[RandomSource]], drawn_nodes: frozenset[int],
+                 fidelity: Fidelity, queueless: Callable[[int], bool] = lambda link: False,
+                 quiet: Callable[[int], bool] = lambda link: False,
                  bound: float = AGREEMENT_BOUND) -> Admission:
     """Whether an episode may follow a recording of its key being made now, whose draws are not known yet.
 
     ``records``: the key's stored continuations; ``sources``: per link of the
-    episode, why a model there may draw (``FlowTracker::GetLinkRandomSources``);
+    episode, the models there that may draw (``FlowTracker::GetLinkRandomSources``);
     ``drawn_nodes``: the nodes where a flow's event drew so far this run;
-    ``quiet``: whether links like one were crossed without a draw so far (``DrawHistory``).
+    ``queueless``: whether the episode's flows cannot make a queue stand at a link
+    (``port_loads``: it receives no more than it sends); ``quiet``: whether links like
+    one were crossed without a draw so far (``DrawHistory``).
     """
     if fidelity is Fidelity.STATISTICAL:
         return Admission([], DrawCase.STATISTICAL)
@@ -143,13 +158,13 @@ def admit_mirror(records: Sequence[EpisodeRecord], links: Iterable[int],
     sourced = [link for link in links if sources.get(link)]
     if not sourced:
         return Admission([], DrawCase.NO_SOURCE)
-    untried = [link for link in sourced if not quiet(link)]
-    if untried:
-        known = sorted({source for link in untried for source in sources[link]})
+    may_draw = sorted({source.what for link in sourced for source in sources[link]
+                       if not (source.needs_queue and queueless(link)) and not quiet(link)})
+    if may_draw:
         return Admission([], DrawCase.DEPENDS, (
             f"no recording of its key yet, and models on its links may draw random numbers "
-            f"({'; '.join(known)}), not yet seen quiet on links like them: its twin's course may "
-            f"depend on draws of its own"))
+            f"({'; '.join(may_draw)}) where its flows can make a queue, not yet seen quiet on links like "
+            f"them: its twin's course may depend on draws of its own"))
     return Admission([], DrawCase.QUIET_SO_FAR)
 
 

@@ -1449,16 +1449,20 @@ FlowTracker::IsLossless(uint64_t link) const
     return true;
 }
 
-std::vector<std::string>
+std::vector<RandomSource>
 FlowTracker::GetLinkRandomSources(uint64_t link) const
 {
     Ptr<NetDevice> device = LinkDevice(link);
     Ptr<Node> node = device->GetNode();
-    std::vector<std::string> sources;
+    std::vector<RandomSource> sources;
     auto add = [&sources](Ptr<const Object> object) {
-        for (std::string& source : wormhole::DescribeRandomSources(object))
+        for (RandomSource& source : wormhole::DescribeRandomSources(object))
         {
-            sources.push_back(std::move(source));
+            if (std::none_of(sources.begin(), sources.end(),
+                             [&source](const RandomSource& s) { return s.what == source.what; }))
+            {
+                sources.push_back(std::move(source));
+            }
         }
     };
     if (auto ipv4 = node->GetObject<Ipv4>())
@@ -1496,8 +1500,8 @@ FlowTracker::GetLinkRandomSources(uint64_t link) const
             add(channel->GetDevice(d));
         }
     }
-    std::sort(sources.begin(), sources.end());
-    sources.erase(std::unique(sources.begin(), sources.end()), sources.end());
+    std::sort(sources.begin(), sources.end(),
+              [](const RandomSource& a, const RandomSource& b) { return a.what < b.what; });
     return sources;
 }
 

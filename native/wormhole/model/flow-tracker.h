@@ -20,6 +20,7 @@
 #include "ns3/traced-callback.h"
 
 #include "flow-record.h"
+#include "random-sources.h"
 #include "tcp-flow-state.h"
 #include "tracked-flow.h"
 #include "upcoming-flow.h"
@@ -342,7 +343,7 @@ class FlowTracker : public Object
      * queue discs, device, transmit queue and the devices it sends to); empty
      * if no model there is known to.
      */
-    std::vector<std::string> GetLinkRandomSources(uint64_t link) const;
+    std::vector<RandomSource> GetLinkRandomSources(uint64_t link) const;
     /** @return the sender state of a TCP flow (cwnd 0 for UDP or before it connects). */
     TcpFlowState GetTcpState(uint32_t flow) const;
     /** Put a TCP flow's sender in a recorded state. @return false for a flow that is not TCP. */

@@ -38,10 +38,10 @@ DoubleAttribute(Ptr<const Object> object, const std::string& name)
 
 /**
  * Models that draw through a variable of their own rather than an attribute:
- * why this one may, from its parameters; empty if it never does.
+ * whether this one may, from its parameters (and why, in ``source``).
  */
-std::string
-OwnVariableSource(Ptr<const Object> object)
+bool
+OwnVariableSource(Ptr<const Object> object, RandomSource& source)
 {
     TypeId tid = object->GetInstanceTypeId();
     std::string name = tid.GetName();
@@ -52,29 +52,35 @@ OwnVariableSource(Ptr<const Object> object)
         // off) it marks every packet above the threshold and never draws
         if (BoolAttribute(object, "Gentle"))
         {
-            return name + " marks or drops at random above MaxTh (Gentle)";
+            source = {name + " marks or drops at random above MaxTh (Gentle)", true};
         }
-        if (BoolAttribute(object, "ARED") || BoolAttribute(object, "FengAdaptive"))
+        else if (BoolAttribute(object, "ARED") || BoolAttribute(object, "FengAdaptive"))
         {
-            return name + " marks or drops at random (adaptive RED)";
+            source = {name + " marks or drops at random (adaptive RED)", true};
         }
-        if (DoubleAttribute(object, "MinTh") < DoubleAttribute(object, "MaxTh"))
+        else if (DoubleAttribute(object, "MinTh") < DoubleAttribute(object, "MaxTh"))
         {
-            return name + " marks or drops at random between MinTh and MaxTh";
+            source = {name + " marks or drops at random between MinTh and MaxTh", true};
         }
-        return "";
+        else
+        {
+            return false;
+        }
+        return true;
     }
     if (name == "ns3::Ipv4GlobalRouting" && BoolAttribute(object, "RandomEcmpRouting"))
     {
-        return name + " routes each packet at random among equal-cost paths";
+        source = {name + " routes each packet at random among equal-cost paths", false};
+        return true;
     }
-    static const std::set<std::string> alwaysRandom{
+    static const std::set<std::string> dropsAtRandom{
         "ns3::PieQueueDisc", "ns3::FqPieQueueDisc", "ns3::CobaltQueueDisc", "ns3::FqCobaltQueueDisc"};
-    if (alwaysRandom.contains(name))
+    if (dropsAtRandom.contains(name))
     {
-        return name + " drops at random";
+        source = {name + " drops at random once its queue stands", true};
+        return true;
     }
-    return "";
+    return false;
 }
 
 bool
@@ -85,14 +91,14 @@ IsConstant(Ptr<const RandomVariableStream> variable)
 }
 
 void
-Collect(Ptr<const Object> object, int depth, std::set<const Object*>& seen, std::vector<std::string>& out)
+Collect(Ptr<const Object> object, int depth, std::set<const Object*>& seen, std::vector<RandomSource>& out)
 {
     if (!object || depth > MAX_DEPTH || !seen.insert(PeekPointer(object)).second)
     {
         return;
     }
-    std::string own = OwnVariableSource(object);
-    if (!own.empty())
+    RandomSource own;
+    if (OwnVariableSource(object, own))
     {
         out.push_back(own);
     }
@@ -114,8 +120,9 @@ Collect(Ptr<const Object> object, int depth, std::set<const Object*>& seen, std:
             {
                 if (!IsConstant(variable))
                 {
-                    out.push_back(tid.GetName() + "::" + info.name + " is a " +
-                                  variable->GetInstanceTypeId().GetName());
+                    out.push_back({tid.GetName() + "::" + info.name + " is a " +
+                                       variable->GetInstanceTypeId().GetName(),
+                                   false});
                 }
             }
             else
@@ -132,10 +139,10 @@ Collect(Ptr<const Object> object, int depth, std::set<const Object*>& seen, std:
 
 } // namespace
 
-std::vector<std::string>
+std::vector<RandomSource>
 DescribeRandomSources(Ptr<const Object> object)
 {
-    std::vector<std::string> sources;
+    std::vector<RandomSource> sources;
     std::set<const Object*> seen;
     Collect(object, 0, seen, sources);
     return sources;

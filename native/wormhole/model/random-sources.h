@@ -16,12 +16,19 @@ namespace ns3
 
 class Object;
 
+/** A model that may draw random numbers as packets cross it, and when. */
+struct RandomSource
+{
+    std::string what;  //!< the model's type and what draws, for a trace row
+    bool needsQueue;   //!< draws only once a queue stands (RED between its thresholds, PIE, COBALT)
+};
+
 namespace wormhole
 {
 
 /**
  * @return why an object, or an object it holds through its attributes, may
- * draw random numbers as packets cross it: one line per source, naming the
+ * draw random numbers as packets cross it: one source per model, naming the
  * object's type and what draws; empty if nothing in it is known to.
  *
  * RandomDrawMonitor sees every draw as it happens; this says, before anything
@@ -34,12 +41,14 @@ namespace wormhole
  *   through the attributes of any type;
  * - models that draw through a variable of their own, by their parameters:
  *   RED wherever its marking is probabilistic (Gentle, MinTh below MaxTh,
- *   adaptive RED), PIE and COBALT always.
+ *   adaptive RED), PIE and COBALT always, random ECMP. RED, PIE and COBALT
+ *   draw only once a queue stands (needsQueue): where arrivals never exceed
+ *   the port's rate, they never do.
  *
  * A model outside both (a user's own queue disc drawing through a private
  * variable) is not found here; the monitor still sees its draws when they come.
  */
-std::vector<std::string> DescribeRandomSources(Ptr<const Object> object);
+std::vector<RandomSource> DescribeRandomSources(Ptr<const Object> object);
 
 } // namespace wormhole
 } // namespace ns3

@@ -119,7 +119,9 @@ class RandomSourcesTestCase : public TestCase
         using wormhole::DescribeRandomSources;
         NS_TEST_EXPECT_MSG_EQ(DescribeRandomSources(Red(false, 65, 65)).size(), 0,
                               "RED as a step marker never draws");
-        NS_TEST_EXPECT_MSG_EQ(DescribeRandomSources(Red(true, 65, 65)).size(), 1, "Gentle RED draws above MaxTh");
+        std::vector<RandomSource> gentle = DescribeRandomSources(Red(true, 65, 65));
+        NS_TEST_ASSERT_MSG_EQ(gentle.size(), 1, "Gentle RED draws above MaxTh");
+        NS_TEST_EXPECT_MSG_EQ(gentle[0].needsQueue, true, "RED draws once its queue stands");
         NS_TEST_EXPECT_MSG_EQ(DescribeRandomSources(Red(false, 5, 15)).size(), 1,
                               "RED draws between its thresholds");
         NS_TEST_EXPECT_MSG_EQ(DescribeRandomSources(CreateObject<PieQueueDisc>()).size(), 1, "PIE draws");
@@ -129,9 +131,10 @@ class RandomSourcesTestCase : public TestCase
         NS_TEST_EXPECT_MSG_EQ(DescribeRandomSources(constant).size(), 0, "constant on and off times draw nothing");
         Ptr<OnOffApplication> jittered = CreateObject<OnOffApplication>();
         jittered->SetAttribute("OffTime", StringValue("ns3::UniformRandomVariable[Min=0|Max=0.001]"));
-        std::vector<std::string> sources = DescribeRandomSources(jittered);
+        std::vector<RandomSource> sources = DescribeRandomSources(jittered);
         NS_TEST_ASSERT_MSG_EQ(sources.size(), 1, "a random off time draws");
-        NS_TEST_EXPECT_MSG_NE(sources[0].find("OffTime"), std::string::npos, "the attribute is named");
+        NS_TEST_EXPECT_MSG_NE(sources[0].what.find("OffTime"), std::string::npos, "the attribute is named");
+        NS_TEST_EXPECT_MSG_EQ(sources[0].needsQueue, false, "an application's jitter needs no queue");
 
         Ptr<PointToPointNetDevice> device = CreateObject<PointToPointNetDevice>();
         NS_TEST_EXPECT_MSG_EQ(DescribeRandomSources(device).size(), 0, "a device without an error model");

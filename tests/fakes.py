@@ -345,6 +345,10 @@ class FakeTracker:
         flow = self.flows[f]
         return list(flow.notifications or [0] * len(flow.samples))
 
+    def TakeProgressedFlows(self) -> list[int]:
+        """Flows whose last two delivered-bytes samples differ (a test sets whole sample lists at once)."""
+        return [f for f, flow in enumerate(self.flows) if len(flow.samples) < 2 or flow.samples[-1] != flow.samples[-2]]
+
     def ClearSamples(self, flows: list[int]) -> None:
         for f in flows:
             self.flows[f].samples = []

@@ -127,10 +127,12 @@ class PartitionState:
     #: What refused the partition's last judgement since its last flow event or skip (None:
     #: none did): the skip trace says what the transient was measured to hold it back by.
     held_back_by: Limit | None = None
-    #: Bytes its flows had delivered when a judgement found none delivered over the window
-    #: (``Limit.NO_PROGRESS``): every flow waits on its own timer, and each judgement refuses
-    #: alike until one delivers again (None: not stalled so).
-    stalled_at: int | None = None
+    #: A judgement found none of its flows delivered over the window (``Limit.NO_PROGRESS``):
+    #: every flow waits on its own timer, and each judgement refuses alike until one delivers
+    #: again (``FlowTracker::TakeProgressedFlows``).
+    stalled: bool = False
+    #: Why a flow of it must run packet by packet, if one must (its flows are its key: it stays).
+    blocker: str | None = None
 
     @property
     def paused(self) -> bool:
@@ -578,6 +580,7 @@ class Controller:
                     tag_class=self._class_of(members.flows),
                     rtt=max(self._rtt(f) for f in active),
                     changed_at=now,
+                    blocker=next((b for f in sorted(active) if (b := self.flows[f].skip_blocker)), None),
                 )
                 st.mark_time, st.mark_events, st.mark_draws = now, self._class_events(st), self._class_draws(st)
                 self.tracker.ClearSamples(list(active))
@@ -702,7 +705,10 @@ class Controller:
         """The tracker took a rate sample of every sampled flow: judge the partitions whose turn it is."""
         now = self.now()
         self.samples_taken += 1
+        progressed = set(self.tracker.TakeProgressedFlows())
         for st in list(self.partitions.values()):
+            if st.stalled and not progressed.isdisjoint(st.partition.flows):
+                st.stalled = False
             if not st.paused:
                 self._consider(st, now)
                 self._account(st, now)
@@ -714,17 +720,15 @@ class Controller:
         if self.verifying is not None or (self.guard is not None and not self.guard.allows(GuardKind.SKIP)):
             return  # a child checking a decision runs packet by packet; so does a kind the guard stopped
         part = st.partition
-        if any(self.flows[f].skip_blocker for f in part.flows):
+        if st.blocker:
             return
         if self._settling(st, now):
             return
         if st.rates is not None and now >= st.rates_until:
             st.rates = None  # carried as far as they were seen to hold: judge afresh
         if st.rates is None:
-            if st.stalled_at is not None:
-                if self._delivered(st) == st.stalled_at:
-                    return  # still no byte since the window that had none: judged alike
-                st.stalled_at = None
+            if st.stalled:
+                return  # still no byte since the window that had none: judged alike
             paced, early = self._paced(st), self._judged_early(st, now)
             shortest = self.config.window if paced and not early else min(self.config.min_window,
                                                                            self.config.window)
@@ -744,8 +748,7 @@ class Controller:
                 return  # not at line rate: it waits for a whole window, as paced flows always did
             if not verdict.steady:
                 st.held_back_by = verdict.limit
-                if verdict.limit is Limit.NO_PROGRESS:
-                    st.stalled_at = self._delivered(st)
+                st.stalled = verdict.limit is Limit.NO_PROGRESS
                 return
             st.rates, st.reason, st.idle = dict(verdict.rates), verdict.reason, verdict.idle
             st.rates_until = now + verdict.horizon
@@ -789,7 +792,7 @@ class Controller:
             return PacketLevel.SETTLING
         if st.end is SkipEnd.FLOW_TAIL and st.rates is not None:
             return PacketLevel.FLOW_TAILS
-        if any(self.flows[f].skip_blocker for f in st.partition.flows):
+        if st.blocker:
             return PacketLevel.UNSKIPPABLE_FLOW
         if st.rates is not None:
             return PacketLevel.SKIP_TOO_SHORT
@@ -869,10 +872,6 @@ class Controller:
     def _sent_samples(self, flow: int) -> np.ndarray:
         """The flow's sent-bytes samples, at the instants of ``_samples`` (copied as they are)."""
         return np.array(self.tracker.GetSentSamples(flow), dtype=np.int64, copy=True)
-
-    def _delivered(self, st: PartitionState) -> int:
-        """Bytes the partition's flows delivered so far (received or credited)."""
-        return sum(int(self.tracker.GetDelivered(f)) for f in st.partition.flows)
 
     def _progress_of(self, flow: int) -> FlowProgress:
         size = self.flows[flow].size

@@ -227,7 +227,7 @@ MEMO_METHODS = (
 
 
 #: FlowTracker methods taking no flow that the controller calls inside Run() (warm_up calls them too).
-SETTERS = ("SetFlowEventCallback", "ConfigureSampling", "GetNFlows")
+SETTERS = ("SetFlowEventCallback", "ConfigureSampling", "GetNFlows", "TakeProgressedFlows")
 
 
 def warm_up(ns3: Any, tracker: Any, memo: bool) -> list[str]:
@@ -266,6 +266,7 @@ def warm_up(ns3: Any, tracker: Any, memo: bool) -> list[str]:
     tracker.SetFlowEventCallback(ns3.Callback[("void", "unsigned int", "int")]())
     tracker.ConfigureSampling(ns3.Time(), 0, ns3.Callback[("void",)]())
     tracker.GetNFlows()
+    tracker.TakeProgressedFlows()
     flow_info(ns3.FlowRecord(), 0)  # a record's strings and vectors, as read_flow converts them
     ns3.NanoSeconds(1).GetSeconds()
     return bound + list(SETTERS)

@@ -1196,6 +1196,18 @@ FlowTracker::GetNotificationSamples(uint32_t flow) const
     return AsVector(m_flows.at(flow).notificationSamples);
 }
 
+std::vector<uint32_t>
+FlowTracker::TakeProgressedFlows()
+{
+    for (uint32_t flow : m_progressed)
+    {
+        m_flows[flow].progressed = false;
+    }
+    std::vector<uint32_t> progressed;
+    progressed.swap(m_progressed);
+    return progressed;
+}
+
 void
 FlowTracker::ScheduleSample()
 {
@@ -1225,6 +1237,11 @@ FlowTracker::Sample()
         if (f.state == ACTIVE)
         {
             uint64_t delivered = f.flow->GetDelivered();
+            if (!f.progressed && delivered != (f.samples.empty() ? 0 : f.samples.back()))
+            {
+                f.progressed = true;
+                m_progressed.push_back(flow);
+            }
             f.samples.push_back(delivered);
             f.sentSamples.push_back(f.flow->GetSent());
             f.rateSamples.push_back(f.flow->GetSendingRate());

@@ -287,6 +287,12 @@ class FlowTracker : public Object
      * the same instants as GetSamples.
      */
     std::vector<uint64_t> GetNotificationSamples(uint32_t flow) const;
+    /**
+     * @return the flows whose delivered bytes moved between two samples since
+     * the last call (each once), and forget them: a partition none of whose
+     * flows is among them delivered nothing since, and is judged alike.
+     */
+    std::vector<uint32_t> TakeProgressedFlows();
 
     /** Called (from a system event, right after the packet that caused it) on start and finish. */
     void SetFlowEventCallback(Callback<void, uint32_t, int> cb);
@@ -457,6 +463,7 @@ class FlowTracker : public Object
         std::deque<double> rateSamples;
         std::deque<uint64_t> notificationSamples;
         bool snapshotting{false};
+        bool progressed{false}; //!< listed in m_progressed
         std::deque<FlowSnapshot> snapshots;
         std::vector<uint64_t> path;
         std::vector<uint64_t> reversePath;
@@ -570,6 +577,8 @@ class FlowTracker : public Object
     uint32_t m_samplesPerWindow{0};
     uint32_t m_sampleDepth{0};
     uint64_t m_sampleCount{0};
+    /** Flows whose delivered bytes moved between two samples since TakeProgressedFlows. */
+    std::vector<uint32_t> m_progressed;
     EventId m_sampleEvent;
     Callback<void> m_onWindow;
     Callback<void, uint32_t, int> m_onFlowEvent;

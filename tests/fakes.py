@@ -214,6 +214,8 @@ class FakeTracker:
     def __init__(self, link_rates_bps: dict[int, float], link_delay_ns: int = 10_000) -> None:
         self.flows: list[FakeFlow] = []
         self.link_rates_bps = link_rates_bps
+        #: per link, the models there that may draw random numbers
+        self.random_sources: dict[int, tuple[RandomSource, ...]] = {}
         self.link_delay_ns = link_delay_ns
         self.sampling: tuple[int, int, object] | None = None
         self.unattributed_watched = True  # FlowTracker's default
@@ -328,6 +330,10 @@ class FakeTracker:
 
     def GetQueuedPackets(self, link: int) -> int:
         return 3
+
+    def GetLinkRandomSources(self, link: int) -> list[SimpleNamespace]:
+        """``wormhole::RandomSource``s: ``what`` and ``needsQueue``, from ``random_sources``."""
+        return [SimpleNamespace(what=s.what, needsQueue=s.needs_queue) for s in self.random_sources.get(link, ())]
 
     # -- samples and progress
     def GetSamples(self, f: int) -> list[int]:

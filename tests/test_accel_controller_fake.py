@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 
 from wormhole_ns3.accel.controller import ACTIVE, Controller, PacketLevel
+from wormhole_ns3.accel.draws import DrawCase, Fidelity, RandomSource
 from wormhole_ns3.accel.fastforward import SkipEnd
 from wormhole_ns3.accel.steady import Limit
 from wormhole_ns3.accel.trace import TraceKind
@@ -17,11 +18,17 @@ from fakes import FakeBoundary, FakeFlow, FakeNs3, dumbbell, link_id
 PERIOD_NS = 1_000_000  # 1 ms between samples
 WINDOW = 10
 BOTTLENECK = 1.25e8  # bytes/s: 1 Gb/s
+BOTTLENECK_LINK = link_id(50, 1)  # the dumbbell's switch port towards the receiver
+RED_BETWEEN_THRESHOLDS = RandomSource("ns3::RedQueueDisc marks or drops at random between MinTh and MaxTh", True)
 
 
-def run_with(flows, config=None, bottleneck_bps=1e9, kind="bulk-tcp"):
-    """A controller attached to a fake run whose flows (of ``kind``) are all sending at t=0."""
+def run_with(flows, config=None, bottleneck_bps=1e9, kind="bulk-tcp", bottleneck_sources=()):
+    """A controller attached to a fake run whose flows (of ``kind``) are all sending at t=0.
+
+    ``bottleneck_sources``: the models on the bottleneck that may draw random numbers.
+    """
     tracker, routes = dumbbell(len(flows), bottleneck_bps)
+    tracker.random_sources[BOTTLENECK_LINK] = tuple(bottleneck_sources)
     ns3 = FakeNs3()
     boundary = FakeBoundary()
     config = config or AcceleratorConfig(sample_period=PERIOD_NS * 1e-9, window=WINDOW, tail_rtts=20)
@@ -175,6 +182,38 @@ def test_a_flow_whose_congestion_control_keeps_time_based_state_is_never_skipped
     assert controller.skips == []
     assert controller.flows[0].skip_blocker == "ns3::TcpCubic keeps time-based state"
     assert set(controller.packet_level_time) == {PacketLevel.UNSKIPPABLE_FLOW}
+
+
+def test_same_seed_never_skips_where_a_model_that_draws_once_a_queue_stands_can_get_one():
+    """RED between its thresholds at a bottleneck the flows can overload: its draws cannot be left out."""
+    flows = [(10**8, "ns3::TcpDctcp")] * 2
+    controller, tracker, ns3 = run_with(flows, bottleneck_sources=[RED_BETWEEN_THRESHOLDS])
+    deliver(tracker, {0: 0.49 * BOTTLENECK, 1: 0.49 * BOTTLENECK})
+    sample_at(controller, ns3, 11 * PERIOD_NS)
+    st = next(iter(controller.partitions.values()))
+    assert controller.skips == [] and st.draws_at == f"{RED_BETWEEN_THRESHOLDS.what} (link {BOTTLENECK_LINK})"
+    assert set(controller.packet_level_time) == {PacketLevel.DRAWING}
+
+    statistical = AcceleratorConfig(sample_period=PERIOD_NS * 1e-9, window=WINDOW, tail_rtts=20,
+                                    fidelity=Fidelity.STATISTICAL)
+    controller, tracker, ns3 = run_with(flows, statistical, bottleneck_sources=[RED_BETWEEN_THRESHOLDS])
+    deliver(tracker, {0: 0.49 * BOTTLENECK, 1: 0.49 * BOTTLENECK})
+    sample_at(controller, ns3, 11 * PERIOD_NS)
+    assert len(controller.skips) == 1
+
+
+def test_same_seed_judges_a_partition_that_drew_afresh_over_a_window_that_draws_nothing():
+    controller, tracker, ns3 = run_with([(10**8, "ns3::TcpDctcp")] * 2)
+    deliver(tracker, {0: 0.49 * BOTTLENECK, 1: 0.49 * BOTTLENECK}, samples=30)
+    st = next(iter(controller.partitions.values()))
+    ns3.impl.draws_per_tag[controller.flows[0].tag] = 5  # an application's jitter, say
+    sample_at(controller, ns3, 11 * PERIOD_NS)
+    assert controller.skips == [] and st.last_verdict.limit is Limit.DRAWS
+    assert (st.mark_time, st.mark_draws) == (pytest.approx(11e-3), 5)
+    sample_at(controller, ns3, 12 * PERIOD_NS)
+    assert controller.skips == []  # the fresh window is not full yet
+    sample_at(controller, ns3, 21 * PERIOD_NS)
+    assert len(controller.skips) == 1 and controller.skips[0].draws is DrawCase.DREW_NOTHING
 
 
 def test_a_skip_never_crosses_an_unattributed_event_and_is_judged_afresh_after_it():

@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from wormhole_ns3.accel.draws import DrawCase
+from wormhole_ns3.accel.draws import DrawCase, Fidelity, RandomSource, port_loads
 from wormhole_ns3.accel.fastforward import FlowProgress, SkipEnd, SkipPlan, plan_skip
 from wormhole_ns3.accel.flows import FlowInfo, FlowKind, FlowResult
 from wormhole_ns3.accel.partition import FlowGroups, Partition
@@ -59,6 +59,7 @@ class PacketLevel(Label):
     RATES_SHIFTING = "rates shifting"
     NO_PROGRESS = "no progress in window"
     EVERY_FLOW_IDLE = "every flow idle"
+    DRAWING = "drawing random numbers"
 
 
 #: The packet-level time of a partition whose last verdict refused it, by the verdict's limit.
@@ -70,6 +71,7 @@ PACKET_LEVEL_BY_LIMIT = {
     Limit.RECOVERING: PacketLevel.RATES_RECOVERING,
     Limit.HALVES_DIFFER: PacketLevel.RATES_SHIFTING,
     Limit.NO_PROGRESS: PacketLevel.NO_PROGRESS,
+    Limit.DRAWS: PacketLevel.DRAWING,
     Limit.ALL_IDLE: PacketLevel.EVERY_FLOW_IDLE,
 }
 
@@ -133,6 +135,9 @@ class PartitionState:
     stalled: bool = False
     #: Why a flow of it must run packet by packet, if one must (its flows are its key: it stays).
     blocker: str | None = None
+    #: Under same-seed fidelity, the models on its links that would draw random numbers while
+    #: it is skipped, if any: it runs packet by packet (its flows and links are its key: it stays).
+    draws_at: str | None = None
 
     @property
     def paused(self) -> bool:
@@ -235,6 +240,7 @@ class Controller:
         #: read once per run: links keep their delay and rate while a run goes.
         self._link_rtt: dict[int, float] = {}
         self._link_rates: dict[int, float] = {}
+        self._random_sources: dict[int, tuple[RandomSource, ...]] = {}
         #: Per flow, its path's RTT (its route does not change once it sends).
         self._flow_rtt: dict[int, float] = {}
         #: Flows the controller has looked at (the tracker numbers them in discovery order).
@@ -581,6 +587,7 @@ class Controller:
                     rtt=max(self._rtt(f) for f in active),
                     changed_at=now,
                     blocker=next((b for f in sorted(active) if (b := self.flows[f].skip_blocker)), None),
+                    draws_at=self._queue_draws(active),
                 )
                 st.mark_time, st.mark_events, st.mark_draws = now, self._class_events(st), self._class_draws(st)
                 self.tracker.ClearSamples(list(active))
@@ -684,6 +691,47 @@ class Controller:
         """Random numbers the partition's active flows drew so far (``RandomDrawMonitor``)."""
         return int(self.impl.GetTagsDrawCount([self.flows[f].tag for f in st.partition.flows]))
 
+    def _queue_draws(self, flows: frozenset[int]) -> str | None:
+        """Under same-seed fidelity: the models that draw once a queue stands, on the flows' links
+        where they can make one (``port_loads``), in words; None if there are none.
+
+        Such a model (RED between its thresholds, PIE, COBALT) may draw in a window that
+        drew nothing, once its average queue drifts into its random region, and the
+        window cannot tell: a skip there may leave draws out.
+        """
+        if self.config.fidelity is not Fidelity.SAME_SEED:
+            return None
+        loads = port_loads([self.flows[f].path for f in sorted(flows)], self._link_rate)
+        drawing = sorted({f"{source.what} (link {link})" for link, load in loads.items()
+                          if load > self._link_rate(link) for source in self._link_sources(link) if source.needs_queue})
+        return "; ".join(drawing) or None
+
+    def _link_sources(self, link: int) -> tuple[RandomSource, ...]:
+        """The models on a link that may draw random numbers, read from C++ once."""
+        sources = self._random_sources.get(link)
+        if sources is None:
+            sources = self._random_sources[link] = tuple(
+                RandomSource(str(s.what), bool(s.needsQueue)) for s in self.tracker.GetLinkRandomSources(link))
+        return sources
+
+    def _moves_random_streams(self, st: PartitionState, now: float) -> bool:
+        """Under same-seed fidelity, whether the partition's packets drew random numbers since its window opened.
+
+        A skip leaves out the draws its packets would make, so every later draw from
+        those streams comes out other than plain ns-3's under the same seed, whatever
+        the skip credits: the run would follow another seed's course from there on. A
+        partition that draws opens a fresh window, and is judged once one draws nothing.
+        """
+        if self.config.fidelity is not Fidelity.SAME_SEED:
+            return False
+        draws = self._class_draws(st)
+        if draws == st.mark_draws:
+            return False
+        st.rates, st.held_back_by = None, Limit.DRAWS
+        st.last_verdict = Verdict(Limit.DRAWS)
+        st.mark_time, st.mark_events, st.mark_draws = now, self._class_events(st), draws
+        return True
+
     def _draws_in_window(self, st: PartitionState) -> tuple[DrawCase, str]:
         """A skip's case with respect to random draws, and its words: what its window drew.
 
@@ -720,9 +768,11 @@ class Controller:
         if self.verifying is not None or (self.guard is not None and not self.guard.allows(GuardKind.SKIP)):
             return  # a child checking a decision runs packet by packet; so does a kind the guard stopped
         part = st.partition
-        if st.blocker:
+        if st.blocker or st.draws_at:
             return
         if self._settling(st, now):
+            return
+        if self._moves_random_streams(st, now):
             return
         if st.rates is not None and now >= st.rates_until:
             st.rates = None  # carried as far as they were seen to hold: judge afresh
@@ -794,6 +844,8 @@ class Controller:
             return PacketLevel.FLOW_TAILS
         if st.blocker:
             return PacketLevel.UNSKIPPABLE_FLOW
+        if st.draws_at:
+            return PacketLevel.DRAWING
         if st.rates is not None:
             return PacketLevel.SKIP_TOO_SHORT
         verdict = st.last_verdict

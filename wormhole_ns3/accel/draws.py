@@ -12,6 +12,7 @@ setting says which cases may be taken.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
 from wormhole_ns3.accel.vocabulary import Label
@@ -44,7 +45,8 @@ class DrawCase(Label):
     QUIET_SO_FAR = "sources-quiet-so-far"
     #: Recordings made under different draws took the same course, within the bound.
     AGREED = "agreed-across-draws"
-    #: A skip: its window drew random numbers, and its rates held steady across them.
+    #: A skip under statistical fidelity: its window drew random numbers, and its rates
+    #: held steady across them (same-seed fidelity skips no window that draws).
     STEADY_ACROSS_DRAWS = "steady-across-draws"
     #: Taken under statistical fidelity although its outcome depends on the draws.
     STATISTICAL = "statistical"
@@ -82,3 +84,15 @@ class Draws:
             return "drew no random number"
         where = f" at node{'s' if len(self.nodes) > 1 else ''} {', '.join(map(str, self.nodes))}" if self.nodes else ""
         return f"drew {self.count} random number{'s' if self.count > 1 else ''}{where}"
+
+
+def port_loads(paths: Iterable[Sequence[int]], rate: Callable[[int], float]) -> dict[int, float]:
+    """The most each port of these flows' data paths can receive (bit/s): each flow at most at its
+    slowest link upstream of the port, summed over the flows through it."""
+    loads: dict[int, float] = {}
+    for path in paths:
+        upstream = float("inf")
+        for link in path:
+            loads[link] = loads.get(link, 0.0) + upstream
+            upstream = min(upstream, rate(link))
+    return loads

@@ -58,6 +58,9 @@ class Limit(Label):
     RECOVERING = "recovering"
     #: A contending paced flow delivered differently in the two halves of its history.
     HALVES_DIFFER = "halves of history differ"
+    #: Under same-seed fidelity: the window's packets drew random numbers, so a skip would
+    #: leave out the draws its packets make and move ns-3's random streams.
+    DRAWS = "random draws"
 
 
 @dataclass(frozen=True)

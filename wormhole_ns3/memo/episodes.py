@@ -70,13 +70,13 @@ from dataclasses import dataclass, field
 from functools import partial
 from typing import Any, Protocol
 
-from wormhole_ns3.accel.draws import DrawCase, Draws, Fidelity, RandomSource
+from wormhole_ns3.accel.draws import DrawCase, Draws, Fidelity, RandomSource, port_loads
 from wormhole_ns3.accel.flows import FlowKind
 from wormhole_ns3.accel.trace import TraceKind
 from wormhole_ns3.accel.verify import MEMO_KINDS, GuardKind
 from wormhole_ns3.accel.vocabulary import Label
 from wormhole_ns3.memo.fingerprint import Episode, FlowDescriptor, LinkDescriptor, fingerprint
-from wormhole_ns3.memo.randomness import DrawHistory, admit_mirror, admit_records, describe_case, port_loads
+from wormhole_ns3.memo.randomness import DrawHistory, admit_mirror, admit_records, describe_case
 from wormhole_ns3.memo.record import (
     MIN_COMPLETED_PER_DIVERGENCE,
     Arrival,

@@ -111,18 +111,6 @@ def admit_records(records: Sequence[EpisodeRecord], fidelity: Fidelity,
     return Admission(admitted, case, refusal)
 
 
-def port_loads(paths: Iterable[Sequence[int]], rate: Callable[[int], float]) -> dict[int, float]:
-    """The most each port of these flows' data paths can receive (bit/s): each flow at most at its
-    slowest link upstream of the port, summed over the flows through it."""
-    loads: dict[int, float] = {}
-    for path in paths:
-        upstream = float("inf")
-        for link in path:
-            loads[link] = loads.get(link, 0.0) + upstream
-            upstream = min(upstream, rate(link))
-    return loads
-
-
 def admit_mirror(records: Sequence[EpisodeRecord], links: Iterable[int],
                  sources: Mapping[int, Sequence[RandomSource]], drawn_nodes: frozenset[int],
                  fidelity: Fidelity, queueless: Callable[[int], bool] = lambda link: False,

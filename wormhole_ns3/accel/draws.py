@@ -43,7 +43,8 @@ class DrawCase(Label):
     #: than it sends on), or that were crossed without a draw so far this run (its
     #: leader's draws are watched).
     QUIET_SO_FAR = "sources-quiet-so-far"
-    #: Recordings made under different draws took the same course, within the bound.
+    #: Under statistical fidelity: recordings made under different draws took the same
+    #: course, within the bound (same-seed fidelity replays no course that drew).
     AGREED = "agreed-across-draws"
     #: A skip under statistical fidelity: its window drew random numbers, and its rates
     #: held steady across them (same-seed fidelity skips no window that draws).

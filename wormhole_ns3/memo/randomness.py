@@ -9,15 +9,17 @@ same seed draws other numbers there (another iteration, another group's
 queues), and may end elsewhere; a user's MoE layers, mirrored across two
 groups, ended up to 76% off so.
 
-So, under same-seed fidelity (the default), a recording that drew stands in
-only if its course does not depend on the draws: recordings made under
-different draws (other digests) took it, exactly or within the bound on
-every flow's FCT. A mirror follows a recording still being made, whose draws
-are not known yet: it is taken where the key's recordings drew nothing, or
-where none exists yet and no model on its links is known to draw and none
-drew there so far (its leader's draws are then watched, ``Memoizer``).
-Under statistical fidelity every course may stand in, and the run is judged
-against ns-3's seed-to-seed spread instead.
+So, under same-seed fidelity (the default), no shortcut leaves out a draw:
+replaying or mirroring a course that drew would leave out the numbers plain
+ns-3 draws there, move its random streams, and every later draw would come out
+other than under the same seed (``doc/randomness.md``). A recording that drew
+is never replayed, and a mirror follows a recording still being made, whose
+draws are not known yet, only where the key's recordings drew nothing, or
+where none exists yet and no model on its links can draw and none drew there
+so far (its leader's draws are then watched, ``Memoizer``). Under statistical
+fidelity every course may stand in, those that recordings under different
+draws agreed on first, and the run is judged against ns-3's seed-to-seed
+spread instead.
 """
 
 from __future__ import annotations
@@ -98,24 +100,21 @@ def admit_records(records: Sequence[EpisodeRecord], fidelity: Fidelity,
     if not drawing:
         return Admission(list(records), DrawCase.DREW_NOTHING)
     steady = [r for r in records if not r.draws]
-    if fidelity is Fidelity.STATISTICAL:
-        return Admission(steady + _one_per_course(drawing), DrawCase.STATISTICAL)
+    if fidelity is Fidelity.SAME_SEED:
+        return Admission(steady, DrawCase.DREW_NOTHING if steady else DrawCase.DEPENDS, (
+            f"{len(drawing)} of its stored continuations drew random numbers (up to "
+            f"{max(r.draws for r in drawing)}): replaying one would leave out the draws plain ns-3 makes "
+            f"there and move its random streams"))
     confirmed = [r for r in drawing if _confirmed(r, drawing, bound)]
-    refused = len(drawing) - len(confirmed)
-    refusal = "" if not refused else (
-        f"{refused} of its stored continuations drew random numbers (up to "
-        f"{max(r.draws for r in drawing)}) and no recording under other draws took their course within "
-        f"{bound:.0%}: plain ns-3 draws its own there")
-    admitted = steady + _one_per_course(confirmed)
-    case = DrawCase.AGREED if confirmed else (DrawCase.DREW_NOTHING if steady else DrawCase.DEPENDS)
-    return Admission(admitted, case, refusal)
+    if confirmed:
+        return Admission(steady + _one_per_course(confirmed), DrawCase.AGREED)
+    return Admission(steady + _one_per_course(drawing), DrawCase.STATISTICAL)
 
 
 def admit_mirror(records: Sequence[EpisodeRecord], links: Iterable[int],
                  sources: Mapping[int, Sequence[RandomSource]], drawn_nodes: frozenset[int],
                  fidelity: Fidelity, queueless: Callable[[int], bool] = lambda link: False,
-                 quiet: Callable[[int], bool] = lambda link: False,
-                 bound: float = AGREEMENT_BOUND) -> Admission:
+                 quiet: Callable[[int], bool] = lambda link: False) -> Admission:
     """Whether an episode may follow a recording of its key being made now, whose draws are not known yet.
 
     ``records``: the key's stored continuations; ``sources``: per link of the
@@ -131,12 +130,9 @@ def admit_mirror(records: Sequence[EpisodeRecord], links: Iterable[int],
         drawing = [r for r in records if r.draws]
         if not drawing:
             return Admission([], DrawCase.DREW_NOTHING)
-        if all(_confirmed(r, drawing, bound) for r in drawing):
-            return Admission([], DrawCase.AGREED)
         return Admission([], DrawCase.DEPENDS, (
-            f"its key's recordings drew random numbers (up to {max(r.draws for r in drawing)}) and no "
-            f"recording under other draws took their course within {bound:.0%}: its twin's course "
-            f"depends on draws of its own"))
+            f"its key's recordings drew random numbers (up to {max(r.draws for r in drawing)}): following "
+            f"one would leave out its twin's draws and move ns-3's random streams"))
     links = sorted(set(links))
     drew = sorted({link_node(link) for link in links} & drawn_nodes)
     if drew:
@@ -164,8 +160,8 @@ def describe_case(case: DrawCase) -> str:
                              "(its leader's draws are watched)"),
         DrawCase.QUIET_SO_FAR: ("models on its links may draw random numbers, but links like them were crossed "
                                 "without a draw so far (its leader's draws are watched)"),
-        DrawCase.AGREED: (f"its recordings drew random numbers, and recordings under other draws took its course "
-                          f"within {AGREEMENT_BOUND:.0%}"),
+        DrawCase.AGREED: (f"statistical fidelity: its recordings drew random numbers, and recordings under other "
+                          f"draws took its course within {AGREEMENT_BOUND:.0%}"),
         DrawCase.STATISTICAL: "statistical fidelity: a course recorded under other draws stands in",
         DrawCase.DEPENDS: "its course depends on random draws",
         DrawCase.STEADY_ACROSS_DRAWS: "its rates held steady across the random numbers its window drew",

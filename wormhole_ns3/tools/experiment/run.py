@@ -3,8 +3,10 @@
 The folder holds what the script wrote (``workload.json``, ``flows.csv``,
 ``iterations.csv``), what the harness wrote (``run.json``, ``skips.csv``), the
 script's output (``stdout.txt``, ``stderr.txt``), and what the runner derives
-from them: ``fct.txt`` (HPCC style), Parquet copies of the tables when pyarrow
-is installed, and ``summary.json``.
+from them: ``fct.txt`` (HPCC style), for a script that writes no tables
+``flows.csv`` from the harness's flows and ``iterations.csv`` from the
+iteration lines it prints (``Experiment.iteration_lines``), Parquet copies of
+the tables when pyarrow is installed, and ``summary.json``.
 """
 
 from __future__ import annotations
@@ -19,7 +21,14 @@ from pathlib import Path
 
 from wormhole_ns3.models.workloads import Workload
 from wormhole_ns3.models.workloads.dag import Task
-from wormhole_ns3.tools.experiment.child import RUN_RESULTS_FILE, ChildOptions, harness_command, run_child
+from wormhole_ns3.tools.experiment.child import (
+    RUN_RESULTS_FILE,
+    STDOUT_FILE,
+    ChildOptions,
+    harness_command,
+    run_child,
+)
+from wormhole_ns3.tools.experiment.iteration_lines import IterationLines, IterationLinesError
 from wormhole_ns3.tools.experiment.outdir import StagedDir
 from wormhole_ns3.tools.experiment.registry import Experiment, ExperimentError
 from wormhole_ns3.tools.experiment.results import (
@@ -32,6 +41,7 @@ from wormhole_ns3.tools.experiment.results import (
     write_atomically,
     write_flow_table,
     write_hpcc_fct,
+    write_iteration_table,
 )
 
 SUMMARY_FILE = "summary.json"
@@ -102,6 +112,8 @@ def execute_run(experiment: Experiment, preset: str, folder: Path, options: Chil
         write_flow_table(harness_flow_rows(run_results), folder / FLOWS_FILE)
     if not (folder / FCT_FILE).exists():
         write_hpcc_fct(run_results, folder / FCT_FILE)
+    if experiment.iteration_lines is not None and not (folder / ITERATIONS_FILE).exists():
+        write_iteration_table(_reported_iterations(experiment.iteration_lines, folder, label), folder / ITERATIONS_FILE)
     flows = read_flows(folder / FLOWS_FILE)
     iterations = read_iterations(folder / ITERATIONS_FILE) if (folder / ITERATIONS_FILE).exists() else None
     write_parquet(flows, folder / FLOWS_FILE)
@@ -110,6 +122,15 @@ def execute_run(experiment: Experiment, preset: str, folder: Path, options: Chil
     summary = run_summary(experiment, preset, folder, run_results, flows, iterations)
     write_json(folder / SUMMARY_FILE, summary)
     return summary
+
+
+def _reported_iterations(lines: IterationLines, folder: Path, label: str) -> list[tuple]:
+    """``iterations.csv`` rows of the iterations the script printed; ExperimentError, in one line, if it printed
+    none or printed them out of order."""
+    try:
+        return lines.rows((folder / STDOUT_FILE).read_text())
+    except IterationLinesError as error:
+        raise ExperimentError(f"the {label} run {error} (its output: {folder / STDOUT_FILE})") from None
 
 
 def harness_flow_rows(run_results: dict) -> list[tuple]:

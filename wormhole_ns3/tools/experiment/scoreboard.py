@@ -1,11 +1,13 @@
-"""``wormhole-ns3 experiment scoreboard``: one table of every kept comparison, beside the Wormhole paper's figures.
+"""``wormhole-ns3 experiment scoreboard``: the kept comparisons in tables, beside the Wormhole paper's figures.
 
 Each kept comparison (``experiments/scoreboard/PRESET``, made by ``experiment
-keep`` from an ``experiment compare`` folder) gives one row. The table goes
-into the README between ``BEGIN_MARKER`` and ``END_MARKER``, and a figure of
-our speedups against the paper's range beside it, so that no number of the
-README is typed by hand; ``--check`` says whether the README still shows
-what the kept summaries give.
+keep`` from an ``experiment compare`` folder) gives one row. The rows of the
+training workloads go into the README between ``TRAINING``'s markers, and a
+figure of our speedups against the paper's range beside it; those of scripts
+written as users write theirs (``Experiment.user_script``) into a table of
+their own between ``USER_SCRIPTS``' markers, where the paper has no figure to
+set beside them. So no number of the README is typed by hand; ``--check``
+says whether the README still shows what the kept summaries give.
 """
 
 from __future__ import annotations
@@ -15,14 +17,30 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from wormhole_ns3.tools.experiment.registry import ExperimentError
+from wormhole_ns3.tools.experiment.registry import ExperimentError, get_experiment
 from wormhole_ns3.tools.experiment.results import counted, write_atomically
 from wormhole_ns3.tools.experiment.run import COMMAND_FILE, SUMMARY_FILE
 from wormhole_ns3.tools.experiment.timeline import activity_line
 
-BEGIN_MARKER = "<!-- scoreboard:begin -->"
-END_MARKER = "<!-- scoreboard:end -->"
 FIGURE_FILE = "scoreboard.png"
+
+
+@dataclass(frozen=True)
+class Section:
+    """A table of the README's scoreboard: the comment lines it goes between, and whether it has the paper's
+    column."""
+
+    begin: str
+    end: str
+    paper: bool
+
+
+#: The training workloads' table (``llm-training``, the demo), with the paper's figures.
+TRAINING = Section("<!-- scoreboard:begin -->", "<!-- scoreboard:end -->", paper=True)
+#: The user scripts' table (``experiments/zoo``).
+USER_SCRIPTS = Section("<!-- scoreboard:user-scripts:begin -->", "<!-- scoreboard:user-scripts:end -->", paper=False)
+#: What a section with no kept comparison shows.
+NO_ROWS = "No comparison of these is kept yet.\n"
 
 
 @dataclass(frozen=True)
@@ -50,6 +68,11 @@ class Entry:
     folder: Path
     summary: dict
     command: str
+
+    @property
+    def section(self) -> Section:
+        """The table this comparison is a row of: the user scripts' if its experiment is one."""
+        return USER_SCRIPTS if get_experiment(self.summary["experiment"]).user_script else TRAINING
 
     @property
     def paper(self) -> PaperFigure | None:
@@ -86,11 +109,17 @@ HEADER = ("workload", "events ratio", "`Run()` speedup", "process speedup", "FCT
           "packet-level time left, largest cause", "paper, single core")
 
 
-def scoreboard_table(entries: list[Entry], relative_to: Path) -> str:
-    """The Markdown table, one row per entry; workload names link to the kept summaries (from ``relative_to``)."""
-    lines = ["| " + " | ".join(HEADER) + " |", "|---|" + "---:|" * (len(HEADER) - 2) + "---|"]
+def scoreboard_table(entries: list[Entry], relative_to: Path, paper: bool = True) -> str:
+    """The Markdown table, one row per entry; workload names link to the kept summaries (from ``relative_to``).
+
+    Without ``paper``, the table has no column of the paper's figures.
+    """
+    if not entries:
+        return NO_ROWS
+    header = HEADER if paper else HEADER[:-1]
+    lines = ["| " + " | ".join(header) + " |", "|---|" + "---:|" * (len(HEADER) - 2) + ("---|" if paper else "")]
     for entry in entries:
-        lines.append("| " + " | ".join(_row(entry, relative_to)) + " |")
+        lines.append("| " + " | ".join(_row(entry, relative_to)[:len(header)]) + " |")
     return "\n".join(lines) + "\n"
 
 
@@ -156,12 +185,13 @@ def _percent(value: float | None) -> str:
     return "-" if value is None else f"{value * 100:.3g}%"
 
 
-def with_table(text: str, table: str, where: Path) -> str:
-    """``text`` with the lines between the marker lines replaced by ``table``; ExperimentError without them."""
+def with_table(text: str, table: str, where: Path, section: Section = TRAINING) -> str:
+    """``text`` with the lines between ``section``'s marker lines replaced by ``table``; ExperimentError without
+    them."""
     lines = text.splitlines(keepends=True)
-    marks = [[k for k, line in enumerate(lines) if line.strip() == marker] for marker in (BEGIN_MARKER, END_MARKER)]
+    marks = [[k for k, line in enumerate(lines) if line.strip() == marker] for marker in (section.begin, section.end)]
     if [len(found) for found in marks] != [1, 1] or marks[1][0] < marks[0][0]:
-        raise ExperimentError(f"{where}: no single {BEGIN_MARKER} line, then {END_MARKER}, to put the table between")
+        raise ExperimentError(f"{where}: no single {section.begin} line, then {section.end}, to put the table between")
     begin, end = marks[0][0], marks[1][0]
     return "".join(lines[:begin + 1]) + table + "".join(lines[end:])
 
@@ -177,7 +207,10 @@ def update_readme(root: Path, readme: Path, check: bool) -> list[Entry]:
         text = readme.read_text()
     except OSError as error:
         raise ExperimentError(f"{readme}: {error.strerror}") from None
-    updated = with_table(text, scoreboard_table(entries, readme.parent), readme)
+    updated = text
+    for section in (TRAINING, USER_SCRIPTS):
+        rows = [entry for entry in entries if entry.section is section]
+        updated = with_table(updated, scoreboard_table(rows, readme.parent, section.paper), readme, section)
     if check:
         if updated != text:
             raise ExperimentError(f"{readme}: its scoreboard differs from the kept summaries in {root}: "
@@ -186,5 +219,5 @@ def update_readme(root: Path, readme: Path, check: bool) -> list[Entry]:
     from wormhole_ns3.tools.experiment.plots import scoreboard_bars
 
     write_atomically(readme, updated)
-    scoreboard_bars(entries, root / FIGURE_FILE)
+    scoreboard_bars([entry for entry in entries if entry.section is TRAINING], root / FIGURE_FILE)
     return entries

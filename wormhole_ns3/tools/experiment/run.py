@@ -43,6 +43,7 @@ from wormhole_ns3.tools.experiment.results import (
     write_hpcc_fct,
     write_iteration_table,
 )
+from wormhole_ns3.tools.report import flow_keys
 
 SUMMARY_FILE = "summary.json"
 COMMAND_FILE = "command.txt"
@@ -136,16 +137,22 @@ def _reported_iterations(lines: IterationLines, folder: Path, label: str) -> lis
 def harness_flow_rows(run_results: dict) -> list[tuple]:
     """``flows.csv`` rows of the flows the harness tracked, for a script that writes no table of its own.
 
-    The task is the tracker's flow id (its discovery order, the same in both
-    modes), the ends are addresses, and the labels are a Task's defaults.
+    A flow's task is its place among the run's flows in the order of their
+    ``flow_keys`` (ends, destination port, how many flows between those ends
+    started before it): both runs of a comparison number a flow alike, also
+    where a user's callbacks create flows in another order than plain ns-3
+    did. The ends are addresses, and the labels are a Task's defaults.
     """
     blank = Task(0, "flow", 0, 1, 1, 0.0)
+    flows = run_results["flows"]
+    keys = flow_keys(flows)
     rows = []
-    for flow in run_results["flows"]:
+    for task, k in enumerate(sorted(range(len(flows)), key=keys.__getitem__)):
+        flow = flows[k]
         if flow["fct"] is None:
             continue
         finish = flow["start"] + flow["fct"]
-        rows.append((flow["id"], blank.iteration, blank.collective, blank.group, blank.step, blank.phase,
+        rows.append((task, blank.iteration, blank.collective, blank.group, blank.step, blank.phase,
                      flow["src"], flow["dst"], flow["bytes"], flow["start"], finish, flow["fct"]))
     return rows
 

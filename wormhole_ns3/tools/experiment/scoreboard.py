@@ -6,7 +6,8 @@ training workloads go into the README between ``TRAINING``'s markers, and a
 figure of our speedups against the paper's range beside it; those of scripts
 written as users write theirs (``Experiment.user_script``) into a table of
 their own between ``USER_SCRIPTS``' markers, where the paper has no figure to
-set beside them. So no number of the README is typed by hand; ``--check``
+set beside them and each row says its skips and whether the script's sinks
+and output were the same. So no number of the README is typed by hand; ``--check``
 says whether the README still shows what the kept summaries give.
 """
 
@@ -27,18 +28,19 @@ FIGURE_FILE = "scoreboard.png"
 
 @dataclass(frozen=True)
 class Section:
-    """A table of the README's scoreboard: the comment lines it goes between, and whether it has the paper's
-    column."""
+    """A table of the README's scoreboard: the comment lines it goes between, and its columns after ``HEADER``'s."""
 
     begin: str
     end: str
-    paper: bool
+    extra: tuple[str, ...]
 
 
 #: The training workloads' table (``llm-training``, the demo), with the paper's figures.
-TRAINING = Section("<!-- scoreboard:begin -->", "<!-- scoreboard:end -->", paper=True)
-#: The user scripts' table (``experiments/zoo``).
-USER_SCRIPTS = Section("<!-- scoreboard:user-scripts:begin -->", "<!-- scoreboard:user-scripts:end -->", paper=False)
+TRAINING = Section("<!-- scoreboard:begin -->", "<!-- scoreboard:end -->", ("paper, single core",))
+#: The user scripts' table (``experiments/zoo``): where the paper has no figure, whether the script's PacketSinks
+#: received the same bytes and it printed the same output, which a user checks first.
+USER_SCRIPTS = Section("<!-- scoreboard:user-scripts:begin -->", "<!-- scoreboard:user-scripts:end -->",
+                       ("skips", "PacketSink totals / output"))
 #: What a section with no kept comparison shows.
 NO_ROWS = "No comparison of these is kept yet.\n"
 
@@ -104,23 +106,31 @@ def read_entries(root: Path) -> list[Entry]:
     return sorted(entries, key=order)
 
 
+#: The columns of every section's table: the workload, then numbers (right-aligned), then the section's own.
 HEADER = ("workload", "events ratio", "`Run()` speedup", "process speedup", "FCT error mean / p99 / max",
           "iteration time error", "memo hit / mirror / miss", "steady-skipped share",
-          "packet-level time left, largest cause", "paper, single core")
+          "packet-level time left, largest cause")
 
 
-def scoreboard_table(entries: list[Entry], relative_to: Path, paper: bool = True) -> str:
-    """The Markdown table, one row per entry; workload names link to the kept summaries (from ``relative_to``).
-
-    Without ``paper``, the table has no column of the paper's figures.
-    """
+def scoreboard_table(entries: list[Entry], relative_to: Path, section: Section = TRAINING) -> str:
+    """``section``'s Markdown table, one row per entry; workload names link to the kept summaries (from
+    ``relative_to``)."""
     if not entries:
         return NO_ROWS
-    header = HEADER if paper else HEADER[:-1]
-    lines = ["| " + " | ".join(header) + " |", "|---|" + "---:|" * (len(HEADER) - 2) + ("---|" if paper else "")]
+    lines = ["| " + " | ".join((*HEADER, *section.extra)) + " |",
+             "|---|" + "---:|" * (len(HEADER) - 1) + "---|" * len(section.extra)]
     for entry in entries:
-        lines.append("| " + " | ".join(_row(entry, relative_to)[:len(header)]) + " |")
+        lines.append("| " + " | ".join(_row(entry, relative_to) + _section_cells(entry, section)) + " |")
     return "\n".join(lines) + "\n"
+
+
+def _section_cells(entry: Entry, section: Section) -> list[str]:
+    """The cells of ``section``'s own columns (``Section.extra``)."""
+    s = entry.summary
+    if section is TRAINING:
+        return [entry.paper.label if entry.paper else "-"]
+    return [f"{s['skips']:,}", f"{'exact' if s['rx_bytes_exact'] else 'DIFFER'} / "
+                               f"{'identical' if s['stdout_identical'] else 'DIFFERS'}"]
 
 
 def _row(entry: Entry, relative_to: Path) -> list[str]:
@@ -139,7 +149,6 @@ def _row(entry: Entry, relative_to: Path) -> list[str]:
         memo,
         _skipped_share(s),
         _packet_level(s),
-        entry.paper.label if entry.paper else "-",
     ]
 
 
@@ -210,7 +219,7 @@ def update_readme(root: Path, readme: Path, check: bool) -> list[Entry]:
     updated = text
     for section in (TRAINING, USER_SCRIPTS):
         rows = [entry for entry in entries if entry.section is section]
-        updated = with_table(updated, scoreboard_table(rows, readme.parent, section.paper), readme, section)
+        updated = with_table(updated, scoreboard_table(rows, readme.parent, section), readme, section)
     if check:
         if updated != text:
             raise ExperimentError(f"{readme}: its scoreboard differs from the kept summaries in {root}: "

@@ -213,7 +213,8 @@ def test_a_user_script_comparison_is_a_row_of_the_user_scripts_table_with_its_si
     (kept / "gpt-small").rename(kept / "two-rings")
     summary = load_json(kept / "two-rings" / "summary.json")
     (kept / "two-rings" / "summary.json").write_text(json.dumps(dict(summary, experiment="two-rings", skips=1234,
-                                                                       stdout_identical=False)))
+                                                                       stdout_identical=False,
+                                                                       fct_max_rel_err=225.456)))
     update_readme(kept, readme, check=False)
     text = readme.read_text()
     assert text.split(USER_SCRIPTS.begin)[0] == training.replace(
@@ -224,6 +225,7 @@ def test_a_user_script_comparison_is_a_row_of_the_user_scripts_table_with_its_si
     assert table[1] == "|---|" + "---:|" * (len(HEADER) - 1) + "---|---|"
     assert len(table) == 3 and table[2].startswith("| [`two-rings`](experiments/scoreboard/two-rings/summary.md) ")
     assert table[2].endswith(" | 1,234 | exact / DIFFERS |") and table[2].count("|") == len(header) + 1
+    assert " / 22,546% | " in table[2]  # thousands in full, not 2.25e+04
     readme.write_text(text.replace(USER_SCRIPTS.begin + "\n", ""))
     with pytest.raises(ExperimentError, match=f"no single {USER_SCRIPTS.begin} line, then {USER_SCRIPTS.end}"):
         update_readme(kept, readme, check=True)

@@ -177,7 +177,7 @@ def _packet_level(s: dict) -> str:
     if total <= 0:
         return "-"
     cause, seconds = max(breakdown.items(), key=lambda item: (item[1], item[0]))
-    where = f"{total * 1e3:.3g} ms: {seconds / total:.0%} {cause}"
+    where = f"{_significant(total * 1e3)} ms: {seconds / total:.0%} {cause}"
     if s.get("events_by_activity"):
         where += f"; events: {activity_line(s, largest=1)}"
     return where
@@ -191,7 +191,13 @@ def _count(events: int) -> str:
 
 
 def _percent(value: float | None) -> str:
-    return "-" if value is None else f"{value * 100:.3g}%"
+    return "-" if value is None else f"{_significant(value * 100)}%"
+
+
+def _significant(value: float) -> str:
+    """Three significant digits, and whole thousands as such ("22,546", not "2.25e+04"): a user script's
+    errors and packet-level times can run into them."""
+    return f"{value:,.0f}" if abs(value) >= 1000 else f"{value:.3g}"
 
 
 def with_table(text: str, table: str, where: Path, section: Section = TRAINING) -> str:

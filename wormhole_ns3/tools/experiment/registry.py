@@ -180,7 +180,9 @@ def user_scripts() -> tuple[Experiment, ...]:
 
     Each has its own defaults as its ``default`` preset, and small presets of
     a few seconds in plain ns-3 that vary what a user varies (sizes, hosts,
-    rates, marking) for the tests. They write no tables: the runner takes
+    rates, marking); ``moe-alltoall``'s ``tiny``, one layer of two groups of
+    two hosts, is what the end-to-end test compares in the time of two
+    ns-3 start-ups. They write no tables: the runner takes
     their flows from the harness and their iterations from the
     ``iteration K end SECONDS`` lines they print.
     """
@@ -192,6 +194,8 @@ def user_scripts() -> tuple[Experiment, ...]:
         }),
         ("moe-alltoall", "moe_alltoall.py", "expert-parallel all-to-alls of groups on a leaf-spine", {
             "small": ["--leaves", "2", "--hosts-per-leaf", "4", "--message-kb", "256", "--iterations", "2"],
+            "tiny": ["--leaves", "2", "--hosts-per-leaf", "2", "--message-kb", "128", "--iterations", "2",
+                     "--layers", "1"],
             "small-interleaved": ["--leaves", "2", "--hosts-per-leaf", "4", "--placement", "interleaved",
                                   "--message-kb", "128", "--iterations", "2", "--rate", "25Gbps"],
         }),

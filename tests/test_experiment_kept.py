@@ -26,7 +26,14 @@ from wormhole_ns3.tools.experiment.comparison import (
 from wormhole_ns3.tools.experiment.kept import keep_result, unpack_result
 from wormhole_ns3.tools.experiment.registry import ExperimentError
 from wormhole_ns3.tools.experiment.results import read_flows, read_iterations
-from wormhole_ns3.tools.experiment.scoreboard import read_entries, scoreboard_table, update_readme
+from wormhole_ns3.tools.experiment.scoreboard import (
+    HEADER,
+    NO_ROWS,
+    USER_SCRIPTS,
+    read_entries,
+    scoreboard_table,
+    update_readme,
+)
 
 from conftest import REPO, child_environment, load_json
 
@@ -187,6 +194,41 @@ def test_a_hand_edited_scoreboard_number_fails_the_check(tmp_path):
     update_readme(tmp_path / "experiments" / "scoreboard", readme, check=False)
     assert readme.read_text() == text
     assert (tmp_path / "experiments" / "scoreboard" / "scoreboard.png").read_bytes()[:4] == b"\x89PNG"
+
+
+def test_a_user_script_comparison_is_a_row_of_the_user_scripts_table_with_its_sinks_and_output(tmp_path):
+    """A kept comparison of a zoo experiment leaves the training table as it was and fills the user scripts'
+    table, whose columns are the training table's but the paper's, then skips and whether the PacketSinks and the
+    script's output were the same; a README without its markers is refused."""
+    kept = tmp_path / "experiments" / "scoreboard"
+    shutil.copytree(SCOREBOARD, kept)
+    for entry in read_entries(kept):
+        if entry.section is USER_SCRIPTS:
+            shutil.rmtree(entry.folder)
+    readme = tmp_path / "README.md"
+    shutil.copy(REPO / "README.md", readme)
+    update_readme(kept, readme, check=False)
+    training = readme.read_text().split(USER_SCRIPTS.begin)[0]
+    assert readme.read_text().split(USER_SCRIPTS.begin)[1].split(USER_SCRIPTS.end)[0] == "\n" + NO_ROWS
+    (kept / "gpt-small").rename(kept / "two-rings")
+    summary = load_json(kept / "two-rings" / "summary.json")
+    (kept / "two-rings" / "summary.json").write_text(json.dumps(dict(summary, experiment="two-rings", skips=1234,
+                                                                       stdout_identical=False,
+                                                                       fct_max_rel_err=225.456)))
+    update_readme(kept, readme, check=False)
+    text = readme.read_text()
+    assert text.split(USER_SCRIPTS.begin)[0] == training.replace(
+        next(line for line in training.splitlines() if line.startswith("| [`gpt-small`]")) + "\n", "")
+    table = text.split(USER_SCRIPTS.begin)[1].split(USER_SCRIPTS.end)[0].strip().splitlines()
+    header = [cell.strip() for cell in table[0].strip("|").split("|")]
+    assert header == [*HEADER, "skips", "PacketSink totals / output"]
+    assert table[1] == "|---|" + "---:|" * (len(HEADER) - 1) + "---|---|"
+    assert len(table) == 3 and table[2].startswith("| [`two-rings`](experiments/scoreboard/two-rings/summary.md) ")
+    assert table[2].endswith(" | 1,234 | exact / DIFFERS |") and table[2].count("|") == len(header) + 1
+    assert " / 22,546% | " in table[2]  # thousands in full, not 2.25e+04
+    readme.write_text(text.replace(USER_SCRIPTS.begin + "\n", ""))
+    with pytest.raises(ExperimentError, match=f"no single {USER_SCRIPTS.begin} line, then {USER_SCRIPTS.end}"):
+        update_readme(kept, readme, check=True)
 
 
 def test_the_scoreboard_says_how_much_packet_level_time_each_run_kept_and_its_largest_cause():

@@ -1,5 +1,6 @@
 """Experiments by name, their presets, and their scripts in a checkout and in an installed wheel."""
 
+import ast
 import subprocess
 import sys
 import zipfile
@@ -8,6 +9,7 @@ import pytest
 
 from wormhole_ns3.examples import DUMBBELL_PRESETS, dumbbell_path
 from wormhole_ns3.models.workloads import list_presets
+from wormhole_ns3.tools.experiment.iteration_lines import IterationLines
 from wormhole_ns3.tools.experiment.registry import (
     Experiment,
     ExperimentError,
@@ -42,12 +44,46 @@ def test_the_dumbbell_experiment_is_the_demo():
 
 def test_unknown_names_are_told_with_the_known_ones():
     with pytest.raises(ExperimentError, match="unknown experiment 'llm'; known experiments: llm-training, "
-                                              "dctcp-dumbbell") as error:
+                                              "dctcp-dumbbell, two-rings, moe-alltoall, hierarchical-allreduce, "
+                                              "pipeline-1f1b, background-traffic, two-jobs$") as error:
         get_experiment("llm")
     assert error.value.exit_code == 2
     with pytest.raises(ExperimentError, match="dctcp-dumbbell has no preset 'tiny'; its presets: small, "
                                               "default, stagger-2ms, four-10ms, sixteen-1ms, cubic"):
         get_experiment("dctcp-dumbbell").script_args("tiny")
+
+
+ZOO = REPO / "experiments" / "zoo"
+
+
+def test_every_zoo_script_is_a_user_script_experiment_reporting_its_iterations_in_its_output():
+    zoo = {experiment.script: experiment for experiment in experiments().values() if experiment.user_script}
+    assert sorted(zoo) == sorted(ZOO.glob("*.py"))
+    for experiment in zoo.values():
+        assert experiment.results_dir_option is None  # flows from the harness
+        assert experiment.iteration_lines == IterationLines()
+        assert experiment.iteration_lines.pattern.pattern == r"iteration (\d+) end (\S+)"
+        assert experiment.default_preset == "default" and experiment.script_args("default") == []
+        assert len(experiment.presets) >= 3  # its defaults, and small ones that vary its parameters
+    assert not any(experiment.user_script for experiment in (get_experiment("llm-training"),
+                                                             get_experiment("dctcp-dumbbell")))
+
+
+def script_options(script):
+    """The options a script's argparse parser takes: the first argument of each ``add_argument`` call."""
+    calls = [node for node in ast.walk(ast.parse(script.read_text())) if isinstance(node, ast.Call)]
+    return {call.args[0].value for call in calls
+            if isinstance(call.func, ast.Attribute) and call.func.attr == "add_argument"}
+
+
+def test_every_zoo_preset_gives_options_its_script_takes():
+    for experiment in experiments().values():
+        if experiment.user_script:
+            options = script_options(experiment.script)
+            assert "--iterations" in options or "--ring-iterations" in options
+            for preset in experiment.presets:
+                given = {arg for arg in experiment.script_args(preset) if arg.startswith("--")}
+                assert given <= options, f"{experiment.name} {preset}: {sorted(given - options)}"
 
 
 def test_a_default_preset_must_be_one_of_the_presets():

@@ -158,7 +158,8 @@ def test_force_replaces_a_finished_result_only_once_the_new_one_is_complete(expe
 @pytest.mark.parametrize(
     "args, message",
     [
-        (["run", "nope"], "unknown experiment 'nope'; known experiments: llm-training, dctcp-dumbbell, ring"),
+        (["run", "nope"], "unknown experiment 'nope'; known experiments: llm-training, dctcp-dumbbell, two-rings, "
+                          "moe-alltoall, hierarchical-allreduce, pipeline-1f1b, background-traffic, two-jobs, ring"),
         (["run", "ring", "--preset", "huge"], "experiment ring has no preset 'huge'; its presets: tiny, small, long, "
                                               "crash"),
         (["run", "ring", "--baseline", "--memo", "m"], "--memo is for accelerated runs; a --baseline run uses no "

@@ -154,8 +154,8 @@ def test_a_pinned_or_seed_free_script_gets_one_line_instead_of_a_zero_spread():
 
 
 def harness_results(fcts: dict, rng_run: int | None, events: int) -> dict:
-    flows = [{"src": "10.0.0.1", "dst": "10.0.1.1", "sport": 49152 + k, "dport": 9, "fct": fct, "rx_bytes": 100}
-             for k, fct in fcts.items()]
+    flows = [{"id": k, "src": "10.0.0.1", "dst": "10.0.1.1", "sport": 49152 + k, "dport": 9, "start": 0.0,
+              "fct": fct, "rx_bytes": 100} for k, fct in fcts.items()]
     return {"flows": flows, "rng_run": rng_run, "events": events}
 
 
@@ -167,7 +167,7 @@ def test_compare_puts_each_flows_spread_beside_its_error_and_prints_it():
             for k, fct in ((0, 1.0), (1, 2.0), (2, None))]
     summary = {"flows": rows}
     matched = add_seed_spread(summary, plain)
-    assert matched.keys == (("10.0.0.1", "10.0.1.1", 49152, 9), ("10.0.0.1", "10.0.1.1", 49153, 9))
+    assert matched.keys == (("10.0.0.1", "10.0.1.1", 9, 0), ("10.0.0.1", "10.0.1.1", 9, 1))
     assert rows[0]["fct_seeds"] == [1.0, 1.2] and rows[0]["seed_spread"] == pytest.approx(0.2 / 1.1)
     assert rows[1]["seed_spread"] == 0.0 and rows[2]["seed_spread"] is None
     assert summary["seeds"]["case"] == "varies" and summary["seeds"]["fct"]["within"] == 2

@@ -17,7 +17,7 @@ from pathlib import Path
 from wormhole_ns3.config import AcceleratorConfig
 from wormhole_ns3.tools.experiment.child import die_with_parent_hook
 from wormhole_ns3.tools.options import run_command
-from wormhole_ns3.tools.report import comparison, flow_key, format_table
+from wormhole_ns3.tools.report import comparison, flow_keys, format_table
 from wormhole_ns3.tools.seeds import (
     Matched,
     PlainRun,
@@ -122,11 +122,12 @@ def add_seed_spread(summary: dict, plain: list[tuple[int | None, dict]]) -> Matc
 
     ``plain`` holds each plain run's asked RngRun (None for the baseline) and results, the baseline's first.
     """
+    keys = flow_keys(summary["flows"])
     matched = Matched.of(Quantity.FCT, [flow_fcts(results) for _, results in plain],
-                         {flow_key(row): row["rel_err"] for row in summary["flows"]})
+                         {key: row["rel_err"] for key, row in zip(keys, summary["flows"])})
     per_flow = matched.by_key()
-    for row in summary["flows"]:
-        item = per_flow.get(flow_key(row))
+    for row, key in zip(summary["flows"], keys):
+        item = per_flow.get(key)
         row.update(fct_seeds=item.values if item else None, seed_spread=item.spread if item else None,
                    seed_cv=item.cv if item else None)
     runs = tuple(PlainRun.of_results(results, asked) for asked, results in plain)

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import math
+from collections import Counter
+from collections.abc import Sequence
 
 import numpy as np
 
@@ -11,9 +13,23 @@ from wormhole_ns3.runtime.queues import queue_comparison, queue_line
 from wormhole_ns3.runtime.rtt import NOT_MEASURED, rtt_comparison, rtt_line
 
 
-def flow_key(flow: dict) -> tuple:
-    """What makes a flow of one run the same flow in another run of the script: its addresses and ports."""
-    return (flow["src"], flow["dst"], flow["sport"], flow["dport"])
+def flow_keys(flows: Sequence[dict]) -> list[tuple]:
+    """What makes each of a run's flows the same flow in another run of the script, in the flows' order.
+
+    A flow is the n-th to start from its source address to its destination
+    address and port (ties by discovery order). Not its source port: ns-3
+    gives each socket a node opens the next ephemeral port, so a user's
+    callbacks that open a host's sockets in another order (its flows ended in
+    another order) give its flows each other's source ports.
+    """
+    order = sorted(range(len(flows)), key=lambda k: (flows[k]["start"], flows[k]["id"]))
+    seen: Counter[tuple] = Counter()
+    keys: list[tuple] = [()] * len(flows)
+    for k in order:
+        ends = (flows[k]["src"], flows[k]["dst"], flows[k]["dport"])
+        keys[k] = (*ends, seen[ends])
+        seen[ends] += 1
+    return keys
 
 
 def error_stats(errors) -> dict[str, float | None]:
@@ -26,10 +42,10 @@ def error_stats(errors) -> dict[str, float | None]:
 
 def comparison(baseline: dict, accelerated: dict) -> dict:
     """Per-flow FCT errors, byte exactness, speedup and event counts of two runs' results."""
-    base_flows = {flow_key(f): f for f in baseline["flows"]}
+    base_flows = dict(zip(flow_keys(baseline["flows"]), baseline["flows"]))
     rows, rtts = [], []
-    for flow in accelerated["flows"]:
-        base = base_flows.get(flow_key(flow))
+    for flow, key in zip(accelerated["flows"], flow_keys(accelerated["flows"])):
+        base = base_flows.get(key)
         fct_b = base["fct"] if base else None
         fct_a = flow["fct"]
         rel = abs(fct_a - fct_b) / fct_b if fct_a is not None and fct_b else None

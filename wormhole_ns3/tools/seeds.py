@@ -29,7 +29,7 @@ from pathlib import Path
 import numpy as np
 
 from wormhole_ns3.accel.vocabulary import Label
-from wormhole_ns3.tools.report import error_stats, flow_key
+from wormhole_ns3.tools.report import error_stats, flow_keys
 
 #: The environment variable ns-3 reads its global values from, ``name=value`` items joined by ";".
 GLOBAL_VALUES = "NS_GLOBAL_VALUE"
@@ -192,13 +192,13 @@ class PlainRun:
 
 def flows_digest(results: dict) -> str:
     """A digest of every flow's completion time and received bytes in a run's results, by flow key."""
-    flows = sorted((flow_key(f), f["fct"], f["rx_bytes"]) for f in results["flows"])
+    flows = sorted((key, f["fct"], f["rx_bytes"]) for key, f in zip(flow_keys(results["flows"]), results["flows"]))
     return hashlib.sha256(json.dumps(flows).encode()).hexdigest()
 
 
 def flow_fcts(results: dict) -> dict[Hashable, float]:
     """Each finished flow's completion time in a run's results, by flow key, in the run's order."""
-    return {flow_key(f): f["fct"] for f in results["flows"] if f["fct"] is not None}
+    return {key: f["fct"] for key, f in zip(flow_keys(results["flows"]), results["flows"]) if f["fct"] is not None}
 
 
 class SeedCase(Label):

@@ -252,18 +252,20 @@ def _run_line(summary: dict) -> str:
 
 def experiment_table(registered) -> str:
     """One block per experiment: name and description, presets (default first), script."""
+    registered = list(registered)
+    width = max((len(experiment.name) for experiment in registered), default=0)
     lines = []
     for experiment in registered:
-        lines += _experiment_lines(experiment)
+        lines += _experiment_lines(experiment, width)
     return "\n".join(lines)
 
 
-def _experiment_lines(experiment: Experiment) -> list[str]:
+def _experiment_lines(experiment: Experiment, width: int) -> list[str]:
     presets = [f"{experiment.default_preset} (default)"]
     presets += [name for name in experiment.presets if name != experiment.default_preset]
     missing = "" if experiment.script.is_file() else "  (not present)"
     return [
-        f"{experiment.name:<16} {experiment.description}",
-        f"{'':<16} presets: {', '.join(presets)}",
-        f"{'':<16} script: {experiment.script}{missing}",
+        f"{experiment.name:<{width}} {experiment.description}",
+        f"{'':<{width}} presets: {', '.join(presets)}",
+        f"{'':<{width}} script: {experiment.script}{missing}",
     ]

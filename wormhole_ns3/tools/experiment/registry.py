@@ -17,6 +17,7 @@ from wormhole_ns3.examples import DUMBBELL_PRESETS, dumbbell_path
 from wormhole_ns3.models.workloads import ChakraTraceError, list_presets
 from wormhole_ns3.models.workloads.chakra import trace_files
 from wormhole_ns3.runtime.packaged import packaged_dir
+from wormhole_ns3.tools.experiment.iteration_lines import IterationLines
 
 #: The option the runner gives a script that writes its results (``ResultWriter``) into a folder.
 RESULTS_DIR_OPTION = "--results-dir"
@@ -55,9 +56,13 @@ class Experiment:
     ``results_dir_option`` is the option through which the script takes the
     folder for its ``ResultWriter``, or None for a script that writes no
     tables of its own (the runner then makes ``flows.csv`` from the flows the
-    harness tracked). ``inputs`` are the script's options through which a
-    user gives inputs of their own (``with_inputs``), by option: what its
-    value is.
+    harness tracked). ``iteration_lines`` says how such a script prints its
+    training iterations (the runner then makes ``iterations.csv`` of its
+    output), or None if it prints none. ``inputs`` are the script's options
+    through which a user gives inputs of their own (``with_inputs``), by
+    option: what its value is. ``user_script``: a script written as ns-3's
+    users write theirs (``experiments/zoo``), whose kept comparisons the
+    scoreboard shows in a section of their own.
     """
 
     name: str
@@ -66,7 +71,9 @@ class Experiment:
     presets: dict[str, list[str]]
     default_preset: str
     results_dir_option: str | None = RESULTS_DIR_OPTION
+    iteration_lines: IterationLines | None = None
     inputs: dict[str, Input] = field(default_factory=dict)
+    user_script: bool = False
 
     def __post_init__(self) -> None:
         if self.default_preset not in self.presets:
@@ -163,8 +170,68 @@ def experiments() -> dict[str, Experiment]:
             default_preset="small",
             results_dir_option=None,
         ),
+        *user_scripts(),
     )
     return {experiment.name: experiment for experiment in registered}
+
+
+def user_scripts() -> tuple[Experiment, ...]:
+    """The scripts of ``experiments/zoo``, written as ns-3's users write theirs, as experiments.
+
+    Each has its own defaults as its ``default`` preset, and small presets of
+    a few seconds in plain ns-3 that vary what a user varies (sizes, hosts,
+    rates, marking); ``moe-alltoall``'s ``tiny``, one layer of two groups of
+    two hosts, is what the end-to-end test compares in the time of two
+    ns-3 start-ups. They write no tables: the runner takes
+    their flows from the harness and their iterations from the
+    ``iteration K end SECONDS`` lines they print.
+    """
+    zoo = (
+        ("two-rings", "two_rings.py", "two ring all-reduces contending on a leaf-spine's uplinks", {
+            "small": ["--hosts-per-leaf", "2", "--mb", "2", "--iterations", "2"],
+            "small-3leaves-25g": ["--leaves", "3", "--hosts-per-leaf", "2", "--mb", "1.5", "--iterations", "2",
+                                  "--rate", "25Gbps", "--k", "100"],
+        }),
+        ("moe-alltoall", "moe_alltoall.py", "expert-parallel all-to-alls of groups on a leaf-spine", {
+            "small": ["--leaves", "2", "--hosts-per-leaf", "4", "--message-kb", "256", "--iterations", "2"],
+            "tiny": ["--leaves", "2", "--hosts-per-leaf", "2", "--message-kb", "128", "--iterations", "2",
+                     "--layers", "1"],
+            "small-interleaved": ["--leaves", "2", "--hosts-per-leaf", "4", "--placement", "interleaved",
+                                  "--message-kb", "128", "--iterations", "2", "--rate", "25Gbps"],
+        }),
+        ("hierarchical-allreduce", "hierarchical_allreduce.py",
+         "reduce-scatter in each leaf, all-reduce across leaves, all-gather", {
+             "small": ["--leaves", "2", "--hosts-per-leaf", "2", "--mb", "4", "--iterations", "2"],
+             "small-3leaves-100g": ["--leaves", "3", "--hosts-per-leaf", "2", "--mb", "3", "--iterations", "2",
+                                    "--rate", "100Gbps", "--delay", "1us"],
+         }),
+        ("pipeline-1f1b", "pipeline_1f1b.py", "a 1F1B pipeline across leaves with data-parallel gradient rings", {
+            "small": ["--stages", "2", "--replicas", "2", "--micro-batches", "4", "--activation-mb", "0.5",
+                      "--grad-mb", "2", "--iterations", "2"],
+            "small-3stages-100g": ["--stages", "3", "--replicas", "2", "--micro-batches", "3", "--activation-mb",
+                                   "0.5", "--grad-mb", "2", "--iterations", "2", "--rate", "100Gbps"],
+        }),
+        ("background-traffic", "background_traffic.py",
+         "a ring all-reduce job beside Poisson web-search background flows", {
+             "small": ["--leaves", "2", "--job-hosts", "4", "--mb", "4", "--iterations", "2",
+                       "--background-ms", "10", "--marking", "step"],
+             "small-red-defaults": ["--leaves", "2", "--job-hosts", "4", "--mb", "2", "--iterations", "2",
+                                    "--background-ms", "5", "--load", "0.05"],
+         }),
+        ("two-jobs", "two_jobs.py", "a ring job and an all-to-all job sharing a leaf-spine, the second later", {
+            "small": ["--leaves", "2", "--hosts-per-job", "4", "--ring-mb", "2", "--ring-iterations", "3",
+                      "--a2a-kb", "64", "--a2a-iterations", "2", "--layers", "1", "--second-start-ms", "3"],
+            "small-red-defaults": ["--leaves", "2", "--hosts-per-job", "4", "--ring-mb", "2",
+                                   "--ring-iterations", "2", "--a2a-kb", "64", "--a2a-iterations", "2",
+                                   "--layers", "1", "--second-start-ms", "2", "--marking", "red-defaults"],
+        }),
+    )
+    return tuple(
+        Experiment(name=name, script=experiment_script(f"zoo/{file}"), description=f"user script: {description}",
+                   presets={"default": [], **small}, default_preset="default", results_dir_option=None,
+                   iteration_lines=IterationLines(), user_script=True)
+        for name, file, description, small in zoo
+    )
 
 
 def get_experiment(name: str) -> Experiment:

@@ -179,10 +179,20 @@ def _read_table(path: Path, columns: tuple[str, ...]):
 
 def write_flow_table(rows: list[tuple], path: Path) -> None:
     """Write ``flows.csv`` at once from rows in ``FLOW_COLUMNS`` order (for scripts without a ResultWriter)."""
+    _write_table(FLOW_COLUMNS, rows, path)
+
+
+def write_iteration_table(rows: list[tuple], path: Path) -> None:
+    """Write ``iterations.csv`` at once from rows in ``ITERATION_COLUMNS`` order (for scripts without a
+    ResultWriter)."""
+    _write_table(ITERATION_COLUMNS, rows, path)
+
+
+def _write_table(columns: tuple[str, ...], rows: list[tuple], path: Path) -> None:
     partial = path.with_name(path.name + ".partial")
     with partial.open("w", newline="") as handle:
         writer = csv.writer(handle, lineterminator="\n")
-        writer.writerow(FLOW_COLUMNS)
+        writer.writerow(columns)
         writer.writerows(rows)
     partial.replace(path)
 

@@ -3,8 +3,10 @@
 The folder holds what the script wrote (``workload.json``, ``flows.csv``,
 ``iterations.csv``), what the harness wrote (``run.json``, ``skips.csv``), the
 script's output (``stdout.txt``, ``stderr.txt``), and what the runner derives
-from them: ``fct.txt`` (HPCC style), Parquet copies of the tables when pyarrow
-is installed, and ``summary.json``.
+from them: ``fct.txt`` (HPCC style), for a script that writes no tables
+``flows.csv`` from the harness's flows and ``iterations.csv`` from the
+iteration lines it prints (``Experiment.iteration_lines``), Parquet copies of
+the tables when pyarrow is installed, and ``summary.json``.
 """
 
 from __future__ import annotations
@@ -19,7 +21,14 @@ from pathlib import Path
 
 from wormhole_ns3.models.workloads import Workload
 from wormhole_ns3.models.workloads.dag import Task
-from wormhole_ns3.tools.experiment.child import RUN_RESULTS_FILE, ChildOptions, harness_command, run_child
+from wormhole_ns3.tools.experiment.child import (
+    RUN_RESULTS_FILE,
+    STDOUT_FILE,
+    ChildOptions,
+    harness_command,
+    run_child,
+)
+from wormhole_ns3.tools.experiment.iteration_lines import IterationLines, IterationLinesError
 from wormhole_ns3.tools.experiment.outdir import StagedDir
 from wormhole_ns3.tools.experiment.registry import Experiment, ExperimentError
 from wormhole_ns3.tools.experiment.results import (
@@ -32,7 +41,9 @@ from wormhole_ns3.tools.experiment.results import (
     write_atomically,
     write_flow_table,
     write_hpcc_fct,
+    write_iteration_table,
 )
+from wormhole_ns3.tools.report import flow_keys
 
 SUMMARY_FILE = "summary.json"
 COMMAND_FILE = "command.txt"
@@ -102,6 +113,8 @@ def execute_run(experiment: Experiment, preset: str, folder: Path, options: Chil
         write_flow_table(harness_flow_rows(run_results), folder / FLOWS_FILE)
     if not (folder / FCT_FILE).exists():
         write_hpcc_fct(run_results, folder / FCT_FILE)
+    if experiment.iteration_lines is not None and not (folder / ITERATIONS_FILE).exists():
+        write_iteration_table(_reported_iterations(experiment.iteration_lines, folder, label), folder / ITERATIONS_FILE)
     flows = read_flows(folder / FLOWS_FILE)
     iterations = read_iterations(folder / ITERATIONS_FILE) if (folder / ITERATIONS_FILE).exists() else None
     write_parquet(flows, folder / FLOWS_FILE)
@@ -112,19 +125,34 @@ def execute_run(experiment: Experiment, preset: str, folder: Path, options: Chil
     return summary
 
 
+def _reported_iterations(lines: IterationLines, folder: Path, label: str) -> list[tuple]:
+    """``iterations.csv`` rows of the iterations the script printed; ExperimentError, in one line, if it printed
+    none or printed them out of order."""
+    try:
+        return lines.rows((folder / STDOUT_FILE).read_text())
+    except IterationLinesError as error:
+        raise ExperimentError(f"the {label} run {error} (its output: {folder / STDOUT_FILE})") from None
+
+
 def harness_flow_rows(run_results: dict) -> list[tuple]:
     """``flows.csv`` rows of the flows the harness tracked, for a script that writes no table of its own.
 
-    The task is the tracker's flow id (its discovery order, the same in both
-    modes), the ends are addresses, and the labels are a Task's defaults.
+    A flow's task is its place among the run's flows in the order of their
+    ``flow_keys`` (ends, destination port, how many flows between those ends
+    started before it): both runs of a comparison number a flow alike, also
+    where a user's callbacks create flows in another order than plain ns-3
+    did. The ends are addresses, and the labels are a Task's defaults.
     """
     blank = Task(0, "flow", 0, 1, 1, 0.0)
+    flows = run_results["flows"]
+    keys = flow_keys(flows)
     rows = []
-    for flow in run_results["flows"]:
+    for task, k in enumerate(sorted(range(len(flows)), key=keys.__getitem__)):
+        flow = flows[k]
         if flow["fct"] is None:
             continue
         finish = flow["start"] + flow["fct"]
-        rows.append((flow["id"], blank.iteration, blank.collective, blank.group, blank.step, blank.phase,
+        rows.append((task, blank.iteration, blank.collective, blank.group, blank.step, blank.phase,
                      flow["src"], flow["dst"], flow["bytes"], flow["start"], finish, flow["fct"]))
     return rows
 

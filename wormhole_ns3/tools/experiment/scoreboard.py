@@ -1,11 +1,14 @@
-"""``wormhole-ns3 experiment scoreboard``: one table of every kept comparison, beside the Wormhole paper's figures.
+"""``wormhole-ns3 experiment scoreboard``: the kept comparisons in tables, beside the Wormhole paper's figures.
 
 Each kept comparison (``experiments/scoreboard/PRESET``, made by ``experiment
-keep`` from an ``experiment compare`` folder) gives one row. The table goes
-into the README between ``BEGIN_MARKER`` and ``END_MARKER``, and a figure of
-our speedups against the paper's range beside it, so that no number of the
-README is typed by hand; ``--check`` says whether the README still shows
-what the kept summaries give.
+keep`` from an ``experiment compare`` folder) gives one row. The rows of the
+training workloads go into the README between ``TRAINING``'s markers, and a
+figure of our speedups against the paper's range beside it; those of scripts
+written as users write theirs (``Experiment.user_script``) into a table of
+their own between ``USER_SCRIPTS``' markers, where the paper has no figure to
+set beside them and each row says its skips and whether the script's sinks
+and output were the same. So no number of the README is typed by hand; ``--check``
+says whether the README still shows what the kept summaries give.
 """
 
 from __future__ import annotations
@@ -15,14 +18,31 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from wormhole_ns3.tools.experiment.registry import ExperimentError
+from wormhole_ns3.tools.experiment.registry import ExperimentError, get_experiment
 from wormhole_ns3.tools.experiment.results import counted, write_atomically
 from wormhole_ns3.tools.experiment.run import COMMAND_FILE, SUMMARY_FILE
 from wormhole_ns3.tools.experiment.timeline import activity_line
 
-BEGIN_MARKER = "<!-- scoreboard:begin -->"
-END_MARKER = "<!-- scoreboard:end -->"
 FIGURE_FILE = "scoreboard.png"
+
+
+@dataclass(frozen=True)
+class Section:
+    """A table of the README's scoreboard: the comment lines it goes between, and its columns after ``HEADER``'s."""
+
+    begin: str
+    end: str
+    extra: tuple[str, ...]
+
+
+#: The training workloads' table (``llm-training``, the demo), with the paper's figures.
+TRAINING = Section("<!-- scoreboard:begin -->", "<!-- scoreboard:end -->", ("paper, single core",))
+#: The user scripts' table (``experiments/zoo``): where the paper has no figure, whether the script's PacketSinks
+#: received the same bytes and it printed the same output, which a user checks first.
+USER_SCRIPTS = Section("<!-- scoreboard:user-scripts:begin -->", "<!-- scoreboard:user-scripts:end -->",
+                       ("skips", "PacketSink totals / output"))
+#: What a section with no kept comparison shows.
+NO_ROWS = "No comparison of these is kept yet.\n"
 
 
 @dataclass(frozen=True)
@@ -50,6 +70,11 @@ class Entry:
     folder: Path
     summary: dict
     command: str
+
+    @property
+    def section(self) -> Section:
+        """The table this comparison is a row of: the user scripts' if its experiment is one."""
+        return USER_SCRIPTS if get_experiment(self.summary["experiment"]).user_script else TRAINING
 
     @property
     def paper(self) -> PaperFigure | None:
@@ -81,17 +106,31 @@ def read_entries(root: Path) -> list[Entry]:
     return sorted(entries, key=order)
 
 
+#: The columns of every section's table: the workload, then numbers (right-aligned), then the section's own.
 HEADER = ("workload", "events ratio", "`Run()` speedup", "process speedup", "FCT error mean / p99 / max",
           "iteration time error", "memo hit / mirror / miss", "steady-skipped share",
-          "packet-level time left, largest cause", "paper, single core")
+          "packet-level time left, largest cause")
 
 
-def scoreboard_table(entries: list[Entry], relative_to: Path) -> str:
-    """The Markdown table, one row per entry; workload names link to the kept summaries (from ``relative_to``)."""
-    lines = ["| " + " | ".join(HEADER) + " |", "|---|" + "---:|" * (len(HEADER) - 2) + "---|"]
+def scoreboard_table(entries: list[Entry], relative_to: Path, section: Section = TRAINING) -> str:
+    """``section``'s Markdown table, one row per entry; workload names link to the kept summaries (from
+    ``relative_to``)."""
+    if not entries:
+        return NO_ROWS
+    lines = ["| " + " | ".join((*HEADER, *section.extra)) + " |",
+             "|---|" + "---:|" * (len(HEADER) - 1) + "---|" * len(section.extra)]
     for entry in entries:
-        lines.append("| " + " | ".join(_row(entry, relative_to)) + " |")
+        lines.append("| " + " | ".join(_row(entry, relative_to) + _section_cells(entry, section)) + " |")
     return "\n".join(lines) + "\n"
+
+
+def _section_cells(entry: Entry, section: Section) -> list[str]:
+    """The cells of ``section``'s own columns (``Section.extra``)."""
+    s = entry.summary
+    if section is TRAINING:
+        return [entry.paper.label if entry.paper else "-"]
+    return [f"{s['skips']:,}", f"{'exact' if s['rx_bytes_exact'] else 'DIFFER'} / "
+                               f"{'identical' if s['stdout_identical'] else 'DIFFERS'}"]
 
 
 def _row(entry: Entry, relative_to: Path) -> list[str]:
@@ -110,7 +149,6 @@ def _row(entry: Entry, relative_to: Path) -> list[str]:
         memo,
         _skipped_share(s),
         _packet_level(s),
-        entry.paper.label if entry.paper else "-",
     ]
 
 
@@ -139,7 +177,7 @@ def _packet_level(s: dict) -> str:
     if total <= 0:
         return "-"
     cause, seconds = max(breakdown.items(), key=lambda item: (item[1], item[0]))
-    where = f"{total * 1e3:.3g} ms: {seconds / total:.0%} {cause}"
+    where = f"{_significant(total * 1e3)} ms: {seconds / total:.0%} {cause}"
     if s.get("events_by_activity"):
         where += f"; events: {activity_line(s, largest=1)}"
     return where
@@ -153,15 +191,22 @@ def _count(events: int) -> str:
 
 
 def _percent(value: float | None) -> str:
-    return "-" if value is None else f"{value * 100:.3g}%"
+    return "-" if value is None else f"{_significant(value * 100)}%"
 
 
-def with_table(text: str, table: str, where: Path) -> str:
-    """``text`` with the lines between the marker lines replaced by ``table``; ExperimentError without them."""
+def _significant(value: float) -> str:
+    """Three significant digits, and whole thousands as such ("22,546", not "2.25e+04"): a user script's
+    errors and packet-level times can run into them."""
+    return f"{value:,.0f}" if abs(value) >= 1000 else f"{value:.3g}"
+
+
+def with_table(text: str, table: str, where: Path, section: Section = TRAINING) -> str:
+    """``text`` with the lines between ``section``'s marker lines replaced by ``table``; ExperimentError without
+    them."""
     lines = text.splitlines(keepends=True)
-    marks = [[k for k, line in enumerate(lines) if line.strip() == marker] for marker in (BEGIN_MARKER, END_MARKER)]
+    marks = [[k for k, line in enumerate(lines) if line.strip() == marker] for marker in (section.begin, section.end)]
     if [len(found) for found in marks] != [1, 1] or marks[1][0] < marks[0][0]:
-        raise ExperimentError(f"{where}: no single {BEGIN_MARKER} line, then {END_MARKER}, to put the table between")
+        raise ExperimentError(f"{where}: no single {section.begin} line, then {section.end}, to put the table between")
     begin, end = marks[0][0], marks[1][0]
     return "".join(lines[:begin + 1]) + table + "".join(lines[end:])
 
@@ -177,7 +222,10 @@ def update_readme(root: Path, readme: Path, check: bool) -> list[Entry]:
         text = readme.read_text()
     except OSError as error:
         raise ExperimentError(f"{readme}: {error.strerror}") from None
-    updated = with_table(text, scoreboard_table(entries, readme.parent), readme)
+    updated = text
+    for section in (TRAINING, USER_SCRIPTS):
+        rows = [entry for entry in entries if entry.section is section]
+        updated = with_table(updated, scoreboard_table(rows, readme.parent, section), readme, section)
     if check:
         if updated != text:
             raise ExperimentError(f"{readme}: its scoreboard differs from the kept summaries in {root}: "
@@ -186,5 +234,5 @@ def update_readme(root: Path, readme: Path, check: bool) -> list[Entry]:
     from wormhole_ns3.tools.experiment.plots import scoreboard_bars
 
     write_atomically(readme, updated)
-    scoreboard_bars(entries, root / FIGURE_FILE)
+    scoreboard_bars([entry for entry in entries if entry.section is TRAINING], root / FIGURE_FILE)
     return entries

@@ -40,7 +40,7 @@ def fake_ns3():
         UpcomingFlow="ns3::UpcomingFlow",
         FlowRecord=lambda: SimpleNamespace(
             kind="", srcNode=0, dstNode=0, src="", dst="", sport=0, dport=0, size=0, start=0.0, path=Vector(),
-            reversePath=Vector(), congestionOps="", constantRate=False, appRateBps=0, tag=0),
+            reversePath=Vector(), congestionOps="", rttEstimator="", constantRate=False, appRateBps=0, tag=0),
     )
 
 

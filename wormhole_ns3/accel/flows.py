@@ -27,6 +27,10 @@ RDMA_KIND_PREFIX = "rdma-"
 #: only, so a pause followed by a resume leaves them as they were.
 SKIPPABLE_CONGESTION_CONTROL = frozenset({"ns3::TcpDctcp", "ns3::TcpNewReno", "ns3::TcpLinuxReno"})
 
+#: The RTT estimator that leaves skipped time out of its samples (FlowTracker gives one to each TCP sender
+#: whose estimator is ns-3's default); a TCP flow with another would see every skip as a long RTT.
+SKIP_AWARE_RTT_ESTIMATOR = "ns3::SkipAwareRttEstimator"
+
 #: RDMA flows whose congestion control's clocks a skip shifts with the flow
 #: (RdmaQueuePair::ShiftTimes: DCQCN's timers and CNP times, HPCC's telemetry).
 SKIPPABLE_RDMA_KINDS = frozenset({FlowKind.RDMA_DCQCN, FlowKind.RDMA_HPCC})
@@ -57,6 +61,8 @@ class FlowInfo:
     constant_rate: bool
     app_rate: float  #: bytes/s of an OnOff flow, 0 for TCP
     tag: int  #: attribution tag of the flow's events (WormholeSimulatorImpl)
+    #: TypeId name of a TCP sender's RTT estimator ("" for flows without one)
+    rtt_estimator: str = ""
 
     @property
     def links(self) -> frozenset[int]:
@@ -76,6 +82,8 @@ class FlowInfo:
         if self.kind == FlowKind.BULK_TCP:
             if self.congestion_control not in SKIPPABLE_CONGESTION_CONTROL:
                 return f"{self.congestion_control or 'unknown'} keeps time-based state"
+            if self.rtt_estimator != SKIP_AWARE_RTT_ESTIMATOR:
+                return f"its RTT estimator {self.rtt_estimator or 'unknown'} would count skipped time"
             return None
         if self.kind == FlowKind.ONOFF_UDP:
             return None if self.constant_rate else "OnOff with off periods is bursty"
@@ -103,3 +111,6 @@ class FlowResult:
     standalone_fct: float = 0.0
     #: Mean packet RTT (s) over each 1/20 of its bytes, None where it had no sample (``--rtt``; None if not measured).
     rtt: list[float | None] | None = None
+    #: Which of the process's simulations it was in (0, 1, ... at each ``Simulator::Destroy()``), so that
+    #: flows of two simulations between the same addresses and ports are told apart.
+    simulation: int = 0

@@ -190,9 +190,12 @@ class Controller:
         *,
         tracker: Any = None,
         boundary: Boundary | None = None,
+        after_destroy: Callable[[], None] | None = None,
     ) -> None:
-        """``tracker`` and ``boundary`` default to a new FlowTracker and the cppyy boundary of ``ns3``."""
+        """``tracker`` and ``boundary`` default to a new FlowTracker and the cppyy boundary of ``ns3``;
+        ``after_destroy`` is called once the simulation this controller ran is destroyed."""
         self.ns3 = ns3
+        self._after_destroy = after_destroy
         self.config = config
         self.accelerate = accelerate and config.enabled
         self.progress = progress
@@ -343,6 +346,8 @@ class Controller:
         """The simulator is being destroyed: hold no reference to it (a later Run() attaches anew)."""
         self.impl = None
         self._attached = False
+        if self._after_destroy is not None:
+            self._after_destroy()
 
     def after_unattributed(self) -> None:
         """Learn the flows an event created, before they send.

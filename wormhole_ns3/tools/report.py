@@ -12,8 +12,11 @@ from wormhole_ns3.runtime.rtt import NOT_MEASURED, rtt_comparison, rtt_line
 
 
 def flow_key(flow: dict) -> tuple:
-    """What makes a flow of one run the same flow in another run of the script: its addresses and ports."""
-    return (flow["src"], flow["dst"], flow["sport"], flow["dport"])
+    """What makes a flow of one run the same flow in another run of the script: its simulation, addresses and ports.
+
+    Results written before a process's simulations were numbered hold one (simulation 0).
+    """
+    return (flow.get("simulation", 0), flow["src"], flow["dst"], flow["sport"], flow["dport"])
 
 
 def error_stats(errors) -> dict[str, float | None]:
@@ -37,6 +40,7 @@ def comparison(baseline: dict, accelerated: dict) -> dict:
         rows.append(
             {
                 "id": flow["id"],
+                "simulation": flow.get("simulation", 0),
                 "src": flow["src"],
                 "dst": flow["dst"],
                 "sport": flow["sport"],
@@ -69,6 +73,9 @@ def comparison(baseline: dict, accelerated: dict) -> dict:
         "events_accelerated": accelerated["events"],
         "system_events": accelerated["system_events"],
         "events_ratio": baseline["events"] / max(accelerated["events"], 1),
+        # why either side ran (some of) the script otherwise than its mode says: plain, or unobserved
+        "fallback": accelerated.get("fallback"),
+        "fallback_baseline": baseline.get("fallback"),
         "skips": accelerated["skips"],
         "skip_backs": accelerated["skip_backs"],
         "skipped_time_s": accelerated["skipped_time_s"],
@@ -186,6 +193,9 @@ def format_table(summary: dict) -> str:
         parts = ", ".join(f"{why} {t * 1e3:.1f} ms" for why, t in sorted(breakdown.items()))
         lines.append(f"not skipped because    {parts}")
     lines += [f"{label:<21} {text}" for label, text in optional_parts(summary)]
+    for label, key in (("fallback", "fallback"), ("baseline fallback", "fallback_baseline")):
+        if summary.get(key):
+            lines.append(f"{label:<21} {summary[key]}")
     if "stdout_identical" in summary:
         lines.append(f"script output         {'identical' if summary['stdout_identical'] else 'DIFFERS'}")
     return "\n".join(lines)

@@ -1,0 +1,70 @@
+"""The kinds of ns-3's own test suites (simulator events, applications, TCP, traffic control), accelerated.
+
+ns-3's suites of these areas pass under the accelerator as they pass plainly
+(issue 41), but most of their traffic is too short or too lossy to skip. These
+tests build traffic of each kind that the accelerator can act on, compare with
+plain ns-3, and show that it acted: the flows tracked, events of theirs moved
+(events carry their flow's tag), skips where the traffic allows and none where
+it does not. Several simulations in one process: test_simulations_in_one_process.py.
+"""
+
+import csv
+
+import pytest
+
+from conftest import REPO, load_json
+
+pytestmark = pytest.mark.slow
+
+SCRIPTS = REPO / "tests" / "scripts"
+
+
+def compare(wormhole, tmp_path, script, *args):
+    done = wormhole("compare", "--json", tmp_path / "c.json", "--trace", tmp_path / "t.csv", script, *args)
+    assert done.returncode == 0, done.stderr[-3000:]
+    summary = load_json(tmp_path / "c.json")
+    skips = [row for row in csv.DictReader((tmp_path / "t.csv").open()) if row["kind"] == "steady"]
+    assert summary["stdout_identical"] and summary["rx_bytes_exact"]
+    assert summary["fallback"] is None
+    return summary, skips
+
+
+def skipped_flows(skips):
+    return {int(flow) for row in skips for flow in row["partition"].split()}
+
+
+def test_the_scripts_own_events_keep_ns3s_semantics_beside_skipped_flows(wormhole, tmp_path):
+    """Ticks, a far event's IsPending and GetDelayLeft, Cancel, Remove, same-time order, contexts, Stop and
+    a second Run(), destroy events: every line as plain ns-3 prints it, while the flows between them skip."""
+    summary, skips = compare(wormhole, tmp_path, SCRIPTS / "event_semantics.py")
+    assert skipped_flows(skips) == {0, 1}
+    assert all(int(row["events_moved"]) > 0 for row in skips)  # the flows' tagged events moved, no other
+    assert summary["fct_max_rel_err"] <= 0.01
+
+
+def test_applications_count_what_they_count_plainly_and_their_flows_are_tracked_and_skipped(wormhole, tmp_path):
+    summary, skips = compare(wormhole, tmp_path, SCRIPTS / "applications_mix.py")
+    # BulkSend and OnOff are tracked; UdpClient and UdpEcho are not flows of the tracker
+    assert [(f["id"], f["sport"] > 0, f["dport"]) for f in summary["flows"]] == [(0, True, 5000), (1, True, 6000)]
+    assert skipped_flows(skips) == {0, 1}
+    assert summary["fct_max_rel_err"] <= 0.01
+    assert summary["events_accelerated"] < summary["events_baseline"]
+
+
+def test_tcp_congestion_controls_are_skipped_where_they_may_be(wormhole, tmp_path):
+    variants = "TcpNewReno:red,TcpLinuxReno:red,TcpDctcp:red,TcpCubic:red"
+    summary, skips = compare(wormhole, tmp_path, SCRIPTS / "dumbbell_variants.py", "--variants", variants)
+    by_simulation = {f["id"]: f["id"] // 2 for f in summary["flows"]}
+    assert {by_simulation[f] for f in skipped_flows(skips)} == {0, 1, 2}  # NewReno, LinuxReno, DCTCP
+    cubic = [f for f in summary["flows"] if by_simulation[f["id"]] == 3]
+    assert all(f["credited_bytes"] == 0 and f["rel_err"] == 0 for f in cubic)  # refused: simulated exactly
+    assert summary["fct_mean_rel_err"] <= 0.01 and summary["fct_max_rel_err"] <= 0.03
+
+
+def test_queue_discs_at_the_bottleneck_are_skipped_where_the_traffic_holds_a_rate(wormhole, tmp_path):
+    """RED marking and FQ-CoDel hold DCTCP's rate; PIE draws its drops at random and stalls NewReno on
+    its retransmission timer: whatever is done there, every flow ends as plainly, within the bounds."""
+    variants = "TcpDctcp:red,TcpDctcp:fq-codel,TcpNewReno:pie"
+    summary, skips = compare(wormhole, tmp_path, SCRIPTS / "dumbbell_variants.py", "--variants", variants)
+    assert {0, 1} <= {f // 2 for f in skipped_flows(skips)}
+    assert summary["fct_mean_rel_err"] <= 0.01 and summary["fct_max_rel_err"] <= 0.03

@@ -102,6 +102,20 @@ def test_a_run_no_controller_saw_makes_the_process_report_a_fallback():
         "(GlobalValue::Bind, --SimulatorImplementationType or NS_GLOBAL_VALUE): it was not accelerated",)
 
 
+def test_an_accelerated_run_that_simulated_nothing_says_so_and_a_plain_one_needs_not():
+    from wormhole_ns3.runtime.harness import ACCELERATED, BASELINE, NOTHING_SIMULATED, fallback_reason
+
+    session, ns3, _ = fake_session()
+    assert session.report().runs == 0
+    assert fallback_reason(session.report(), ACCELERATED) == NOTHING_SIMULATED
+    assert fallback_reason(session.report(), BASELINE) is None
+    ns3.RunObserver.on_start()
+    assert fallback_reason(session.report(), ACCELERATED) is None
+    unobserved, _, _ = fake_session(unobserved=["ns3::RealtimeSimulatorImpl"])
+    reason = fallback_reason(unobserved.report(), ACCELERATED)
+    assert reason.startswith("1 Simulator::Run() call ran under ns3::RealtimeSimulatorImpl")
+
+
 def test_the_harness_implementation_is_the_initial_one_while_ns3_loads_and_the_environment_is_restored(monkeypatch):
     monkeypatch.setenv(GLOBAL_VALUES, "RngRun=3")
     selection = Selection("ns3::WormholeSimulatorImpl")

@@ -316,7 +316,7 @@ def results_dict(session: Session, report: SimulationReport, script: str, argv: 
         "script": script,
         "argv": argv,
         "exit_code": code,
-        "fallback": "; ".join(report.fallback) or None,
+        "fallback": fallback_reason(report, options.mode),
         "watchdog": "; ".join(report.watchdog) or None,
         "config": options.config.as_dict(),
         # what ns-3's random streams ran under: compare --seeds asks for other runs through
@@ -348,6 +348,26 @@ def results_dict(session: Session, report: SimulationReport, script: str, argv: 
         # serializes as asdict's deep one does, which took 1 s of moe-8x7b-64g's 99,200 flows
         "flows": [dict(vars(f)) for f in (snapshot.flows if snapshot else [])],
     }
+
+
+#: run.json's fallback of an accelerated run in which no Simulator::Run() reached the accelerator.
+NOTHING_SIMULATED = ("no Simulator::Run() call ran under the accelerator's simulator: "
+                     "nothing was simulated, so nothing was accelerated")
+
+
+def fallback_reason(report: SimulationReport, mode: str) -> str | None:
+    """Why (some of) the run was not what its mode says, or None.
+
+    An accelerated run with no run at all says so too, rather than "accelerated,
+    0 runs": a script that simulates nothing, or a program whose simulations the
+    harness could not see. Only run.json says it: stderr speaks of simulations
+    that ran plainly, and a script that ran none prints what it prints plainly.
+    """
+    if report.fallback:
+        return "; ".join(report.fallback)
+    if mode == ACCELERATED and report.runs == 0:
+        return NOTHING_SIMULATED
+    return None
 
 
 def verify_results(guard: Guard | None) -> dict | None:

@@ -175,12 +175,12 @@ def test_packet_level_time_is_charged_by_the_verdicts_limit():
 
 
 def test_a_flow_whose_congestion_control_keeps_time_based_state_is_never_skipped():
-    controller, tracker, ns3 = run_with([(10**8, "ns3::TcpCubic"), (10**8, "ns3::TcpDctcp")])
+    controller, tracker, ns3 = run_with([(10**8, "ns3::TcpHtcp"), (10**8, "ns3::TcpDctcp")])
     deliver(tracker, {0: 0.49 * BOTTLENECK, 1: 0.49 * BOTTLENECK})
     sample_at(controller, ns3, 11 * PERIOD_NS)
 
     assert controller.skips == []
-    assert controller.flows[0].skip_blocker == "ns3::TcpCubic keeps time-based state"
+    assert controller.flows[0].skip_blocker == "ns3::TcpHtcp keeps time-based state"
     assert set(controller.packet_level_time) == {PacketLevel.UNSKIPPABLE_FLOW}
 
 
@@ -214,6 +214,18 @@ def test_same_seed_judges_a_partition_that_drew_afresh_over_a_window_that_draws_
     assert controller.skips == []  # the fresh window is not full yet
     sample_at(controller, ns3, 21 * PERIOD_NS)
     assert len(controller.skips) == 1 and controller.skips[0].draws is DrawCase.DREW_NOTHING
+
+
+def test_cubic_ns3s_default_is_skipped_and_its_clocks_move_with_the_skip():
+    controller, tracker, ns3 = run_with([(10**8, "ns3::TcpCubic")] * 2)
+    deliver(tracker, {0: 0.49 * BOTTLENECK, 1: 0.49 * BOTTLENECK})
+    sample_at(controller, ns3, 11 * PERIOD_NS)
+
+    assert len(controller.skips) == 1
+    skip_ns = round(controller.skips[0].dt * 1e9)
+    assert skip_ns > 0
+    # BulkSendFlow::ShiftTimes moves Cubic's epoch and HyStart's clocks by as much
+    assert [tracker.flows[f].shifted_ns for f in (0, 1)] == [skip_ns, skip_ns]
 
 
 def test_a_skip_never_crosses_an_unattributed_event_and_is_judged_afresh_after_it():

@@ -52,19 +52,21 @@ def test_applications_count_what_they_count_plainly_and_their_flows_are_tracked_
 
 
 def test_tcp_congestion_controls_are_skipped_where_they_may_be(wormhole, tmp_path):
-    variants = "TcpNewReno:red,TcpLinuxReno:red,TcpDctcp:red,TcpCubic:red"
+    variants = "TcpNewReno:red,TcpDctcp:red,TcpCubic:red"
     summary, skips = compare(wormhole, tmp_path, SCRIPTS / "dumbbell_variants.py", "--variants", variants)
     by_simulation = {f["id"]: f["id"] // 2 for f in summary["flows"]}
-    assert {by_simulation[f] for f in skipped_flows(skips)} == {0, 1, 2}  # NewReno, LinuxReno, DCTCP
-    cubic = [f for f in summary["flows"] if by_simulation[f["id"]] == 3]
-    assert all(f["credited_bytes"] == 0 and f["rel_err"] == 0 for f in cubic)  # refused: simulated exactly
+    # NewReno, DCTCP, and Cubic, whose epoch a skip moves with the flow
+    assert {by_simulation[f] for f in skipped_flows(skips)} == {0, 1, 2}
+    assert all(f["credited_bytes"] > 0 for f in summary["flows"])
     assert summary["fct_mean_rel_err"] <= 0.01 and summary["fct_max_rel_err"] <= 0.03
 
 
-def test_queue_discs_at_the_bottleneck_are_skipped_where_the_traffic_holds_a_rate(wormhole, tmp_path):
-    """RED marking and FQ-CoDel hold DCTCP's rate; PIE draws its drops at random and stalls NewReno on
-    its retransmission timer: whatever is done there, every flow ends as plainly, within the bounds."""
-    variants = "TcpDctcp:red,TcpDctcp:fq-codel,TcpNewReno:pie"
-    summary, skips = compare(wormhole, tmp_path, SCRIPTS / "dumbbell_variants.py", "--variants", variants)
-    assert {0, 1} <= {f // 2 for f in skipped_flows(skips)}
+def test_cubic_with_everything_else_ns3s_defaults_is_skipped_within_the_bounds(wormhole, tmp_path):
+    """Cubic, FQ-CoDel on every port, 536-byte segments, 128 KiB buffers: a user who sets nothing gets skips.
+
+    The bottleneck's FQ-CoDel drops (its queue stands above CoDel's 5 ms target), so Cubic backs off and
+    grows again along its cubic function: its epoch moves with each skip."""
+    summary, skips = compare(wormhole, tmp_path, SCRIPTS / "cubic_defaults.py", "--mb", "6")
+    assert skipped_flows(skips) == {0, 1}
+    assert summary["events_accelerated"] < summary["events_baseline"]
     assert summary["fct_mean_rel_err"] <= 0.01 and summary["fct_max_rel_err"] <= 0.03

@@ -25,7 +25,12 @@ RDMA_KIND_PREFIX = "rdma-"
 
 #: Congestion controls whose state is clocked by ACKs and sequence numbers
 #: only, so a pause followed by a resume leaves them as they were.
-SKIPPABLE_CONGESTION_CONTROL = frozenset({"ns3::TcpDctcp", "ns3::TcpNewReno", "ns3::TcpLinuxReno"})
+ACK_CLOCKED_CONGESTION_CONTROL = frozenset({"ns3::TcpDctcp", "ns3::TcpNewReno", "ns3::TcpLinuxReno"})
+
+#: Congestion controls a skip may pause: the ACK-clocked ones, and Cubic (ns-3's default), whose clocks
+#: (its epoch's start, HyStart's round) a skip moves with the flow (BulkSendFlow::ShiftTimes), so that
+#: its window resumes where its cubic function was, its W_max and t since the last reduction unchanged.
+SKIPPABLE_CONGESTION_CONTROL = ACK_CLOCKED_CONGESTION_CONTROL | {"ns3::TcpCubic"}
 
 #: The RTT estimator that leaves skipped time out of its samples (FlowTracker gives one to each TCP sender
 #: whose estimator is ns-3's default); a TCP flow with another would see every skip as a long RTT.

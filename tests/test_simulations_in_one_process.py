@@ -18,7 +18,8 @@ pytestmark = pytest.mark.slow
 
 SCRIPTS = REPO / "tests" / "scripts"
 THREE = SCRIPTS / "three_simulations.py"
-MODES = ("--baseline", None, "--no-memo", "--no-fast-forward")
+#: the default mode also follows queues and RTTs: each simulation's monitors are its own
+MODES = ("--baseline", "--queues --rtt", "--no-memo", "--no-fast-forward")
 
 
 @pytest.fixture(scope="module")
@@ -33,8 +34,7 @@ def plain_three(tmp_path_factory):
 @pytest.mark.parametrize("mode", MODES)
 def test_three_simulations_in_one_process_print_what_plain_python_prints_in_every_mode(
         wormhole, tmp_path, plain_three, mode):
-    args = [mode] if mode else []
-    done = wormhole("run", *args, "--results", tmp_path / "r.json", "--trace", tmp_path / "t.csv", THREE)
+    done = wormhole("run", *mode.split(), "--results", tmp_path / "r.json", "--trace", tmp_path / "t.csv", THREE)
     assert done.returncode == 0, done.stderr[-3000:]
     assert done.stdout == plain_three
     results = load_json(tmp_path / "r.json")
@@ -42,6 +42,9 @@ def test_three_simulations_in_one_process_print_what_plain_python_prints_in_ever
     flows = [(f["id"], f["simulation"], f["dst"]) for f in results["flows"]]
     assert flows == [(0, 0, "10.1.1.255"), (1, 1, "225.1.2.4"), (2, 2, "10.2.0.1"), (3, 2, "10.2.1.1")]
     assert [f["rx_bytes"] for f in results["flows"][2:]] == [20_000_000, 40_000_000]
+    if mode == "--queues --rtt":  # the dumbbell's ports and flows, measured by the third simulation's monitors
+        assert results["queues"] and {q["simulation"] for q in results["queues"]} == {2}
+        assert [f["rtt"] is not None for f in results["flows"]] == [False, False, True, True]
     skips = [row for row in csv.DictReader((tmp_path / "t.csv").open()) if row["kind"] == "steady"]
     if mode in ("--baseline", "--no-fast-forward"):
         assert skips == []

@@ -19,8 +19,8 @@ pytestmark = pytest.mark.slow
 SCRIPTS = REPO / "tests" / "scripts"
 
 
-def compare(wormhole, tmp_path, script, *args):
-    done = wormhole("compare", "--json", tmp_path / "c.json", "--trace", tmp_path / "t.csv", script, *args)
+def compare(wormhole, tmp_path, script, *args, options=()):
+    done = wormhole("compare", *options, "--json", tmp_path / "c.json", "--trace", tmp_path / "t.csv", script, *args)
     assert done.returncode == 0, done.stderr[-3000:]
     summary = load_json(tmp_path / "c.json")
     skips = [row for row in csv.DictReader((tmp_path / "t.csv").open()) if row["kind"] == "steady"]
@@ -53,7 +53,8 @@ def test_applications_count_what_they_count_plainly_and_their_flows_are_tracked_
 
 def test_tcp_congestion_controls_are_skipped_where_they_may_be(wormhole, tmp_path):
     variants = "TcpNewReno:red,TcpDctcp:red,TcpCubic:red"
-    summary, skips = compare(wormhole, tmp_path, SCRIPTS / "dumbbell_variants.py", "--variants", variants)
+    summary, skips = compare(wormhole, tmp_path, SCRIPTS / "dumbbell_variants.py", "--variants", variants,
+                             options=["--skip-cubic"])
     by_simulation = {f["id"]: f["id"] // 2 for f in summary["flows"]}
     # NewReno, DCTCP, and Cubic, whose epoch a skip moves with the flow
     assert {by_simulation[f] for f in skipped_flows(skips)} == {0, 1, 2}
@@ -62,11 +63,12 @@ def test_tcp_congestion_controls_are_skipped_where_they_may_be(wormhole, tmp_pat
 
 
 def test_cubic_with_everything_else_ns3s_defaults_is_skipped_within_the_bounds(wormhole, tmp_path):
-    """Cubic, FQ-CoDel on every port, 536-byte segments, 128 KiB buffers: a user who sets nothing gets skips.
+    """Cubic, FQ-CoDel on every port, 536-byte segments, 128 KiB buffers: with --skip-cubic, skips.
 
     The bottleneck's FQ-CoDel drops (its queue stands above CoDel's 5 ms target), so Cubic backs off and
     grows again along its cubic function: its epoch moves with each skip."""
-    summary, skips = compare(wormhole, tmp_path, SCRIPTS / "cubic_defaults.py", "--mb", "6")
+    summary, skips = compare(wormhole, tmp_path, SCRIPTS / "cubic_defaults.py", "--mb", "6",
+                             options=["--skip-cubic"])
     assert skipped_flows(skips) == {0, 1}
     assert summary["events_accelerated"] < summary["events_baseline"]
     assert summary["fct_mean_rel_err"] <= 0.01 and summary["fct_max_rel_err"] <= 0.03

@@ -27,10 +27,18 @@ RDMA_KIND_PREFIX = "rdma-"
 #: only, so a pause followed by a resume leaves them as they were.
 ACK_CLOCKED_CONGESTION_CONTROL = frozenset({"ns3::TcpDctcp", "ns3::TcpNewReno", "ns3::TcpLinuxReno"})
 
-#: Congestion controls a skip may pause: the ACK-clocked ones, and Cubic (ns-3's default), whose clocks
-#: (its epoch's start, HyStart's round) a skip moves with the flow (BulkSendFlow::ShiftTimes), so that
-#: its window resumes where its cubic function was, its W_max and t since the last reduction unchanged.
-SKIPPABLE_CONGESTION_CONTROL = ACK_CLOCKED_CONGESTION_CONTROL | {"ns3::TcpCubic"}
+#: Congestion controls whose window grows with the time since their last reduction: Cubic (ns-3's
+#: default), skipped only when asked (AcceleratorConfig.skip_cubic). A skip moves their clocks (its
+#: epoch's start, HyStart's round) with the flow (BulkSendFlow::ShiftTimes), so that the window resumes
+#: where its cubic function was, W_max and t since the last reduction unchanged; a partition of theirs
+#: is judged steady only at a full bottleneck (steady.FULL_BOTTLENECK), where a growing window cannot
+#: raise their rate.
+WINDOW_GROWS_WITH_TIME = frozenset({"ns3::TcpCubic"})
+
+
+def pausable_congestion_control(skip_cubic: bool) -> frozenset[str]:
+    """The congestion controls a skip may pause: the ACK-clocked ones, and Cubic when asked."""
+    return ACK_CLOCKED_CONGESTION_CONTROL | (WINDOW_GROWS_WITH_TIME if skip_cubic else frozenset())
 
 #: The RTT estimator that leaves skipped time out of its samples (FlowTracker gives one to each TCP sender
 #: whose estimator is ns-3's default); a TCP flow with another would see every skip as a long RTT.
@@ -79,13 +87,17 @@ class FlowInfo:
         """True if a rate-based congestion control paces the flow: its rate is its state."""
         return is_paced(self.kind)
 
-    @property
-    def skip_blocker(self) -> str | None:
-        """Why this flow must be simulated packet by packet, or None if it may be skipped."""
+    def skip_blocker(self, pausable: frozenset[str]) -> str | None:
+        """Why this flow must be simulated packet by packet, or None if it may be skipped.
+
+        ``pausable`` are the TCP congestion controls a skip may pause (``pausable_congestion_control``).
+        """
         if not self.path:
             return "route unknown (random ECMP or on-demand routing)"
         if self.kind == FlowKind.BULK_TCP:
-            if self.congestion_control not in SKIPPABLE_CONGESTION_CONTROL:
+            if self.congestion_control in WINDOW_GROWS_WITH_TIME - pausable:
+                return f"{self.congestion_control} keeps time-based state (--skip-cubic pauses it)"
+            if self.congestion_control not in pausable:
                 return f"{self.congestion_control or 'unknown'} keeps time-based state"
             if self.rtt_estimator != SKIP_AWARE_RTT_ESTIMATOR:
                 return f"its RTT estimator {self.rtt_estimator or 'unknown'} would count skipped time"

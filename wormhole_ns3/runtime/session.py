@@ -65,7 +65,7 @@ class SimulationReport:
             skips=tuple(controller.skips),
             reverts=controller.reverts,
             packet_level_time={str(why): t for why, t in controller.packet_level_time.items()},
-            unskippable={f: info.skip_blocker for f, info in controller.flows.items() if info.skip_blocker},
+            unskippable={f: why for f in controller.flows if (why := controller.skip_blocker(f))},
             fallback=(controller.fallback,) if controller.fallback else (),
             watchdog=(controller.watchdog,) if controller.watchdog else (),
             sample_period=controller.sample_period,

@@ -193,6 +193,8 @@ class FakeFlow:
     reverse_path: tuple[int, ...]
     kind: str = "bulk-tcp"
     congestion_control: str = "ns3::TcpDctcp"
+    #: the TCP sender's RTT estimator, as the tracker gives it one (FlowTracker::GetRttEstimator)
+    rtt_estimator: str = "ns3::SkipAwareRttEstimator"
     start_ns: int = 0
     tag: int = 0
     state: int = 1  #: controller.PENDING, ACTIVE, FINISHED
@@ -262,6 +264,9 @@ class FakeTracker:
     def GetCongestionOps(self, f: int) -> str:
         return self.flows[f].congestion_control
 
+    def GetRttEstimator(self, f: int) -> str:
+        return self.flows[f].rtt_estimator
+
     def IsConstantRate(self, f: int) -> bool:
         return False
 
@@ -287,7 +292,8 @@ class FakeTracker:
             src=self.GetSrcAddress(f), dst=self.GetDstAddress(f), sport=self.GetSrcPort(f),
             dport=self.GetDstPort(f), size=self.GetSize(f), start=self.GetStartTime(f).GetSeconds(),
             path=self.GetPath(f), reversePath=self.GetReversePath(f), congestionOps=self.GetCongestionOps(f),
-            constantRate=self.IsConstantRate(f), appRateBps=self.GetAppRate(f), tag=self.GetTag(f))
+            rttEstimator=self.GetRttEstimator(f), constantRate=self.IsConstantRate(f),
+            appRateBps=self.GetAppRate(f), tag=self.GetTag(f))
 
     def GetFlowOutcome(self, f: int) -> SimpleNamespace:
         finish = self.GetFinishTime(f).GetSeconds()

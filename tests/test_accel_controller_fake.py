@@ -2,6 +2,7 @@
 
 import subprocess
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -175,12 +176,12 @@ def test_packet_level_time_is_charged_by_the_verdicts_limit():
 
 
 def test_a_flow_whose_congestion_control_keeps_time_based_state_is_never_skipped():
-    controller, tracker, ns3 = run_with([(10**8, "ns3::TcpCubic"), (10**8, "ns3::TcpDctcp")])
+    controller, tracker, ns3 = run_with([(10**8, "ns3::TcpHtcp"), (10**8, "ns3::TcpDctcp")])
     deliver(tracker, {0: 0.49 * BOTTLENECK, 1: 0.49 * BOTTLENECK})
     sample_at(controller, ns3, 11 * PERIOD_NS)
 
     assert controller.skips == []
-    assert controller.flows[0].skip_blocker == "ns3::TcpCubic keeps time-based state"
+    assert controller.skip_blocker(0) == "ns3::TcpHtcp keeps time-based state"
     assert set(controller.packet_level_time) == {PacketLevel.UNSKIPPABLE_FLOW}
 
 
@@ -214,6 +215,25 @@ def test_same_seed_judges_a_partition_that_drew_afresh_over_a_window_that_draws_
     assert controller.skips == []  # the fresh window is not full yet
     sample_at(controller, ns3, 21 * PERIOD_NS)
     assert len(controller.skips) == 1 and controller.skips[0].draws is DrawCase.DREW_NOTHING
+
+
+def test_cubic_ns3s_default_is_skipped_when_asked_and_its_clocks_move_with_the_skip():
+    config = AcceleratorConfig(sample_period=PERIOD_NS * 1e-9, window=WINDOW, tail_rtts=20)
+    refused, tracker, ns3 = run_with([(10**8, "ns3::TcpCubic")] * 2, config)
+    deliver(tracker, {0: 0.49 * BOTTLENECK, 1: 0.49 * BOTTLENECK})
+    sample_at(refused, ns3, 11 * PERIOD_NS)
+    assert refused.skips == []
+    assert refused.skip_blocker(0) == "ns3::TcpCubic keeps time-based state (--skip-cubic pauses it)"
+
+    controller, tracker, ns3 = run_with([(10**8, "ns3::TcpCubic")] * 2, replace(config, skip_cubic=True))
+    deliver(tracker, {0: 0.49 * BOTTLENECK, 1: 0.49 * BOTTLENECK})
+    sample_at(controller, ns3, 11 * PERIOD_NS)
+
+    assert len(controller.skips) == 1
+    skip_ns = round(controller.skips[0].dt * 1e9)
+    assert skip_ns > 0
+    # BulkSendFlow::ShiftTimes moves Cubic's epoch and HyStart's clocks by as much
+    assert [tracker.flows[f].shifted_ns for f in (0, 1)] == [skip_ns, skip_ns]
 
 
 def test_a_skip_never_crosses_an_unattributed_event_and_is_judged_afresh_after_it():

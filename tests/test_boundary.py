@@ -4,7 +4,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from wormhole_ns3.accel.flows import FlowKind
+from wormhole_ns3.accel.flows import ACK_CLOCKED_CONGESTION_CONTROL, FlowKind
 from wormhole_ns3.runtime import boundary
 
 from fakes import FakeFlow, FakeTime, dumbbell
@@ -40,7 +40,7 @@ def fake_ns3():
         UpcomingFlow="ns3::UpcomingFlow",
         FlowRecord=lambda: SimpleNamespace(
             kind="", srcNode=0, dstNode=0, src="", dst="", sport=0, dport=0, size=0, start=0.0, path=Vector(),
-            reversePath=Vector(), congestionOps="", constantRate=False, appRateBps=0, tag=0),
+            reversePath=Vector(), congestionOps="", rttEstimator="", constantRate=False, appRateBps=0, tag=0),
     )
 
 
@@ -58,7 +58,8 @@ def test_read_flow_and_read_outcome_take_every_field_from_one_record():
     assert (info.id, info.kind, info.src_node, info.dst_node, info.size) == (0, FlowKind.BULK_TCP, 1, 60, 4096)
     assert (info.src, info.dst, info.sport, info.dport) == ("10.0.0.1", "10.0.0.60", 49152, 5000)
     assert info.path == path and info.reverse_path == reverse and info.start == pytest.approx(2.5e-3)
-    assert info.congestion_control == "ns3::TcpNewReno" and info.tag == 100 and info.skip_blocker is None
+    assert info.congestion_control == "ns3::TcpNewReno" and info.tag == 100
+    assert info.skip_blocker(ACK_CLOCKED_CONGESTION_CONTROL) is None
 
     tracker.GetSinkTotalRx = lambda f: 4096
     tracker.GetCredited = lambda f: 1000

@@ -147,15 +147,16 @@ def test_flow_monitor_counts_survive_skips(wormhole, tmp_path):
 
 
 def test_a_congestion_control_with_time_based_state_is_never_skipped(wormhole, tmp_path):
+    """H-TCP grows its window with the time since its last loss: no skip may pause it."""
     args = [DUMBBELL, "--flows", "2", "--min-mb", "20", "--max-mb", "30", "--stagger-ms", "0",
-            "--tcp", "TcpCubic"]
+            "--tcp", "TcpHtcp"]
     base = wormhole("run", "--baseline", "--results", tmp_path / "b.json", *args)
     accel = wormhole("run", "--results", tmp_path / "a.json", *args)
     assert base.returncode == accel.returncode == 0, accel.stderr
     b, a = load_json(tmp_path / "b.json"), load_json(tmp_path / "a.json")
     assert a["skips"] == 0
-    assert a["unskippable_flows"] == {"0": "ns3::TcpCubic keeps time-based state",
-                                      "1": "ns3::TcpCubic keeps time-based state"}
+    assert a["unskippable_flows"] == {"0": "ns3::TcpHtcp keeps time-based state",
+                                      "1": "ns3::TcpHtcp keeps time-based state"}
     assert accel.stdout == base.stdout
     assert a["events"] == b["events"]
     assert [f["fct"] for f in a["flows"]] == [f["fct"] for f in b["flows"]]

@@ -48,10 +48,10 @@ def test_the_run_only_store_is_named_like_sqlites():
 def test_with_the_default_memo_a_flow_it_never_replays_runs_exactly_as_in_plain_ns3(wormhole, tmp_path):
     """Each start is decided at its own start event: nothing of its instant moves.
 
-    Cubic keeps wall-clock state, so the memo never replays it, and it is never
+    H-TCP keeps wall-clock state, so the memo never replays it, and it is never
     skipped: with a memo store (the default), the run is plain ns-3 event for event.
     """
-    args = [DUMBBELL, "--tcp", "TcpCubic", "--flows", "3", "--min-mb", "5", "--max-mb", "10", "--stagger-ms", "1"]
+    args = [DUMBBELL, "--tcp", "TcpHtcp", "--flows", "3", "--min-mb", "5", "--max-mb", "10", "--stagger-ms", "1"]
     plain = wormhole("run", "--baseline", "--results", tmp_path / "plain.json", *args)
     memo = wormhole("run", "--results", tmp_path / "memo.json", "--trace", tmp_path / "trace.csv", *args)
     assert plain.returncode == memo.returncode == 0, memo.stderr

@@ -167,7 +167,7 @@ def test_compare_puts_each_flows_spread_beside_its_error_and_prints_it():
             for k, fct in ((0, 1.0), (1, 2.0), (2, None))]
     summary = {"flows": rows}
     matched = add_seed_spread(summary, plain)
-    assert matched.keys == (("10.0.0.1", "10.0.1.1", 9, 0), ("10.0.0.1", "10.0.1.1", 9, 1))
+    assert matched.keys == ((0, "10.0.0.1", "10.0.1.1", 9, 0), (0, "10.0.0.1", "10.0.1.1", 9, 1))
     assert rows[0]["fct_seeds"] == [1.0, 1.2] and rows[0]["seed_spread"] == pytest.approx(0.2 / 1.1)
     assert rows[1]["seed_spread"] == 0.0 and rows[2]["seed_spread"] is None
     assert summary["seeds"]["case"] == "varies" and summary["seeds"]["fct"]["within"] == 2

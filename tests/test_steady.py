@@ -199,3 +199,21 @@ def test_a_flow_settling_slowly_within_the_fairness_bound_is_held_to_the_budget(
     assert "converging" in small.reason and "owed > 0.50%" in small.reason
     large = judge(samples, period, 10, 0.05, 0.15, paths, capacity, sizes={0: 10**10, 1: 10**10}, budget=0.005)
     assert large.steady and "converging, flow" in large.reason
+
+
+def test_a_window_that_grows_with_time_is_steady_only_at_a_full_bottleneck():
+    """ns3-tcp-cubic's capacity increase: Cubic on its plateau at 13% of the link holds its rate until its
+    cubic function climbs away from it; the same samples of another flow are judged by themselves."""
+    paths, capacity = _two_flows_on_one_link()
+    paths = {0: paths[0]}
+
+    def verdict(share, time_grown):
+        samples = {0: _counters([share * 10 * GBPS] * 10)}
+        return judge(samples, 1e-3, 10, theta=0.05, fairness=0.05, paths=paths, capacity=capacity,
+                     time_grown=time_grown)
+
+    below = verdict(0.13, frozenset({0}))
+    assert below.limit is Limit.BELOW_CAPACITY and below.flow == 0
+    assert "carries 13% of its capacity" in below.detail
+    assert verdict(0.13, frozenset()).steady
+    assert verdict(0.91, frozenset({0})).steady  # 536-byte segments fill a link at 91% payload

@@ -10,12 +10,12 @@ from pathlib import Path
 
 import wormhole_ns3
 
-controller = wormhole_ns3.enable(memo=sys.argv[1])
+session = wormhole_ns3.enable(memo=sys.argv[1])
 from ns import ns  # noqa: E402,F401 - after enable(), as the docs say
 
 ring = Path(__file__).resolve().parent / "flow_dag_ring.py"
 sys.path.insert(0, str(ring.parent))
 sys.argv = [str(ring), *sys.argv[2:]]
 runpy.run_path(str(ring), run_name="__main__")
-stats = controller.memo.stats
+stats = session.report().memo
 print(f"memo hits {stats.hits} misses {stats.misses} recorded {stats.recorded} diverged {stats.diverged}")

@@ -22,7 +22,13 @@ import numpy as np
 
 from wormhole_ns3.accel.draws import DrawCase, Fidelity, RandomSource, port_loads
 from wormhole_ns3.accel.fastforward import FlowProgress, SkipEnd, SkipPlan, plan_skip
-from wormhole_ns3.accel.flows import FlowInfo, FlowKind, FlowResult
+from wormhole_ns3.accel.flows import (
+    WINDOW_GROWS_WITH_TIME,
+    FlowInfo,
+    FlowKind,
+    FlowResult,
+    pausable_congestion_control,
+)
 from wormhole_ns3.accel.partition import FlowGroups, Partition
 from wormhole_ns3.accel.steady import Limit, Verdict, contends, judge, judge_paced
 from wormhole_ns3.accel.trace import SkipRecord, TraceKind
@@ -60,6 +66,7 @@ class PacketLevel(Label):
     NO_PROGRESS = "no progress in window"
     EVERY_FLOW_IDLE = "every flow idle"
     DRAWING = "drawing random numbers"
+    WINDOW_GROWING = "window growing with time"
 
 
 #: The packet-level time of a partition whose last verdict refused it, by the verdict's limit.
@@ -73,6 +80,7 @@ PACKET_LEVEL_BY_LIMIT = {
     Limit.NO_PROGRESS: PacketLevel.NO_PROGRESS,
     Limit.DRAWS: PacketLevel.DRAWING,
     Limit.ALL_IDLE: PacketLevel.EVERY_FLOW_IDLE,
+    Limit.BELOW_CAPACITY: PacketLevel.WINDOW_GROWING,
 }
 
 #: Skip ends after which something outside the partition's flows ran (or its rates
@@ -190,9 +198,12 @@ class Controller:
         *,
         tracker: Any = None,
         boundary: Boundary | None = None,
+        after_destroy: Callable[[], None] | None = None,
     ) -> None:
-        """``tracker`` and ``boundary`` default to a new FlowTracker and the cppyy boundary of ``ns3``."""
+        """``tracker`` and ``boundary`` default to a new FlowTracker and the cppyy boundary of ``ns3``;
+        ``after_destroy`` is called once the simulation this controller ran is destroyed."""
         self.ns3 = ns3
+        self._after_destroy = after_destroy
         self.config = config
         self.accelerate = accelerate and config.enabled
         self.progress = progress
@@ -343,6 +354,8 @@ class Controller:
         """The simulator is being destroyed: hold no reference to it (a later Run() attaches anew)."""
         self.impl = None
         self._attached = False
+        if self._after_destroy is not None:
+            self._after_destroy()
 
     def after_unattributed(self) -> None:
         """Learn the flows an event created, before they send.
@@ -586,7 +599,7 @@ class Controller:
                     tag_class=self._class_of(members.flows),
                     rtt=max(self._rtt(f) for f in active),
                     changed_at=now,
-                    blocker=next((b for f in sorted(active) if (b := self.flows[f].skip_blocker)), None),
+                    blocker=next((b for f in sorted(active) if (b := self.skip_blocker(f))), None),
                     draws_at=self._queue_draws(active),
                 )
                 st.mark_time, st.mark_events, st.mark_draws = now, self._class_events(st), self._class_draws(st)
@@ -914,7 +927,13 @@ class Controller:
             budget=self.config.convergence_budget,
             min_window=self.config.min_window,
             sent={f: self._sent_samples(f) for f in part.flows},
+            time_grown=frozenset(f for f in part.flows
+                                 if self.flows[f].congestion_control in WINDOW_GROWS_WITH_TIME),
         )
+
+    def skip_blocker(self, flow: int) -> str | None:
+        """Why a flow must run packet by packet under this run's settings (Cubic only with skip_cubic), or None."""
+        return self.flows[flow].skip_blocker(pausable_congestion_control(self.config.skip_cubic))
 
     def _samples(self, flow: int) -> np.ndarray:
         vector = self.tracker.GetSamples(flow)

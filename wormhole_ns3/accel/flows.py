@@ -25,7 +25,24 @@ RDMA_KIND_PREFIX = "rdma-"
 
 #: Congestion controls whose state is clocked by ACKs and sequence numbers
 #: only, so a pause followed by a resume leaves them as they were.
-SKIPPABLE_CONGESTION_CONTROL = frozenset({"ns3::TcpDctcp", "ns3::TcpNewReno", "ns3::TcpLinuxReno"})
+ACK_CLOCKED_CONGESTION_CONTROL = frozenset({"ns3::TcpDctcp", "ns3::TcpNewReno", "ns3::TcpLinuxReno"})
+
+#: Congestion controls whose window grows with the time since their last reduction: Cubic (ns-3's
+#: default), skipped only when asked (AcceleratorConfig.skip_cubic). A skip moves their clocks (its
+#: epoch's start, HyStart's round) with the flow (BulkSendFlow::ShiftTimes), so that the window resumes
+#: where its cubic function was, W_max and t since the last reduction unchanged; a partition of theirs
+#: is judged steady only at a full bottleneck (steady.FULL_BOTTLENECK), where a growing window cannot
+#: raise their rate.
+WINDOW_GROWS_WITH_TIME = frozenset({"ns3::TcpCubic"})
+
+
+def pausable_congestion_control(skip_cubic: bool) -> frozenset[str]:
+    """The congestion controls a skip may pause: the ACK-clocked ones, and Cubic when asked."""
+    return ACK_CLOCKED_CONGESTION_CONTROL | (WINDOW_GROWS_WITH_TIME if skip_cubic else frozenset())
+
+#: The RTT estimator that leaves skipped time out of its samples (FlowTracker gives one to each TCP sender
+#: whose estimator is ns-3's default); a TCP flow with another would see every skip as a long RTT.
+SKIP_AWARE_RTT_ESTIMATOR = "ns3::SkipAwareRttEstimator"
 
 #: RDMA flows whose congestion control's clocks a skip shifts with the flow
 #: (RdmaQueuePair::ShiftTimes: DCQCN's timers and CNP times, HPCC's telemetry).
@@ -57,6 +74,8 @@ class FlowInfo:
     constant_rate: bool
     app_rate: float  #: bytes/s of an OnOff flow, 0 for TCP
     tag: int  #: attribution tag of the flow's events (WormholeSimulatorImpl)
+    #: TypeId name of a TCP sender's RTT estimator ("" for flows without one)
+    rtt_estimator: str = ""
 
     @property
     def links(self) -> frozenset[int]:
@@ -68,14 +87,20 @@ class FlowInfo:
         """True if a rate-based congestion control paces the flow: its rate is its state."""
         return is_paced(self.kind)
 
-    @property
-    def skip_blocker(self) -> str | None:
-        """Why this flow must be simulated packet by packet, or None if it may be skipped."""
+    def skip_blocker(self, pausable: frozenset[str]) -> str | None:
+        """Why this flow must be simulated packet by packet, or None if it may be skipped.
+
+        ``pausable`` are the TCP congestion controls a skip may pause (``pausable_congestion_control``).
+        """
         if not self.path:
             return "route unknown (random ECMP or on-demand routing)"
         if self.kind == FlowKind.BULK_TCP:
-            if self.congestion_control not in SKIPPABLE_CONGESTION_CONTROL:
+            if self.congestion_control in WINDOW_GROWS_WITH_TIME - pausable:
+                return f"{self.congestion_control} keeps time-based state (--skip-cubic pauses it)"
+            if self.congestion_control not in pausable:
                 return f"{self.congestion_control or 'unknown'} keeps time-based state"
+            if self.rtt_estimator != SKIP_AWARE_RTT_ESTIMATOR:
+                return f"its RTT estimator {self.rtt_estimator or 'unknown'} would count skipped time"
             return None
         if self.kind == FlowKind.ONOFF_UDP:
             return None if self.constant_rate else "OnOff with off periods is bursty"
@@ -103,3 +128,6 @@ class FlowResult:
     standalone_fct: float = 0.0
     #: Mean packet RTT (s) over each 1/20 of its bytes, None where it had no sample (``--rtt``; None if not measured).
     rtt: list[float | None] | None = None
+    #: Which of the process's simulations it was in (0, 1, ... at each ``Simulator::Destroy()``), so that
+    #: flows of two simulations between the same addresses and ports are told apart.
+    simulation: int = 0

@@ -61,6 +61,8 @@ class Limit(Label):
     #: Under same-seed fidelity: the window's packets drew random numbers, so a skip would
     #: leave out the draws its packets make and move ns-3's random streams.
     DRAWS = "random draws"
+    #: A flow whose window grows with time (Cubic) holds a rate its bottleneck could raise.
+    BELOW_CAPACITY = "window grows below capacity"
 
 
 @dataclass(frozen=True)
@@ -310,6 +312,13 @@ def _in_flight_growth(
     return worst, growth[worst]
 
 
+#: The share of their links' capacity the flows limited by them must deliver for a flow whose window grows
+#: with time (Cubic) to be judged steady. Delivered bytes are payload: ns-3's default 536-byte segments
+#: carry 0.91 of the wire's bytes (TCP/IP with timestamps and PPP take 54), so a full bottleneck shows
+#: 0.9 and more (ns3-tcp-cubic's capacity-increase case, window-limited at 13%, is far below).
+FULL_BOTTLENECK = 0.8
+
+
 def judge(
     samples: Mapping[int, np.ndarray],
     period: float,
@@ -324,6 +333,7 @@ def judge(
     budget: float = 0.0,
     min_window: int | None = None,
     sent: Mapping[int, np.ndarray] | None = None,
+    time_grown: frozenset[int] = frozenset(),
 ) -> Verdict:
     """Judge the last ``window`` sampling periods of a partition.
 
@@ -342,6 +352,10 @@ def judge(
     ``sizes`` maps flows to their bytes (0 or missing: unknown, never owed
     anything on credit); ``budget`` is the share of its size a flow beyond
     ``fairness`` may still owe its convergence when it is credited its share.
+    ``time_grown`` are the flows whose window grows with the time since their
+    last reduction (Cubic): a steady rate of theirs is a plateau only where
+    their bottleneck is full (``FULL_BOTTLENECK``); below it, their window
+    climbs away from the plateau whatever the window measured.
     """
     noise = theta
     window, theta, _ = _shortened(samples, window, theta, min_window)
@@ -369,6 +383,12 @@ def judge(
     }
     nominal = sum(fair[f] for f in limited)
     efficiency = sum(measured[f] for f in limited) / nominal if nominal > 0 else 1.0
+    growing = sorted(f for f in limited if f in time_grown)
+    if growing and efficiency < FULL_BOTTLENECK:
+        return Verdict(Limit.BELOW_CAPACITY,
+                       f"flow {growing[0]}'s window grows with time and its bottleneck carries {efficiency:.0%} "
+                       f"of its capacity (< {FULL_BOTTLENECK:.0%}): its rate will rise", growing[0],
+                       spread=spread, measured=measured)
     credited = {f: (fair[f] * efficiency if f in limited else measured[f]) for f in fair}
     active = [f for f in credited if f not in idle]
     distance = {

@@ -18,7 +18,7 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import Any, Protocol
 
 from wormhole_ns3.accel.draws import Draws, Fidelity, RandomSource
-from wormhole_ns3.accel.flows import SKIPPABLE_CONGESTION_CONTROL, FlowKind, is_paced
+from wormhole_ns3.accel.flows import ACK_CLOCKED_CONGESTION_CONTROL, FlowKind, is_paced
 from wormhole_ns3.accel.verify import GuardKind
 from wormhole_ns3.memo.episodes import GROUPED_PACED_KINDS, MemoEvent, Memoizer, MemoStats
 from wormhole_ns3.memo.record import STATE_FIELDS, TrajectoryPoint
@@ -260,7 +260,8 @@ class MemoDriver:
         if kind == FlowKind.BULK_TCP:
             # the flow has not started: its socket, and so its congestion control, is still to come
             control = planned_congestion_control(self.flow_attributes(flow))
-            if control not in SKIPPABLE_CONGESTION_CONTROL:
+            if control not in ACK_CLOCKED_CONGESTION_CONTROL:
+                # a record holds cwnd, ssthresh and RTTs: a flow resumed from it would lose Cubic's epoch
                 return f"{control or 'unknown'} keeps time-based state"
         if not all(self._link_fact(self._lossless, link, lambda id_: bool(tracker.IsLossless(id_)))
                    for link in (*data, *ack)):

@@ -171,6 +171,7 @@ def flow_info(record: Any, flow: int) -> FlowInfo:
         path=tuple(int(x) for x in record.path),
         reverse_path=tuple(int(x) for x in record.reversePath),
         congestion_control=str(record.congestionOps),
+        rtt_estimator=str(record.rttEstimator),
         constant_rate=bool(record.constantRate),
         app_rate=float(record.appRateBps) / 8.0,
         tag=int(record.tag),

@@ -17,6 +17,7 @@ import sys
 import time
 import traceback
 import types
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from importlib.machinery import SourceFileLoader
 from pathlib import Path
@@ -24,11 +25,14 @@ from pathlib import Path
 from wormhole_ns3 import __version__
 from wormhole_ns3.accel.controller import Controller
 from wormhole_ns3.accel.trace import write_trace
+from wormhole_ns3.accel.verify import Guard
 from wormhole_ns3.config import AcceleratorConfig
-from wormhole_ns3.runtime import loader, native, trampoline
+from wormhole_ns3.memo.store import MemoStore
+from wormhole_ns3.runtime import implementation, loader, native, trampoline
 from wormhole_ns3.runtime.boundary import Boundary
 from wormhole_ns3.runtime.profile import RunProfile
 from wormhole_ns3.runtime.queues import as_results
+from wormhole_ns3.runtime.session import Session, SimulationReport, watch_runs
 
 #: When this module was first imported: the fallback start of the process where /proc is missing.
 _IMPORTED_AT = time.time()
@@ -56,21 +60,21 @@ class RunOptions:
     memo_key: Path | None = None
 
 
-def prepare(options: RunOptions) -> Controller:
-    """Load ns-3 and the shim, select the simulator and attach a controller, before any script code."""
-    shim = native.load()
+def prepare(options: RunOptions) -> Session:
+    """Load ns-3 and the shim, select the simulator and attach a controller, before any script code.
+
+    The simulator implementation is selected through ns-3's environment
+    (``runtime.implementation``), so that ``Config::Reset()`` returns to it.
+    """
+    selection = implementation.Selection(SIMULATOR_IMPLEMENTATION[options.mode])
+    with selection.preselected():
+        shim = native.load()
     ns = loader.install_ns_module()
-    ns.GlobalValue.Bind(
-        "SimulatorImplementationType", ns.StringValue(SIMULATOR_IMPLEMENTATION[options.mode])
-    )
+    selection.confirm(ns)
     accelerate = options.mode == ACCELERATED
     if accelerate:
         # the script's Python callbacks cost a trampoline call, not a compilation each; plain runs keep cppyy's cost
         trampoline.install(loader.cppyy_module())
-        ns.Config.SetDefault(
-            "ns3::TcpL4Protocol::RttEstimatorType",
-            ns.TypeIdValue(ns.SkipAwareRttEstimator.GetTypeId()),
-        )
     store = None
     if accelerate and options.memo is not None:
         from wormhole_ns3.memo.seal import read_memo_key
@@ -81,14 +85,17 @@ def prepare(options: RunOptions) -> Controller:
         else:
             store = MemoStore.open(options.memo, key=read_memo_key(options.memo_key))
     profile = RunProfile() if accelerate and options.config.profile else None
-    controller = Controller(
-        shim.ns3, options.config, accelerate, progress=options.progress,
-        memo=store, memo_context=memo_context(options.config), boundary=Boundary(shim.ns3, profile),
-    )
-    controller.attach()
+    boundary = Boundary(shim.ns3, profile)
+    context = memo_context(options.config)
+
+    def make_controller(after_destroy: Callable[[], None]) -> Controller:
+        return Controller(shim.ns3, options.config, accelerate, progress=options.progress, memo=store,
+                          memo_context=context, boundary=boundary, after_destroy=after_destroy)
+
+    session = Session(make_controller, store, unobserved_runs=watch_runs(ns))
     if accelerate:
-        _watch_flow_monitors(ns, controller)
-    return controller
+        _watch_flow_monitors(ns, session)
+    return session
 
 
 def memo_context(config: AcceleratorConfig) -> str:
@@ -100,8 +107,8 @@ def memo_context(config: AcceleratorConfig) -> str:
             f"record format {RECORD_FORMAT}; accelerator {settings}")
 
 
-def _watch_flow_monitors(ns, controller: Controller) -> None:
-    """Hand every FlowMonitor a script installs to the tracker, so skips keep its counts right."""
+def _watch_flow_monitors(ns, session: Session) -> None:
+    """Hand every FlowMonitor a script installs to the running simulation's tracker, so skips keep its counts right."""
     helper = ns.FlowMonitorHelper
     for name in ("Install", "InstallAll"):
         original = getattr(helper, name)
@@ -109,7 +116,7 @@ def _watch_flow_monitors(ns, controller: Controller) -> None:
         def install(self, *args, _original=original):
             monitor = _original(self, *args)
             classifier = ns.DynamicCast[ns.Ipv4FlowClassifier](self.GetClassifier())
-            controller.tracker.AddFlowMonitor(self.GetMonitor(), classifier)
+            session.controller.tracker.AddFlowMonitor(self.GetMonitor(), classifier)
             return monitor
 
         setattr(helper, name, install)
@@ -144,11 +151,11 @@ def run_script(script: str, argv: list[str], options: RunOptions) -> int:
             # simulating: they must be plain ns-3's, with no accelerator module or setting in them
             loader.install_ns_module()
             return _run_python(path, script, argv)
-        controller = prepare(options)
+        session = prepare(options)
         if cxx:
-            return _run_program(controller, path, argv, options)
+            return _run_program(session, path, argv, options)
         code = _run_python(path, script, argv)
-        return _finish(controller, script, argv, options, code)
+        return _finish(session, script, argv, options, code)
     finally:
         _stop_interval_timer()
 
@@ -228,35 +235,37 @@ def _exec_main(script: str) -> None:
             sys.modules["__main__"] = saved
 
 
-def _run_program(controller: Controller, path: Path, argv: list[str], options: RunOptions) -> int:
+def _run_program(session: Session, path: Path, argv: list[str], options: RunOptions) -> int:
     from wormhole_ns3.runtime.cxx import run_program
 
     sys.stdout.flush()
     code = run_program(path, argv)
-    return _finish(controller, str(path), argv, options, code)
+    return _finish(session, str(path), argv, options, code)
 
 
-def _finish(controller: Controller, script: str, argv: list[str], options: RunOptions, code: int) -> int:
+def _finish(session: Session, script: str, argv: list[str], options: RunOptions, code: int) -> int:
     """Report an accelerator failure loudly, else write the results and trace; close the memo."""
     try:
-        return _report(controller, script, argv, options, code)
+        return _report(session, script, argv, options, code)
     finally:
-        controller.close()
+        session.close()
 
 
-def _report(controller: Controller, script: str, argv: list[str], options: RunOptions, code: int) -> int:
-    if controller.error is not None:
+def _report(session: Session, script: str, argv: list[str], options: RunOptions, code: int) -> int:
+    report = session.report()
+    if report.error is not None:
         print(
             f"wormhole-ns3: internal error in the accelerator, results are not valid: "
-            f"{type(controller.error).__name__}: {controller.error}",
+            f"{type(report.error).__name__}: {report.error}",
             file=sys.stderr,
         )
-        traceback.print_exception(controller.error, file=sys.stderr)
+        traceback.print_exception(report.error, file=sys.stderr)
         return 70
+    session.say_fallback(report)
     if options.results is not None:
-        write_results(controller, script, argv, options, code)
+        write_results(session, report, script, argv, options, code)
     if options.trace is not None:
-        write_trace(controller.trace_records(), options.trace)
+        write_trace(list(report.trace), options.trace)
     return code
 
 
@@ -294,10 +303,12 @@ def process_wall() -> float:
         return time.time() - _IMPORTED_AT
 
 
-def results_dict(controller: Controller, script: str, argv: list[str], options: RunOptions, code: int) -> dict:
-    snapshot = controller.last_run
-    skips = controller.skips
-    memo = memo_results(controller)
+def results_dict(session: Session, report: SimulationReport, script: str, argv: list[str], options: RunOptions,
+                 code: int) -> dict:
+    """run.json: the process's report (every simulation of the script, numbered on), its settings and outcome."""
+    snapshot = report.snapshot
+    skips = report.skips
+    memo = memo_results(report, session.memo_store)
     return {
         "wormhole_ns3_version": __version__,
         "ns3_version": loader.ns3_version(),
@@ -305,36 +316,32 @@ def results_dict(controller: Controller, script: str, argv: list[str], options: 
         "script": script,
         "argv": argv,
         "exit_code": code,
-        "fallback": controller.fallback,
-        "watchdog": controller.watchdog,
+        "fallback": fallback_reason(report, options.mode),
+        "watchdog": "; ".join(report.watchdog) or None,
         "config": options.config.as_dict(),
         # what ns-3's random streams ran under: compare --seeds asks for other runs through
         # NS_GLOBAL_VALUE, and a script that calls RngSeedManager.SetRun itself overrides that
-        "rng_seed": int(controller.ns3.RngSeedManager.GetSeed()),
-        "rng_run": int(controller.ns3.RngSeedManager.GetRun()),
-        "sample_period_s": controller.sample_period,
-        "runs": controller.runs,
-        "run_wall_s": controller.run_wall,
+        "rng_seed": int(session.controller.ns3.RngSeedManager.GetSeed()),
+        "rng_run": int(session.controller.ns3.RngSeedManager.GetRun()),
+        "sample_period_s": report.sample_period,
+        "runs": report.runs,
+        "run_wall_s": report.run_wall,
         "process_wall_s": process_wall(),
         "events": snapshot.events if snapshot else 0,
         "system_events": snapshot.system_events if snapshot else 0,
         "sim_time_s": snapshot.sim_time if snapshot else 0.0,
         "skips": len(skips),
-        "skip_backs": controller.reverts,
+        "skip_backs": report.reverts,
         "skipped_time_s": sum(r.dt for r in skips),
         "events_moved": sum(r.events_moved for r in skips),
         "events_avoided_by_skip": sum(r.events_avoided for r in skips),
-        "packet_level_time_s": {str(why): t for why, t in sorted(controller.packet_level_time.items())},
-        "unskippable_flows": {
-            str(f): info.skip_blocker
-            for f, info in sorted(controller.flows.items())
-            if info.skip_blocker
-        },
+        "packet_level_time_s": dict(sorted(report.packet_level_time.items())),
+        "unskippable_flows": {str(f): why for f, why in sorted(report.unskippable.items())},
         **memo,
         "events_avoided": sum(r.events_avoided for r in skips) + (memo["events_avoided_by_memo"] or 0),
-        "profile": profile_results(controller),
+        "profile": profile_results(session.controller.boundary, report.run_wall),
         "python_callbacks": trampoline.results(loader.cppyy_module()),
-        "verify": verify_results(controller),
+        "verify": verify_results(session.controller.guard),
         "queues": as_results(snapshot.queues) if snapshot and snapshot.queues is not None else None,
         "event_timeline": snapshot.event_timeline if snapshot else None,
         # every field of a FlowResult is a number, a string or a list of numbers: a shallow copy
@@ -343,37 +350,54 @@ def results_dict(controller: Controller, script: str, argv: list[str], options: 
     }
 
 
-def verify_results(controller: Controller) -> dict | None:
+#: run.json's fallback of an accelerated run in which no Simulator::Run() reached the accelerator.
+NOTHING_SIMULATED = ("no Simulator::Run() call ran under the accelerator's simulator: "
+                     "nothing was simulated, so nothing was accelerated")
+
+
+def fallback_reason(report: SimulationReport, mode: str) -> str | None:
+    """Why (some of) the run was not what its mode says, or None.
+
+    An accelerated run with no run at all says so too, rather than "accelerated,
+    0 runs": a script that simulates nothing, or a program whose simulations the
+    harness could not see. Only run.json says it: stderr speaks of simulations
+    that ran plainly, and a script that ran none prints what it prints plainly.
+    """
+    if report.fallback:
+        return "; ".join(report.fallback)
+    if mode == ACCELERATED and report.runs == 0:
+        return NOTHING_SIMULATED
+    return None
+
+
+def verify_results(guard: Guard | None) -> dict | None:
     """What the error guard measured (None unless ``--verify``): per kind, its checks and estimate."""
-    guard = controller.guard
     if guard is None or guard.fraction <= 0:
         return None
     return guard.results()
 
 
-def profile_results(controller: Controller) -> dict | None:
+def profile_results(boundary: Boundary, run_wall: float) -> dict | None:
     """Where Run() wall time went, by section, with the calls timed (None unless ``--profile``)."""
-    profile = controller.boundary.profile
+    profile = boundary.profile
     if profile is None:
         return None
     return {
-        "seconds": profile.split(controller.run_wall),
+        "seconds": profile.split(run_wall),
         "calls": {str(section): n for section, n in profile.calls.items()},
         "entries": {"accelerator": profile.callback_entries, "script": profile.script_entries},
     }
 
 
-def memo_results(controller: Controller) -> dict:
+def memo_results(report: SimulationReport, store: MemoStore | None) -> dict:
     """Memo counters of a run (None when it ran without a memo store)."""
-    driver = controller.memo
-    if driver is None:
+    stats = report.memo
+    if stats is None or store is None:
         return {key: None for key in (
             "memo_path", "memo_hits", "memo_mirrored", "memo_misses", "memo_recorded", "memo_diverged",
             "memo_foreseen", "memo_distrusted", "memo_draw_dependent",
             "memo_entries", "flows_replayed", "flows_resumed", "events_avoided_by_memo",
         )}
-    stats = driver.stats
-    store = driver.store
     return {
         "memo_path": None if store.run_only else str(store.path),
         "memo_hits": stats.hits,
@@ -391,7 +415,8 @@ def memo_results(controller: Controller) -> dict:
     }
 
 
-def write_results(controller: Controller, script: str, argv: list[str], options: RunOptions, code: int) -> None:
+def write_results(session: Session, report: SimulationReport, script: str, argv: list[str], options: RunOptions,
+                  code: int) -> None:
     """Write the run's results as JSON, atomically (``options.results`` is set).
 
     Unindented: json's C encoder writes it, where an indented document goes through
@@ -400,5 +425,5 @@ def write_results(controller: Controller, script: str, argv: list[str], options:
     assert options.results is not None
     path = Path(options.results)
     partial = path.with_name(path.name + ".partial")
-    partial.write_text(json.dumps(results_dict(controller, script, argv, options, code)))
+    partial.write_text(json.dumps(results_dict(session, report, script, argv, options, code)))
     partial.replace(path)

@@ -27,6 +27,8 @@ class PortQueue:
     p50: int
     p99: int
     occupied_s: float
+    #: Which of the process's simulations the port was in (link ids start again after ``Simulator::Destroy()``).
+    simulation: int = 0
 
 
 def time_weighted_percentile(packets: Sequence[int], durations: Sequence[int], q: float) -> int:
@@ -60,6 +62,11 @@ def as_results(ports: list[PortQueue]) -> list[dict]:
     return [asdict(port) for port in ports]
 
 
+def _port_key(port: dict) -> tuple[int, int]:
+    """A port's simulation and link (results written before simulations were numbered hold one)."""
+    return port.get("simulation", 0), port["link"]
+
+
 def queue_comparison(baseline: list[dict], accelerated: list[dict]) -> dict:
     """Per port that held packets in the baseline, the accelerated run's p50 and p99 error, in packets.
 
@@ -67,10 +74,10 @@ def queue_comparison(baseline: list[dict], accelerated: list[dict]) -> dict:
     each side's ports held packets is compared too: the total difference over the
     baseline's total.
     """
-    accel = {port["link"]: port for port in accelerated}
+    accel = {_port_key(port): port for port in accelerated}
     rows = []
     for base in baseline:
-        fast = accel.get(base["link"], {"p50": 0, "p99": 0, "occupied_s": 0.0})
+        fast = accel.get(_port_key(base), {"p50": 0, "p99": 0, "occupied_s": 0.0})
         rows.append({"link": base["link"], "p50_baseline": base["p50"], "p50_accelerated": fast["p50"],
                      "p99_baseline": base["p99"], "p99_accelerated": fast["p99"],
                      "occupied_s_baseline": base["occupied_s"], "occupied_s_accelerated": fast["occupied_s"]})

@@ -17,7 +17,8 @@ def flow_keys(flows: Sequence[dict]) -> list[tuple]:
     """What makes each of a run's flows the same flow in another run of the script, in the flows' order.
 
     A flow is the n-th to start from its source address to its destination
-    address and port (ties by discovery order). Not its source port: ns-3
+    address and port (ties by discovery order) in its simulation of the process
+    (results written before simulations were numbered hold one, 0). Not its source port: ns-3
     gives each socket a node opens the next ephemeral port, so a user's
     callbacks that open a host's sockets in another order (its flows ended in
     another order) give its flows each other's source ports.
@@ -26,7 +27,7 @@ def flow_keys(flows: Sequence[dict]) -> list[tuple]:
     seen: Counter[tuple] = Counter()
     keys: list[tuple] = [()] * len(flows)
     for k in order:
-        ends = (flows[k]["src"], flows[k]["dst"], flows[k]["dport"])
+        ends = (flows[k].get("simulation", 0), flows[k]["src"], flows[k]["dst"], flows[k]["dport"])
         keys[k] = (*ends, seen[ends])
         seen[ends] += 1
     return keys
@@ -53,6 +54,7 @@ def comparison(baseline: dict, accelerated: dict) -> dict:
         rows.append(
             {
                 "id": flow["id"],
+                "simulation": flow.get("simulation", 0),
                 "src": flow["src"],
                 "dst": flow["dst"],
                 "sport": flow["sport"],
@@ -85,6 +87,9 @@ def comparison(baseline: dict, accelerated: dict) -> dict:
         "events_accelerated": accelerated["events"],
         "system_events": accelerated["system_events"],
         "events_ratio": baseline["events"] / max(accelerated["events"], 1),
+        # why either side ran (some of) the script otherwise than its mode says: plain, or unobserved
+        "fallback": accelerated.get("fallback"),
+        "fallback_baseline": baseline.get("fallback"),
         "skips": accelerated["skips"],
         "skip_backs": accelerated["skip_backs"],
         "skipped_time_s": accelerated["skipped_time_s"],
@@ -202,6 +207,9 @@ def format_table(summary: dict) -> str:
         parts = ", ".join(f"{why} {t * 1e3:.1f} ms" for why, t in sorted(breakdown.items()))
         lines.append(f"not skipped because    {parts}")
     lines += [f"{label:<21} {text}" for label, text in optional_parts(summary)]
+    for label, key in (("fallback", "fallback"), ("baseline fallback", "fallback_baseline")):
+        if summary.get(key):
+            lines.append(f"{label:<21} {summary[key]}")
     if "stdout_identical" in summary:
         lines.append(f"script output         {'identical' if summary['stdout_identical'] else 'DIFFERS'}")
     return "\n".join(lines)

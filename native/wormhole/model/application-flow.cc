@@ -7,6 +7,7 @@
 #include "bulk-send-flow.h"
 #include "onoff-flow.h"
 #include "private-access.h"
+#include "skip-aware-rtt-estimator.h"
 
 #include "ns3/abort.h"
 #include "ns3/bulk-send-application.h"
@@ -186,6 +187,23 @@ ApplicationFlow::NotifyStarted()
     {
         m_srcAddress = m_srcNode->GetObject<Ipv4>()->GetAddress(1, 0).GetLocal();
     }
+}
+
+void
+ApplicationFlow::UseSkipAwareRtt()
+{
+    if (auto tcp = DynamicCast<TcpSocketBase>(GetSocket()))
+    {
+        SkipAwareRttEstimator::ReplaceDefault(tcp);
+    }
+}
+
+std::string
+ApplicationFlow::GetRttEstimator() const
+{
+    auto tcp = DynamicCast<TcpSocketBase>(GetSocket());
+    Ptr<RttEstimator> estimator = tcp ? wormhole::TcpRttEstimatorOf(tcp) : nullptr;
+    return estimator ? estimator->GetInstanceTypeId().GetName() : std::string();
 }
 
 void

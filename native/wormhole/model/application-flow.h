@@ -53,6 +53,9 @@ class ApplicationFlow : public TrackedFlow
     bool GetReversePorts(uint16_t& source, uint16_t& destination) const override;
     EventId GetStartEvent() const override;
     void NotifyStarted() override;
+    /** A TCP sender whose RTT estimator is ns-3's default gets a skip-aware one (SkipAwareRttEstimator::ReplaceDefault). */
+    void UseSkipAwareRtt() override;
+    std::string GetRttEstimator() const override;
     void CompleteVirtually() override;
     uint64_t GetDelivered() const override;
     uint64_t GetReceiverTotal() const override;

@@ -10,6 +10,7 @@
 #include "ns3/inet-socket-address.h"
 #include "ns3/packet-sink.h"
 #include "ns3/packet.h"
+#include "ns3/tcp-congestion-ops.h"
 #include "ns3/tcp-rx-buffer.h"
 #include "ns3/tcp-socket-base.h"
 #include "ns3/tcp-tx-buffer.h"
@@ -70,6 +71,15 @@ BulkSendFlow::GetCongestionOps() const
 {
     Ptr<TcpSocketBase> socket = GetTcpSocket();
     return socket ? wormhole::TcpCongestionOpsName(socket) : std::string();
+}
+
+void
+BulkSendFlow::ShiftTimes(Time delta)
+{
+    if (Ptr<TcpSocketBase> tcp = GetTcpSocket())
+    {
+        wormhole::CubicShiftClocks(wormhole::TcpCongestionOpsOf(tcp), delta);
+    }
 }
 
 uint64_t

@@ -49,6 +49,12 @@ class BulkSendFlow : public ApplicationFlow
     void ResumeHeld(const std::vector<double>& state) override;
     std::vector<double> GetCongestionState() const override;
     bool SetCongestionState(const std::vector<double>& state) override;
+    /**
+     * A skip paused the flow: the clocks of a congestion control that keeps
+     * absolute times move with it (Cubic's epoch, so that its cubic function
+     * resumes at the point it had reached; ACK-clocked controls keep none).
+     */
+    void ShiftTimes(Time delta) override;
 
     /** @return the TCP sender's state (cwnd 0 over UDP or before it connects). */
     TcpFlowState GetTcpState() const;

@@ -35,6 +35,7 @@ struct FlowRecord
     std::vector<uint64_t> path;       //!< GetPath: link ids (node << 16 | device)
     std::vector<uint64_t> reversePath; //!< GetReversePath
     std::string congestionOps;        //!< GetCongestionOps
+    std::string rttEstimator;         //!< GetRttEstimator
     bool constantRate{false};         //!< IsConstantRate
     double appRateBps{0};             //!< GetAppRate: bit/s
     uint32_t tag{0};                  //!< GetTag

@@ -716,6 +716,10 @@ FlowTracker::OnFlowStarted(uint32_t index)
 {
     Flow& f = m_flows[index];
     f.flow->NotifyStarted();
+    if (AcceleratingImpl())
+    {
+        f.flow->UseSkipAwareRtt();
+    }
     if (auto app = DynamicCast<ApplicationFlow>(f.flow))
     {
         m_flowBySource[SourceKey(app->GetSrcAddress(), app->GetSrcPort())] = {index, app};
@@ -938,6 +942,12 @@ FlowTracker::GetCongestionOps(uint32_t flow) const
     return m_flows.at(flow).flow->GetCongestionOps();
 }
 
+std::string
+FlowTracker::GetRttEstimator(uint32_t flow) const
+{
+    return m_flows.at(flow).flow->GetRttEstimator();
+}
+
 uint32_t
 FlowTracker::GetTag(uint32_t flow) const
 {
@@ -961,6 +971,7 @@ FlowTracker::GetFlowRecord(uint32_t flow) const
     r.path = GetPath(flow);
     r.reversePath = GetReversePath(flow);
     r.congestionOps = GetCongestionOps(flow);
+    r.rttEstimator = GetRttEstimator(flow);
     r.constantRate = IsConstantRate(flow);
     r.appRateBps = GetAppRate(flow);
     r.tag = GetTag(flow);

@@ -191,6 +191,8 @@ class FlowTracker : public Object
     double GetAppRate(uint32_t flow) const;
     /** @return the TypeId name of the flow's congestion control (TCP's, RDMA's; "" for UDP). */
     std::string GetCongestionOps(uint32_t flow) const;
+    /** @return the TypeId name of the sender's RTT estimator (TCP, once it sends), "" if it has none. */
+    std::string GetRttEstimator(uint32_t flow) const;
     /** @return the flow's attribution tag (see WormholeSimulatorImpl). */
     uint32_t GetTag(uint32_t flow) const;
     /**

@@ -18,6 +18,7 @@
 #include "ns3/socket.h"
 #include "ns3/rtt-estimator.h"
 #include "ns3/tcp-congestion-ops.h"
+#include "ns3/tcp-cubic.h"
 #include "ns3/tcp-dctcp.h"
 #include "ns3/tcp-socket-state.h"
 #include "ns3/tcp-socket-base.h"
@@ -97,6 +98,9 @@ WORMHOLE_EXPOSE(DctcpAlphaField, TcpDctcp, m_alpha, double);
 WORMHOLE_EXPOSE(DctcpAckedEcn, TcpDctcp, m_ackedBytesEcn, uint32_t);
 WORMHOLE_EXPOSE(DctcpAckedTotal, TcpDctcp, m_ackedBytesTotal, uint32_t);
 WORMHOLE_EXPOSE(DctcpNextSeqFlag, TcpDctcp, m_nextSeqFlag, bool);
+WORMHOLE_EXPOSE(CubicEpochStartField, TcpCubic, m_epochStart, Time);
+WORMHOLE_EXPOSE(CubicRoundStart, TcpCubic, m_roundStart, Time);
+WORMHOLE_EXPOSE(CubicLastAck, TcpCubic, m_lastAck, Time);
 
 #undef WORMHOLE_EXPOSE
 
@@ -198,6 +202,34 @@ DctcpAlpha(Ptr<TcpCongestionOps> control)
 {
     auto dctcp = DynamicCast<TcpDctcp>(control);
     return dctcp ? &(PeekPointer(dctcp)->*MemberPointer(DctcpAlphaField())) : nullptr;
+}
+
+bool
+CubicShiftClocks(Ptr<TcpCongestionOps> control, Time delta)
+{
+    auto cubic = DynamicCast<TcpCubic>(control);
+    if (!cubic)
+    {
+        return false;
+    }
+    TcpCubic* raw = PeekPointer(cubic);
+    for (Time* clock : {&(raw->*MemberPointer(CubicEpochStartField())),
+                        &(raw->*MemberPointer(CubicRoundStart())),
+                        &(raw->*MemberPointer(CubicLastAck()))})
+    {
+        if (*clock != Time::Min())
+        {
+            *clock += delta;
+        }
+    }
+    return true;
+}
+
+Time
+CubicEpochStart(Ptr<TcpCongestionOps> control)
+{
+    auto cubic = DynamicCast<TcpCubic>(control);
+    return cubic ? PeekPointer(cubic)->*MemberPointer(CubicEpochStartField()) : Time::Min();
 }
 
 void

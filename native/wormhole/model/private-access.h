@@ -102,6 +102,17 @@ double* DctcpAlpha(Ptr<TcpCongestionOps> control);
  */
 void DctcpRestartObservation(Ptr<TcpCongestionOps> control);
 
+/**
+ * Move the clocks TCP Cubic keeps by @p delta: the start of its epoch (the
+ * cubic function's t is the time since then), and HyStart's round start and
+ * last ACK of a train. One left unset (Time::Min()) stays unset.
+ * @return false if the control is not Cubic.
+ */
+bool CubicShiftClocks(Ptr<TcpCongestionOps> control, Time delta);
+
+/** @return the start of Cubic's current epoch, Time::Min() if it has none or the control is not Cubic. */
+Time CubicEpochStart(Ptr<TcpCongestionOps> control);
+
 /** @return the sequence number after the highest byte a TCP socket has sent. */
 uint32_t TcpHighestSentSequence(Ptr<TcpSocketBase> socket);
 

@@ -10,6 +10,9 @@
 
 #include "ns3/callback.h"
 
+#include <string>
+#include <vector>
+
 namespace ns3
 {
 
@@ -17,7 +20,10 @@ namespace ns3
  * @brief Process-wide hooks around Simulator::Run().
  *
  * Both Wormhole simulator implementations call NotifyRunStart() before their
- * first event and NotifyRunEnd() when Run() returns.
+ * first event and NotifyRunEnd() when Run() returns. Any other implementation
+ * (one the script selected itself) announces nothing: a Run() made through
+ * RunWatched() is then kept in GetUnobservedRuns(), so that a run that was not
+ * accelerated is never reported as if it had been.
  */
 class RunObserver
 {
@@ -26,6 +32,14 @@ class RunObserver
     static void SetRunEndCallback(Callback<void> cb);
     static void NotifyRunStart();
     static void NotifyRunEnd();
+    /**
+     * Simulator::Run(); if the implementation did not call NotifyRunStart(), keep
+     * the TypeId name of the implementation that ran. The harness routes a
+     * script's Simulator::Run() calls here.
+     */
+    static void RunWatched();
+    /** @return the implementation of each RunWatched() that announced nothing, in order. */
+    static std::vector<std::string> GetUnobservedRuns();
 };
 
 } // namespace ns3

@@ -11,6 +11,8 @@
 namespace ns3
 {
 
+class TcpSocketBase;
+
 /**
  * @brief Mean-deviation RTT estimator whose samples exclude skipped time.
  *
@@ -20,6 +22,12 @@ namespace ns3
  * the part of the sample's interval during which the flow's partition was
  * paused (WormholeSimulatorImpl::PausedWithin). Without skips, or under
  * another simulator implementation, it behaves exactly as RttMeanDeviation.
+ *
+ * The tracker gives one to every TCP flow it follows when the flow starts
+ * sending (ReplaceDefault), in place of ns-3's default estimator: nothing
+ * global is configured, so a script's Config::Reset() (which ns-3's test
+ * cases call) cannot take it away, and an estimator the script chose itself
+ * is left as it is (the flow is then not skipped).
  */
 class SkipAwareRttEstimator : public RttMeanDeviation
 {
@@ -29,6 +37,15 @@ class SkipAwareRttEstimator : public RttMeanDeviation
     SkipAwareRttEstimator();
     SkipAwareRttEstimator(const SkipAwareRttEstimator& other);
 
+    /**
+     * If the socket's estimator is ns-3's default (exactly RttMeanDeviation, not a subclass),
+     * replace it with a SkipAwareRttEstimator holding the same attributes and
+     * state (estimate, variation, samples).
+     * @return true if the socket's estimator is skip-aware afterwards.
+     */
+    static bool ReplaceDefault(Ptr<TcpSocketBase> socket);
+
+    TypeId GetInstanceTypeId() const override;
     void Measurement(Time measure) override;
     Ptr<RttEstimator> Copy() const override;
 

@@ -99,6 +99,12 @@ TrackedFlow::GetCongestionOps() const
     return "";
 }
 
+std::string
+TrackedFlow::GetRttEstimator() const
+{
+    return "";
+}
+
 bool
 TrackedFlow::TraceRtt(Callback<void, Time> /* sink */)
 {
@@ -137,6 +143,11 @@ TrackedFlow::ResumeHeld(const std::vector<double>& /* state */)
 
 void
 TrackedFlow::NotifyStarted()
+{
+}
+
+void
+TrackedFlow::UseSkipAwareRtt()
 {
 }
 

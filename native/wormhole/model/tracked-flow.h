@@ -74,6 +74,8 @@ class TrackedFlow : public Object
     virtual double GetAppRate() const;
     /** @return the TypeId name of the flow's congestion control, "" if it has none. */
     virtual std::string GetCongestionOps() const;
+    /** @return the TypeId name of the sender's RTT estimator (TCP), "" if it has none. */
+    virtual std::string GetRttEstimator() const;
     /**
      * Call @p sink with every packet RTT the flow's sender sees: from a
      * packet's first transmission to the ACK that first covers it (a packet
@@ -103,6 +105,11 @@ class TrackedFlow : public Object
     virtual void ResumeHeld(const std::vector<double>& state);
     /** The flow sent its first data: learn what only the start reveals (a socket's port). */
     virtual void NotifyStarted();
+    /**
+     * The flow started under the accelerator: give its sender's clocks what a
+     * skip needs (a TCP sender's RTT estimator must leave skipped time out).
+     */
+    virtual void UseSkipAwareRtt();
     /**
      * Complete a sized flow that never sent anything as if its last byte had
      * just arrived: its receiver's counters reach the size and whatever

@@ -7,15 +7,18 @@
  * earlier than its EventId says), a move back restores the times, and the
  * event count of a schedule is DefaultSimulatorImpl's; an event scheduled on a
  * node at the current instant enters the node. A TypeId's described defaults
- * follow Config::SetDefault.
+ * follow Config::SetDefault. A skip moves Cubic's clocks, and only a Cubic's.
  */
 #include "ns3/attribute-fingerprint.h"
 #include "ns3/config.h"
 #include "ns3/global-value.h"
 #include "ns3/make-event.h"
+#include "ns3/private-access.h"
 #include "ns3/simulator.h"
 #include "ns3/string.h"
+#include "ns3/tcp-cubic.h"
 #include "ns3/tcp-socket-base.h"
+#include "ns3/tcp-socket-state.h"
 #include "ns3/uinteger.h"
 #include "ns3/test.h"
 #include "ns3/wormhole-simulator-impl.h"
@@ -497,6 +500,45 @@ class DescribedDefaultsTestCase : public TestCase
     }
 };
 
+/** Cubic's epoch moves with a skip, so that t since its last reduction is what it was; an unset one stays unset. */
+class CubicClocksTestCase : public TestCase
+{
+  public:
+    CubicClocksTestCase()
+        : TestCase("a skip moves Cubic's epoch by its length, and no other control's clocks")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        Ptr<TcpCubic> cubic = CreateObject<TcpCubic>();
+        NS_TEST_ASSERT_MSG_EQ(wormhole::CubicShiftClocks(cubic, Seconds(1)), true, "Cubic has clocks");
+        NS_TEST_EXPECT_MSG_EQ(wormhole::CubicEpochStart(cubic), Time::Min(), "no epoch yet: none made up");
+
+        // an ACK in congestion avoidance opens an epoch at the present
+        Ptr<TcpSocketState> tcb = CreateObject<TcpSocketState>();
+        tcb->m_segmentSize = 1448;
+        tcb->m_ssThresh = 5 * tcb->m_segmentSize;
+        tcb->m_cWnd = 10 * tcb->m_segmentSize;
+        tcb->m_isCwndLimited = true;
+        cubic->PktsAcked(tcb, 1, MilliSeconds(1));
+        cubic->IncreaseWindow(tcb, 1);
+        Time epoch = wormhole::CubicEpochStart(cubic);
+        NS_TEST_ASSERT_MSG_EQ(epoch, Simulator::Now(), "the epoch opened at the ACK");
+        wormhole::CubicShiftClocks(cubic, MilliSeconds(250));
+        NS_TEST_EXPECT_MSG_EQ(wormhole::CubicEpochStart(cubic), epoch + MilliSeconds(250), "moved by the skip");
+        wormhole::CubicShiftClocks(cubic, MilliSeconds(-100));
+        NS_TEST_EXPECT_MSG_EQ(wormhole::CubicEpochStart(cubic),
+                              epoch + MilliSeconds(150),
+                              "a skip cut short moves it back");
+
+        NS_TEST_EXPECT_MSG_EQ(wormhole::CubicShiftClocks(CreateObject<TcpNewReno>(), Seconds(1)),
+                              false,
+                              "NewReno keeps no clock");
+    }
+};
+
 class WormholeTestSuite : public TestSuite
 {
   public:
@@ -512,6 +554,7 @@ class WormholeTestSuite : public TestSuite
         AddTestCase(new StaleEventIdTestCase, TestCase::Duration::QUICK);
         AddTestCase(new EnteredNodesTestCase, TestCase::Duration::QUICK);
         AddTestCase(new DescribedDefaultsTestCase, TestCase::Duration::QUICK);
+        AddTestCase(new CubicClocksTestCase, TestCase::Duration::QUICK);
     }
 };
 

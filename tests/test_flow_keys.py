@@ -29,14 +29,19 @@ ACCELERATED = [flow(0, A, B, 49153, 0.0, 1.0), flow(1, A, C, 49154, 2.0, 2.02), 
 
 
 def test_a_flow_is_the_nth_to_start_between_its_ends_and_destination_port_whatever_its_source_port():
-    assert flow_keys(PLAIN) == [(A, B, 5000, 0), (A, B, 5000, 1), (A, C, 5000, 0), (A, B, 5000, 2),
-                                (A, B, 5001, 0)]
+    assert flow_keys(PLAIN) == [(0, A, B, 5000, 0), (0, A, B, 5000, 1), (0, A, C, 5000, 0), (0, A, B, 5000, 2),
+                                (0, A, B, 5001, 0)]
     assert sorted(flow_keys(ACCELERATED)) == sorted(flow_keys(PLAIN))
 
 
 def test_flows_starting_together_between_the_same_ends_are_told_apart_by_their_discovery_order():
     later_first = [flow(7, A, B, 49160, 3.0, 1.0), flow(5, A, B, 49158, 3.0, 1.0), flow(6, A, B, 49159, 1.0, 1.0)]
-    assert flow_keys(later_first) == [(A, B, 5000, 2), (A, B, 5000, 1), (A, B, 5000, 0)]
+    assert flow_keys(later_first) == [(0, A, B, 5000, 2), (0, A, B, 5000, 1), (0, A, B, 5000, 0)]
+
+
+def test_flows_of_another_simulation_of_the_process_are_other_flows():
+    second = [dict(flow(0, A, B, 49153, 0.0, 1.0), simulation=1)]
+    assert flow_keys(PLAIN[:1] + second) == [(0, A, B, 5000, 0), (1, A, B, 5000, 0)]
 
 
 def run_results(flows: list[dict]) -> dict:

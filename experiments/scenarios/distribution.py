@@ -98,6 +98,55 @@ def write_summary(document: dict[str, Any], path: Path) -> None:
     partial.replace(path)
 
 
+def _pct(value: float | None) -> str:
+    return "-" if value is None else f"{value:.3%}"
+
+
+def summary_text(document: dict[str, Any]) -> str:
+    """The distribution in a few lines (what the sweep prints)."""
+    of_max, of_mean = document["per_scenario_max_fct_error"], document["per_scenario_mean_fct_error"]
+    failed = document["failed"]
+    return "\n".join([
+        f"{document['compared']} of {document['scenarios']} scenarios compared"
+        + (f", {len(failed)} failed: " + ", ".join(f["name"] for f in failed) if failed else ""),
+        f"per-scenario max FCT error: p99 {_pct(of_max['p99'])}, mean {_pct(of_max['mean'])}, "
+        f"median {_pct(of_max['median'])}, max {_pct(of_max['max'])}",
+        f"per-scenario mean FCT error: mean {_pct(of_mean['mean'])}, max {_pct(of_mean['max'])}",
+        f"PacketSink totals differ in {document['packet_sink_totals_differ']} scenarios; "
+        f"script output differs in {document['script_output_differs']}",
+    ])
+
+
+def write_markdown(document: dict[str, Any], path: Path) -> None:
+    """``summary.md``: the distribution against the bounds, the scenarios over the max bound, the shortcuts taken."""
+    bounds, shortcuts = document["bounds"], document["shortcuts"]
+    verdict = lambda met: "met" if met else "NOT met"  # noqa: E731
+    lines = [
+        f"# {document['scenarios']} generated scenarios, seed {document['seed']}", "",
+        *[f"- {line}" for line in summary_text(document).splitlines()],
+        f"- 99th percentile of per-scenario max FCT error <= {bounds['p99_of_max_fct_error']:.0%}: "
+        f"{verdict(bounds['p99_of_max_met'])}",
+        f"- mean of per-scenario mean FCT error <= {bounds['mean_of_mean_fct_error']:.1%}: "
+        f"{verdict(bounds['mean_of_mean_met'])}",
+        f"- PacketSink totals exact in every scenario: {verdict(bounds['packet_sink_totals_met'])}",
+        f"- events ratio: median {document['events_ratio']['median']:.2f}x, "
+        f"geometric mean {document['events_ratio']['geomean']:.2f}x; `Run()` speedup: median "
+        f"{document['run_speedup']['median']:.2f}x, geometric mean {document['run_speedup']['geomean']:.2f}x",
+        f"- scenarios with steady skips: {shortcuts['with_skips']} ({shortcuts['with_skip_backs']} with skip-backs); "
+        f"with memo hits: {shortcuts['with_memo_hits']}; with mirrors: {shortcuts['with_memo_mirrors']}; "
+        f"with divergences: {shortcuts['with_memo_divergences']}",
+        f"- scenarios where a shortcut considered had drawn random numbers: {shortcuts['that_drew_random_numbers']}; "
+        "scenarios with trace rows of each draws case: " + ", ".join(
+            f"{case} {n}" for case, n in shortcuts["with_trace_rows_by_draws_case"].items()),
+        "", "Scenarios over the max bound:", "",
+        "| scenario | max FCT error |", "|---|---:|",
+        *[f"| {row['name']} | {row['fct_max_err']:.3%} |" for row in document["scenarios_over_max_bound"]],
+    ]
+    partial = path.with_name(path.name + ".partial")
+    partial.write_text("\n".join(lines) + "\n")
+    partial.replace(path)
+
+
 #: Errors below this are drawn at it (a log axis has no 0); the plot's legend says how many.
 PLOT_FLOOR = 1e-6
 

@@ -23,7 +23,7 @@ from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass
 from pathlib import Path
 
-from distribution import Failure, plot, summary, write_summary, write_table
+from distribution import Failure, plot, summary, summary_text, write_markdown, write_summary, write_table
 from generator import PACKET_HOP_BUDGET, generate
 from outcome import Outcome
 from spec import ScenarioSpec, SpecError, load
@@ -161,22 +161,9 @@ def main(argv: list[str] | None = None) -> int:
     write_table(outcomes, sweep.out / "scenarios.csv")
     write_summary(document, sweep.out / "summary.json")
     plot(outcomes, sweep.out / "errors.png", f"{len(outcomes)} generated scenarios (seed {sweep.seed})")
-    print(_summary_lines(document))
+    write_markdown(document, sweep.out / "summary.md")
+    print(summary_text(document))
     return 1 if failures else 0
-
-
-def _summary_lines(document: dict) -> str:
-    of_max, of_mean = document["per_scenario_max_fct_error"], document["per_scenario_mean_fct_error"]
-    pct = lambda value: "-" if value is None else f"{value:.3%}"  # noqa: E731
-    return "\n".join([
-        f"{document['compared']} of {document['scenarios']} scenarios compared"
-        + (f", {len(document['failed'])} failed" if document["failed"] else ""),
-        f"per-scenario max FCT error: p99 {pct(of_max['p99'])}, mean {pct(of_max['mean'])}, "
-        f"max {pct(of_max['max'])}",
-        f"per-scenario mean FCT error: mean {pct(of_mean['mean'])}, max {pct(of_mean['max'])}",
-        f"PacketSink totals differ in {document['packet_sink_totals_differ']} scenarios; "
-        f"script output differs in {document['script_output_differs']}",
-    ])
 
 
 if __name__ == "__main__":

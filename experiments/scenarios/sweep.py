@@ -10,8 +10,8 @@ plain ns-3, then accelerated), its output in ``OUT/runs/i.log``. Then ``OUT/scen
 
 Resumable: a scenario whose comparison JSON exists is read, not run again (compare
 writes it whole, after everything else, so it exists only for a finished scenario);
-a failed one is run again. A folder holding specs of another seed or generator is
-refused rather than mixed in.
+a failed one is run again; a sweep killed takes its running comparison with it. A
+folder holding specs of another seed or generator is refused rather than mixed in.
 """
 
 from __future__ import annotations
@@ -27,6 +27,8 @@ from distribution import Failure, plot, summary, summary_text, write_markdown, w
 from generator import PACKET_HOP_BUDGET, generate
 from outcome import Outcome
 from spec import ScenarioSpec, SpecError, load
+
+from wormhole_ns3.tools.experiment.child import die_with_parent_hook
 
 SCRIPT = Path(__file__).resolve().with_name("scenario.py")
 
@@ -86,8 +88,8 @@ class Sweep:
                        "--trace", str(files.trace), str(SCRIPT), "--spec", str(files.spec)]
             with files.log.open("w") as log:
                 try:
-                    code = subprocess.run(command, stdout=log, stderr=subprocess.STDOUT,
-                                          timeout=self.timeout_s).returncode
+                    code = subprocess.run(command, stdout=log, stderr=subprocess.STDOUT, timeout=self.timeout_s,
+                                          preexec_fn=die_with_parent_hook()).returncode
                 except subprocess.TimeoutExpired:
                     return Failure(index, spec.name, f"compare ran over {self.timeout_s:g} s (see {files.log})")
             if code != 0 or not files.comparison.exists():

@@ -55,6 +55,7 @@ class PacketLevel(Label):
     UNFAIR_SHARES = "unfair shares"
     AGGREGATE_UNSTEADY = "aggregate rate unsteady"
     QUEUES_FILLING_OR_DRAINING = "queues filling or draining"
+    FLOW_CONNECTING = "a flow connecting on its links"
     RATES_RECOVERING = "rates recovering"
     RATES_SHIFTING = "rates shifting"
     NO_PROGRESS = "no progress in window"
@@ -379,8 +380,10 @@ class Controller:
             # starts go through the memo, which decides them at their start time
             self.memo.take_over(flow for _, flow in pending)
         if pending:
-            # kept sorted by insertion: rebuilt at every creation, it cost moe-8x7b-64g 1.4 s of 70
-            del self._arrivals[:bisect.bisect_left(self._arrivals, (self.now(), -1))]
+            # kept sorted by insertion: rebuilt at every creation, it cost moe-8x7b-64g 1.4 s of 70;
+            # a started flow stays listed while it connects (``_connecting_on``)
+            started = bisect.bisect_left(self._arrivals, (self.now(), -1))
+            self._arrivals[:started] = [a for a in self._arrivals[:started] if self._connecting(a[1])]
             for arrival in pending:
                 bisect.insort(self._arrivals, arrival)
         self._set_unattributed_watched(
@@ -427,6 +430,30 @@ class Controller:
             if not planned or planned & links:
                 return start
         return float("inf")
+
+    def _connecting(self, flow: int) -> bool:
+        """Whether a flow started and sends no data yet (FlowTracker::IsConnecting), its handshake on its links."""
+        return flow not in self.flows and bool(self.tracker.IsConnecting(flow))
+
+    def _connecting_on(self, links: frozenset[int], now: float) -> int | None:
+        """A flow connecting over these links, if one is: none of them may be skipped until it sends.
+
+        Its handshake's packets wait in the links' queues among the partition's
+        packets, whose events a skip moves with them: the connection would
+        complete only when the skip ends, while the partition is credited the
+        share of the links the newcomer takes in plain ns-3 from its first data
+        packet. It is no member of the partition (it has sent nothing to judge),
+        and no arrival to come (it started): it is the partition's next change,
+        already under way.
+        """
+        for start, flow in self._arrivals:
+            if start > now:
+                break
+            if self._connecting(flow):
+                planned = self._planned_links(flow)
+                if not planned or planned & links:
+                    return flow
+        return None
 
     def on_run_end(self) -> None:
         if self.verifying is not None:
@@ -756,6 +783,8 @@ class Controller:
         if exempt is None:
             st.rates = None  # an idle flow is on the move: judge a fresh window
             return
+        if self._connecting_on(part.links, now) is not None:
+            return  # it joins once it sends: the partition is judged afresh then
         plan = plan_skip(
             now,
             st.rates,
@@ -795,6 +824,8 @@ class Controller:
         if st.blocker:
             return PacketLevel.UNSKIPPABLE_FLOW
         if st.rates is not None:
+            if self._connecting_on(st.partition.links, now) is not None:
+                return PacketLevel.FLOW_CONNECTING
             return PacketLevel.SKIP_TOO_SHORT
         verdict = st.last_verdict
         if verdict is None:

@@ -1090,6 +1090,14 @@ FlowTracker::GetState(uint32_t flow) const
     return m_flows.at(flow).state;
 }
 
+bool
+FlowTracker::IsConnecting(uint32_t flow) const
+{
+    const Flow& f = m_flows.at(flow);
+    return f.state == PENDING && !f.flow->IsHeld() && f.flow->GetStartTime() <= Simulator::Now() &&
+           !f.flow->GetStartEvent().IsPending();
+}
+
 uint64_t
 FlowTracker::GetDelivered(uint32_t flow) const
 {

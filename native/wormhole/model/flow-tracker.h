@@ -232,6 +232,12 @@ class FlowTracker : public Object
 
     // How far it is
     int GetState(uint32_t flow) const;
+    /**
+     * @return true if the flow's application has started but it has sent no
+     * data yet, and no memo replay holds it: a TCP handshake whose packets are
+     * on its links, queued among other flows' packets, before it is active.
+     */
+    bool IsConnecting(uint32_t flow) const;
     /** @return bytes the receiver has, received or credited (what GetTotalRx() says). */
     uint64_t GetDelivered(uint32_t flow) const;
     /**

@@ -203,6 +203,8 @@ class FakeFlow:
     #: instants (empty: paced at 10 Gb/s, never notified)
     pacing: list[float] = field(default_factory=list)
     notifications: list[int] = field(default_factory=list)
+    #: a window-based flow's congestion window at the same instants (empty: one that never moves)
+    windows: list[int] = field(default_factory=list)
     #: started and sending no data yet (FlowTracker::IsConnecting): a handshake on its links
     connecting: bool = False
     credited: int = 0
@@ -354,6 +356,10 @@ class FakeTracker:
     def GetNotificationSamples(self, f: int) -> list[int]:
         flow = self.flows[f]
         return list(flow.notifications or [0] * len(flow.samples))
+
+    def GetWindowSamples(self, f: int) -> list[int]:
+        flow = self.flows[f]
+        return list(flow.windows or [0] * len(flow.samples))
 
     def TakeProgressedFlows(self) -> list[int]:
         """Flows whose last two delivered-bytes samples differ (a test sets whole sample lists at once)."""

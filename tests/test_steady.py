@@ -187,6 +187,37 @@ def test_a_tcp_flow_that_sends_more_than_it_delivers_is_filling_a_queue():
     assert judge(delivered, 1e-3, 10, 0.05, 0.15, paths, capacity, sent=unknown).steady
 
 
+def test_a_window_shorter_than_a_flows_congestion_cycle_is_not_steady():
+    """Delivery steady, sent as delivered, shares fair: the window alone says whether the cycle was seen.
+
+    Flow 0's congestion window grows a segment per sample (seed1-0057's lone DCTCP flow, 500 RTTs
+    with no mark), or is cut once only, in one half of the window (its marks every 110 RTTs).
+    """
+    paths, capacity = _two_flows_on_one_link()
+    delivered = {0: _counters([6e8] * 10), 1: _counters([6e8] * 10)}
+    held = {f: np.full(11, 64_000, dtype=np.int64) for f in (0, 1)}
+    cycling = np.array([0, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5], dtype=np.int64)  # a cut every other sample
+
+    def verdict(windows, signals):
+        return judge(delivered, 1e-3, 10, 0.05, 0.15, paths, capacity, sent=delivered,
+                     windows=windows, signals=signals)
+
+    growing = {**held, 0: 64_000 + 1448 * np.arange(11, dtype=np.int64)}
+    unseen = verdict(growing, {0: np.zeros(11, dtype=np.int64), 1: cycling})
+    assert unseen.limit is Limit.CYCLE_UNSEEN and unseen.flow == 0
+    assert unseen.reason == ("flow 0 met no congestion signal over the window and its congestion window grew "
+                             "by 14480 B: nothing holds it yet")
+    cut_once = np.array([0] * 8 + [1] * 3, dtype=np.int64)
+    phase = verdict(growing, {0: cut_once, 1: cycling})
+    assert phase.limit is Limit.CYCLE_UNSEEN and phase.flow == 0
+    assert phase.reason == ("flow 0 met congestion signals in one half of the window only (0, 1): its "
+                            "congestion cycle is longer than the window, which sees a phase of it")
+    assert verdict(growing, {0: cycling, 1: cycling}).steady  # a cut in each half: the cycle is seen
+    quiet = np.zeros(11, dtype=np.int64)
+    assert verdict(held, {0: quiet, 1: quiet}).steady  # no signal, but nothing moved: held by the receiver
+    assert verdict(growing, {1: quiet}).steady  # flow 0 cannot tell its signals: left out
+
+
 def test_a_flow_settling_slowly_within_the_fairness_bound_is_held_to_the_budget():
     """A 100 MB flow 10% above its share after 40 ms of settling owes more than the window shows."""
     paths, capacity = _two_flows_on_one_link()

@@ -55,6 +55,7 @@ class PacketLevel(Label):
     UNFAIR_SHARES = "unfair shares"
     AGGREGATE_UNSTEADY = "aggregate rate unsteady"
     QUEUES_FILLING_OR_DRAINING = "queues filling or draining"
+    CYCLES_UNSEEN = "congestion cycles longer than the window"
     FLOW_CONNECTING = "a flow connecting on its links"
     RATES_RECOVERING = "rates recovering"
     RATES_SHIFTING = "rates shifting"
@@ -68,6 +69,7 @@ PACKET_LEVEL_BY_LIMIT = {
     Limit.UNFAIR: PacketLevel.UNFAIR_SHARES,
     Limit.SPREAD: PacketLevel.AGGREGATE_UNSTEADY,
     Limit.FILLING_OR_DRAINING: PacketLevel.QUEUES_FILLING_OR_DRAINING,
+    Limit.CYCLE_UNSEEN: PacketLevel.CYCLES_UNSEEN,
     Limit.RECOVERING: PacketLevel.RATES_RECOVERING,
     Limit.HALVES_DIFFER: PacketLevel.RATES_SHIFTING,
     Limit.NO_PROGRESS: PacketLevel.NO_PROGRESS,
@@ -879,6 +881,7 @@ class Controller:
             f: (self.flows[f].app_rate if self.flows[f].kind == FlowKind.ONOFF_UDP else None)
             for f in part.flows
         }
+        windowed = [f for f in part.flows if self.flows[f].kind == FlowKind.BULK_TCP]
         return judge(
             samples,
             self.period,
@@ -893,6 +896,9 @@ class Controller:
             budget=self.config.convergence_budget,
             min_window=self.config.min_window,
             sent={f: self._sent_samples(f) for f in part.flows},
+            windows={f: np.array(self.tracker.GetWindowSamples(f), dtype=np.int64, copy=True) for f in windowed},
+            signals={f: np.array(self.tracker.GetNotificationSamples(f), dtype=np.int64, copy=True)
+                     for f in windowed},
         )
 
     def _samples(self, flow: int) -> np.ndarray:

@@ -54,6 +54,8 @@ class Limit(Label):
     UNFAIR = "unfair share"
     #: A paced flow sends more or less than it delivers: its queue fills or drains.
     FILLING_OR_DRAINING = "queue filling or draining"
+    #: A window-based flow's congestion cycle is longer than the window: it sees a phase of it.
+    CYCLE_UNSEEN = "congestion cycle longer than the window"
     #: A paced flow below its share without a congestion notification: it is recovering.
     RECOVERING = "recovering"
     #: A contending paced flow delivered differently in the two halves of its history.
@@ -307,6 +309,46 @@ def _in_flight_growth(
     return worst, growth[worst]
 
 
+def _cycle_unseen(
+    windows: Mapping[int, np.ndarray], signals: Mapping[int, np.ndarray], window: int
+) -> tuple[int, str] | None:
+    """A flow whose congestion cycle the window does not span, and the trace's words for it (None: none).
+
+    A window-based sender's congestion window is held by the network's
+    signals (an ECN echo, a loss): it grows until one comes and is cut, a
+    cycle. A window of samples shows that state stationary only if it spans
+    the cycle: a signal in each of its halves. Shorter than the cycle, it
+    sees a phase, and a skip freezes that phase for its whole length: a
+    window growing a segment per round trip and its queue with it (a DCTCP
+    flow alone at a 2.5 Gb/s bottleneck grew its window from 78 to 190
+    segments over 72 ms, 500 RTTs, with no mark, and a skip there left its
+    queue empty for the flow that came next), or, once marks come every 110
+    RTTs, DCTCP's estimate of them still rising (a skip of 60 ms froze it
+    low, and the next flow got less of the link than in plain ns-3). Held by
+    its receiver's window instead, a flow meets no signal and delivers a
+    steady rate while ns-3 still grows its congestion window (7,800 segments
+    for 90 in flight): frozen smaller by a skip, it falls below the
+    receiver's window sooner once a newcomer brings marks. A flow whose
+    congestion window held over the window has no cycle to see. Flows
+    without a window (missing from ``windows`` or ``signals``) are left out.
+    """
+    first, middle = -(window + 1), -(window + 1) + window // 2
+    for f in sorted(windows):
+        if f not in signals:
+            continue
+        counts, cwnd = signals[f], windows[f][first:]
+        halves = (int(counts[middle]) - int(counts[first]), int(counts[-1]) - int(counts[middle]))
+        if min(halves) > 0 or int(cwnd.max()) == int(cwnd.min()):
+            continue
+        if not any(halves):
+            moved = int(cwnd[-1]) - int(cwnd[0])
+            return f, (f"flow {f} met no congestion signal over the window and its congestion window "
+                       f"{'grew' if moved >= 0 else 'shrank'} by {abs(moved)} B: nothing holds it yet")
+        return f, (f"flow {f} met congestion signals in one half of the window only ({halves[0]}, {halves[1]}): "
+                   f"its congestion cycle is longer than the window, which sees a phase of it")
+    return None
+
+
 def judge(
     samples: Mapping[int, np.ndarray],
     period: float,
@@ -321,6 +363,8 @@ def judge(
     budget: float = 0.0,
     min_window: int | None = None,
     sent: Mapping[int, np.ndarray] | None = None,
+    windows: Mapping[int, np.ndarray] | None = None,
+    signals: Mapping[int, np.ndarray] | None = None,
 ) -> Verdict:
     """Judge the last ``window`` sampling periods of a partition.
 
@@ -336,6 +380,11 @@ def judge(
     flow's bytes in flight may grow or shrink by theta of what it delivered
     over the window, or its queue fills or drains (TCP's slow start into a
     queue that marks nothing delivers a steady rate while its window doubles).
+    ``windows`` holds each window-based sender's congestion window and
+    ``signals`` the congestion signals it had reacted to, at the same
+    instants (flows without a window are missing): the window must span each
+    flow's congestion cycle, a signal in each of its halves, or the flow's
+    window must have held (``_cycle_unseen``).
     ``sizes`` maps flows to their bytes (0 or missing: unknown, never owed
     anything on credit); ``budget`` is the share of its size a flow beyond
     ``fairness`` may still owe its convergence when it is credited its share.
@@ -345,6 +394,9 @@ def judge(
     refused, spread, measured = _aggregate_window(samples, period, window, theta)
     if refused is not None:
         return refused
+    unseen = _cycle_unseen(windows or {}, signals or {}, window)
+    if unseen is not None:
+        return Verdict(Limit.CYCLE_UNSEEN, unseen[1], unseen[0], spread=spread, measured=measured)
     filling = _in_flight_growth(samples, sent or {}, window)
     if filling is not None and abs(filling[1]) >= noise:
         f, growth = filling

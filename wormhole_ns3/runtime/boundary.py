@@ -213,7 +213,7 @@ def planned_congestion_control(fingerprint: str) -> str:
 CONTROLLER_METHODS = (
     "GetFlowRecord", "GetFlowOutcome", "GetState", "GetStartTime", "IsConnecting",
     "GetDelivered", "GetSendable", "GetSamples", "ClearSamples", "IsQuiet",
-    "GetSentSamples", "GetSendingRateSamples", "GetNotificationSamples",
+    "GetSentSamples", "GetSendingRateSamples", "GetNotificationSamples", "GetWindowSamples",
     "GetPlannedRoute", "ShiftTimes", "Credit", "Uncredit", "SetSampled",
 )
 

@@ -1162,6 +1162,7 @@ FlowTracker::SetSampled(uint32_t flow, bool sampled)
         f.sentSamples.clear();
         f.rateSamples.clear();
         f.notificationSamples.clear();
+        f.windowSamples.clear();
     }
     ScheduleSample();
 }
@@ -1176,6 +1177,7 @@ FlowTracker::ClearSamples(const std::vector<uint32_t>& flows)
         f.sentSamples.clear();
         f.rateSamples.clear();
         f.notificationSamples.clear();
+        f.windowSamples.clear();
         MarkMonitors(f);
     }
 }
@@ -1202,6 +1204,12 @@ std::vector<uint64_t>
 FlowTracker::GetNotificationSamples(uint32_t flow) const
 {
     return AsVector(m_flows.at(flow).notificationSamples);
+}
+
+std::vector<uint64_t>
+FlowTracker::GetWindowSamples(uint32_t flow) const
+{
+    return AsVector(m_flows.at(flow).windowSamples);
 }
 
 std::vector<uint32_t>
@@ -1254,12 +1262,14 @@ FlowTracker::Sample()
             f.sentSamples.push_back(f.flow->GetSent());
             f.rateSamples.push_back(f.flow->GetSendingRate());
             f.notificationSamples.push_back(f.flow->GetCongestionNotifications());
+            f.windowSamples.push_back(f.flow->GetCongestionWindow());
             while (f.samples.size() > m_sampleDepth)
             {
                 f.samples.pop_front();
                 f.sentSamples.pop_front();
                 f.rateSamples.pop_front();
                 f.notificationSamples.pop_front();
+                f.windowSamples.pop_front();
             }
             if (f.snapshotting)
             {

@@ -289,10 +289,16 @@ class FlowTracker : public Object
      */
     std::vector<double> GetSendingRateSamples(uint32_t flow) const;
     /**
-     * @return the congestion notifications (CNPs) its sender had received, at
-     * the same instants as GetSamples.
+     * @return the congestion signals its sender had reacted to (CNPs, TCP's
+     * window reductions: TrackedFlow::GetCongestionNotifications), at the
+     * same instants as GetSamples.
      */
     std::vector<uint64_t> GetNotificationSamples(uint32_t flow) const;
+    /**
+     * @return the flow's congestion window (TCP's cwnd, 0 for a flow without
+     * one), at the same instants as GetSamples.
+     */
+    std::vector<uint64_t> GetWindowSamples(uint32_t flow) const;
     /**
      * @return the flows whose delivered bytes moved between two samples since
      * the last call (each once), and forget them: a partition none of whose
@@ -468,6 +474,7 @@ class FlowTracker : public Object
         std::deque<uint64_t> sentSamples;
         std::deque<double> rateSamples;
         std::deque<uint64_t> notificationSamples;
+        std::deque<uint64_t> windowSamples;
         bool snapshotting{false};
         bool progressed{false}; //!< listed in m_progressed
         std::deque<FlowSnapshot> snapshots;

@@ -187,34 +187,39 @@ def test_a_tcp_flow_that_sends_more_than_it_delivers_is_filling_a_queue():
     assert judge(delivered, 1e-3, 10, 0.05, 0.15, paths, capacity, sent=unknown).steady
 
 
-def test_a_window_shorter_than_a_flows_congestion_cycle_is_not_steady():
-    """Delivery steady, sent as delivered, shares fair: the window alone says whether the cycle was seen.
+def test_a_flow_whose_history_holds_fewer_than_two_whole_congestion_cycles_is_not_steady():
+    """Delivery steady, sent as delivered, shares fair: a flow's signals and window say whether it cycles.
 
-    Flow 0's congestion window grows a segment per sample (seed1-0057's lone DCTCP flow, 500 RTTs
-    with no mark), or is cut once only, in one half of the window (its marks every 110 RTTs).
+    Flow 0's congestion window grows a segment per sample with no signal (seed1-0057's lone DCTCP
+    flow, 500 RTTs with no mark), is cut at every signal with no rise in between (the first marks
+    after that ramp, the cuts that end slow start), or has cycled once only.
     """
     paths, capacity = _two_flows_on_one_link()
     delivered = {0: _counters([6e8] * 10), 1: _counters([6e8] * 10)}
     held = {f: np.full(11, 64_000, dtype=np.int64) for f in (0, 1)}
-    cycling = np.array([0, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5], dtype=np.int64)  # a cut every other sample
+    sawtooth = np.array([90, 80, 84, 88, 79, 83, 87, 78, 82, 86, 90], dtype=np.int64) * 1448
+    cut_at_each_fall = np.array([0, 1, 1, 1, 2, 2, 2, 3, 3, 3, 3], dtype=np.int64)
+    quiet = np.zeros(11, dtype=np.int64)
 
     def verdict(windows, signals):
         return judge(delivered, 1e-3, 10, 0.05, 0.15, paths, capacity, sent=delivered,
                      windows=windows, signals=signals)
 
+    assert verdict({**held, 0: sawtooth}, {0: cut_at_each_fall, 1: quiet}).steady  # two cycles; flow 1 held
+    once = np.array([0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1], dtype=np.int64)  # the third cut only: one cycle
+    single = verdict({**held, 0: sawtooth}, {0: cut_at_each_fall - once, 1: quiet})
+    assert single.limit is Limit.CYCLE_UNSEEN and single.flow == 0
+    assert single.reason == ("flow 0's history holds 1 whole congestion cycle(s) (a signal, its window rising, "
+                             "a signal again) since its last change, not 2: it may still be a transient's")
+
     growing = {**held, 0: 64_000 + 1448 * np.arange(11, dtype=np.int64)}
-    unseen = verdict(growing, {0: np.zeros(11, dtype=np.int64), 1: cycling})
+    unseen = verdict(growing, {0: quiet, 1: quiet})
     assert unseen.limit is Limit.CYCLE_UNSEEN and unseen.flow == 0
     assert unseen.reason == ("flow 0 met no congestion signal over the window and its congestion window grew "
                              "by 14480 B: nothing holds it yet")
-    cut_once = np.array([0] * 8 + [1] * 3, dtype=np.int64)
-    phase = verdict(growing, {0: cut_once, 1: cycling})
-    assert phase.limit is Limit.CYCLE_UNSEEN and phase.flow == 0
-    assert phase.reason == ("flow 0 met congestion signals in one half of the window only (0, 1): its "
-                            "congestion cycle is longer than the window, which sees a phase of it")
-    assert verdict(growing, {0: cycling, 1: cycling}).steady  # a cut in each half: the cycle is seen
-    quiet = np.zeros(11, dtype=np.int64)
-    assert verdict(held, {0: quiet, 1: quiet}).steady  # no signal, but nothing moved: held by the receiver
+    ramp_then_cuts = {**held, 0: np.array([80, 81, 82, 83, 84, 85, 86, 87, 85, 83, 81], dtype=np.int64) * 1448}
+    phase = verdict(ramp_then_cuts, {0: np.array([0] * 8 + [1, 2, 3], dtype=np.int64), 1: quiet})
+    assert phase.limit is Limit.CYCLE_UNSEEN and phase.reason.startswith("flow 0's history holds 0 whole")
     assert verdict(growing, {1: quiet}).steady  # flow 0 cannot tell its signals: left out
 
 

@@ -55,7 +55,7 @@ class PacketLevel(Label):
     UNFAIR_SHARES = "unfair shares"
     AGGREGATE_UNSTEADY = "aggregate rate unsteady"
     QUEUES_FILLING_OR_DRAINING = "queues filling or draining"
-    CYCLES_UNSEEN = "congestion cycles longer than the window"
+    CYCLES_UNSEEN = "congestion cycles not yet repeating"
     FLOW_CONNECTING = "a flow connecting on its links"
     RATES_RECOVERING = "rates recovering"
     RATES_SHIFTING = "rates shifting"

@@ -203,7 +203,8 @@ def test_a_flow_whose_window_is_not_yet_held_by_congestion_signals_is_not_steady
     quiet = np.zeros(11, dtype=np.int64)
 
     def verdict(windows, signals, sent=delivered):
-        return judge(delivered, 1e-3, 10, 0.05, 0.15, paths, capacity, sent=sent, windows=windows, signals=signals)
+        return judge(delivered, 1e-3, 10, 0.05, 0.15, paths, capacity, sent=sent, windows=windows, signals=signals,
+                     cycles=2)
 
     assert verdict({**held, 0: sawtooth}, {0: cut_at_each_fall, 1: quiet}).steady  # two cycles; flow 1 held
     once = np.array([0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1], dtype=np.int64)  # the third cut only: one cycle
@@ -223,6 +224,8 @@ def test_a_flow_whose_window_is_not_yet_held_by_congestion_signals_is_not_steady
                              "over the window (> 6000 B): nothing holds its window yet, and its queue grows")
     assert verdict(growing, {0: quiet, 1: quiet}).steady  # held by its receiver: no more in flight
     assert verdict(growing, {1: quiet}, sent=filling).steady  # flow 0 cannot tell its signals: left out
+    assert judge(delivered, 1e-3, 10, 0.05, 0.15, paths, capacity, sent=filling, windows=growing,
+                 signals={0: quiet, 1: quiet}, cycles=0).steady  # --congestion-cycles 0: rates alone
 
 
 def test_a_flow_settling_slowly_within_the_fairness_bound_is_held_to_the_budget():

@@ -899,6 +899,7 @@ class Controller:
             windows={f: np.array(self.tracker.GetWindowSamples(f), dtype=np.int64, copy=True) for f in windowed},
             signals={f: np.array(self.tracker.GetNotificationSamples(f), dtype=np.int64, copy=True)
                      for f in windowed},
+            cycles=self.config.congestion_cycles,
         )
 
     def _samples(self, flow: int) -> np.ndarray:

@@ -54,7 +54,8 @@ class Limit(Label):
     UNFAIR = "unfair share"
     #: A paced flow sends more or less than it delivers: its queue fills or drains.
     FILLING_OR_DRAINING = "queue filling or draining"
-    #: A window-based flow's history holds too few whole congestion cycles: it may be a transient's.
+    #: A window-based flow's window is not yet held by congestion signals: too few whole cycles since
+    #: its last change, or none met while it puts more in flight. Its samples may be a transient's.
     CYCLE_UNSEEN = "congestion cycles not yet repeating"
     #: A paced flow below its share without a congestion notification: it is recovering.
     RECOVERING = "recovering"
@@ -315,12 +316,6 @@ def _in_flight_growth(moved: Mapping[int, tuple[float, float]]) -> tuple[int, fl
     return worst, growth[worst]
 
 
-#: Whole congestion cycles a window-based flow's history must hold before its state is taken as
-#: stationary: one may be a transient's (the cuts that end slow start, the first marks after a
-#: ramp, while DCTCP's estimate of the marks still moves); a second one shows the cycle again.
-CYCLES_SEEN = 2
-
-
 def _whole_cycles(signals: np.ndarray, windows: np.ndarray) -> int:
     """Whole congestion cycles in a flow's samples: a signal, its congestion window rising, a signal again.
 
@@ -351,7 +346,8 @@ UNCHECKED_GROWTH_BYTES = 6000
 
 
 def _cycle_unseen(
-    windows: Mapping[int, np.ndarray], signals: Mapping[int, np.ndarray], in_flight_moved: Mapping[int, float]
+    windows: Mapping[int, np.ndarray], signals: Mapping[int, np.ndarray], in_flight_moved: Mapping[int, float],
+    cycles_needed: int,
 ) -> tuple[int, str] | None:
     """A flow whose congestion state is not shown stationary, and the trace's words for it (None: none).
 
@@ -359,7 +355,8 @@ def _cycle_unseen(
     signals (an ECN echo, a loss): cut at a signal, it grows until the next,
     a cycle, and DCTCP's estimate of the marks moves with it. A flow that met
     signals since the partition's last change is taken as stationary once
-    that history holds ``CYCLES_SEEN`` whole cycles; one that met none, once
+    that history holds ``cycles_needed`` whole cycles (AcceleratorConfig.
+    congestion_cycles); one that met none, once
     it puts no more in flight (``UNCHECKED_GROWTH_BYTES`` over the window):
     held by its receiver's window or its application. Before, its samples
     show a phase of a cycle or of a transient, which a skip freezes for its
@@ -386,9 +383,9 @@ def _cycle_unseen(
                            f"yet, and its queue grows")
             continue
         cycles = _whole_cycles(signals[f], windows[f])
-        if cycles < CYCLES_SEEN:
+        if cycles < cycles_needed:
             return f, (f"flow {f}'s history holds {cycles} whole congestion cycle(s) (a signal, its window "
-                       f"rising, a signal again) since its last change, not {CYCLES_SEEN}: it may still be a "
+                       f"rising, a signal again) since its last change, not {cycles_needed}: it may still be a "
                        f"transient's")
     return None
 
@@ -409,6 +406,7 @@ def judge(
     sent: Mapping[int, np.ndarray] | None = None,
     windows: Mapping[int, np.ndarray] | None = None,
     signals: Mapping[int, np.ndarray] | None = None,
+    cycles: int = 0,
 ) -> Verdict:
     """Judge the last ``window`` sampling periods of a partition.
 
@@ -427,9 +425,9 @@ def judge(
     ``windows`` holds each window-based sender's congestion window and
     ``signals`` the congestion signals it had reacted to, at the same
     instants, over the same history as ``samples`` (flows without a window are
-    missing): a flow that met signals since its last change must have cycled
-    ``CYCLES_SEEN`` times since, one that met none must put no more in flight
-    (``_cycle_unseen``).
+    missing): with ``cycles`` > 0, a flow that met signals since its last
+    change must have cycled that many times since, and one that met none must
+    put no more in flight (``_cycle_unseen``).
     ``sizes`` maps flows to their bytes (0 or missing: unknown, never owed
     anything on credit); ``budget`` is the share of its size a flow beyond
     ``fairness`` may still owe its convergence when it is credited its share.
@@ -447,7 +445,8 @@ def judge(
                        f"flow {f}'s bytes in flight {'grew' if growth > 0 else 'shrank'} by {abs(growth):.1%} "
                        f"of what it delivered over the window (>= {noise:.0%}): its queue is "
                        f"{'filling' if growth > 0 else 'draining'}", f, spread=spread, measured=measured)
-    unseen = _cycle_unseen(windows or {}, signals or {}, {f: m for f, (m, _) in moved.items()})
+    unseen = (_cycle_unseen(windows or {}, signals or {}, {f: m for f, (m, _) in moved.items()}, cycles)
+              if cycles else None)
     if unseen is not None:
         return Verdict(Limit.CYCLE_UNSEEN, unseen[1], unseen[0], spread=spread, measured=measured)
 

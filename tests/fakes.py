@@ -205,6 +205,10 @@ class FakeFlow:
     #: instants (empty: paced at 10 Gb/s, never notified)
     pacing: list[float] = field(default_factory=list)
     notifications: list[int] = field(default_factory=list)
+    #: a window-based flow's congestion window at the same instants (empty: one that never moves)
+    windows: list[int] = field(default_factory=list)
+    #: started and sending no data yet (FlowTracker::IsConnecting): a handshake on its links
+    connecting: bool = False
     credited: int = 0
     sampled: bool = True
     shifted_ns: int = 0
@@ -261,6 +265,11 @@ class FakeTracker:
     def GetReversePath(self, f: int) -> tuple[int, ...]:
         return self.flows[f].reverse_path
 
+    def GetPlannedRoute(self, f: int) -> list[int]:
+        """The data path's hop count, its links, then the ACK path's links (as FlowTracker lays them out)."""
+        flow = self.flows[f]
+        return [len(flow.path), *flow.path, *flow.reverse_path]
+
     def GetCongestionOps(self, f: int) -> str:
         return self.flows[f].congestion_control
 
@@ -310,6 +319,9 @@ class FakeTracker:
     def GetState(self, f: int) -> int:
         return self.flows[f].state
 
+    def IsConnecting(self, f: int) -> bool:
+        return self.flows[f].connecting
+
     def Discover(self) -> None:
         pass
 
@@ -356,6 +368,10 @@ class FakeTracker:
     def GetNotificationSamples(self, f: int) -> list[int]:
         flow = self.flows[f]
         return list(flow.notifications or [0] * len(flow.samples))
+
+    def GetWindowSamples(self, f: int) -> list[int]:
+        flow = self.flows[f]
+        return list(flow.windows or [0] * len(flow.samples))
 
     def TakeProgressedFlows(self) -> list[int]:
         """Flows whose last two delivered-bytes samples differ (a test sets whole sample lists at once)."""

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from wormhole_ns3.accel.controller import ACTIVE, Controller, PacketLevel
+from wormhole_ns3.accel.controller import ACTIVE, PENDING, Controller, PacketLevel
 from wormhole_ns3.accel.draws import DrawCase, Fidelity, RandomSource
 from wormhole_ns3.accel.fastforward import SkipEnd
 from wormhole_ns3.accel.steady import Limit
@@ -318,6 +318,36 @@ def test_a_flow_whose_bytes_in_flight_grow_is_not_skipped_though_it_delivers_ste
     assert st.last_verdict.limit is Limit.FILLING_OR_DRAINING and st.last_verdict.flow == 0
     assert controller.skips == []
     assert controller.packet_level_time == {PacketLevel.QUEUES_FILLING_OR_DRAINING: pytest.approx(PERIOD_NS * 1e-9)}
+
+
+def test_a_flow_connecting_on_a_steady_partitions_links_holds_its_skip_off_until_it_sends():
+    """seed1-0036: a flow started 0.6 ms before a skip, its SYN queued among the partition's packets.
+
+    Moved with them, the handshake completed only when the 247 ms skip ended, and the flow's 560 KB
+    took 256 ms instead of 12.5 ms. A connecting flow on other links holds nothing back.
+    """
+    for on_its_links in (True, False):
+        controller, tracker, ns3 = run_with([(10**8, "ns3::TcpDctcp")] * 2)
+        deliver(tracker, {0: 0.49 * BOTTLENECK, 1: 0.49 * BOTTLENECK})
+        ns3.now_ns = 5 * PERIOD_NS
+        if on_its_links:
+            path, reverse = tracker.flows[0].path, tracker.flows[0].reverse_path
+        else:
+            path, reverse = (link_id(7, 1),), (link_id(8, 1),)
+            tracker.link_rates_bps.update({path[0]: 1e9, reverse[0]: 1e9})
+        newcomer = tracker.add_flow(FakeFlow(src_node=7, dst_node=60, size=10**6, path=path, reverse_path=reverse,
+                                             state=PENDING, start_ns=6 * PERIOD_NS))
+        tracker.after_unattributed()  # the event that created it: its start is known
+        tracker.flows[newcomer].connecting = True  # it started at 6 ms, and has sent no data yet
+        sample_at(controller, ns3, 11 * PERIOD_NS)
+        st = next(st for st in controller.partitions.values() if 0 in st.partition.flows)
+        assert st.last_verdict.steady
+        if on_its_links:
+            assert controller.skips == []
+            assert controller.packet_level_time == {PacketLevel.FLOW_CONNECTING: pytest.approx(PERIOD_NS * 1e-9)}
+        else:
+            (skip,) = controller.skips
+            assert skip.flow_ids == (0, 1)
 
 
 def test_a_paced_flow_alone_at_line_rate_is_skipped_from_min_window_samples_with_no_settling():

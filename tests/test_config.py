@@ -39,7 +39,7 @@ def test_config_survives_the_trip_through_child_process_arguments():
 def test_every_setting_is_an_option_and_reaches_a_child_process():
     """No setting is left behind: each field, set away from its default, survives config_argv -> parser."""
     changed = AcceleratorConfig(theta=0.07, window=7, min_window=3, sample_period=1e-4, fairness=0.2,
-                                convergence_budget=0.01, idle_share=0.01,
+                                convergence_budget=0.01, congestion_cycles=1, idle_share=0.01,
                                 settle_rtts=12.0, tail_rtts=9.0, min_skip_samples=2.5, max_skip=0.25, enabled=False,
                                 skip_cubic=True,
                                 profile=True, queues=True, rtt=True, verify=0.1, verify_bound=0.05,

@@ -187,6 +187,47 @@ def test_a_tcp_flow_that_sends_more_than_it_delivers_is_filling_a_queue():
     assert judge(delivered, 1e-3, 10, 0.05, 0.15, paths, capacity, sent=unknown).steady
 
 
+def test_a_flow_whose_window_is_not_yet_held_by_congestion_signals_is_not_steady():
+    """Delivery steady, shares fair: a flow's signals, window and bytes in flight say whether it cycles.
+
+    Flow 0 is cut at every signal with no rise in between (the cuts that end slow start, the first
+    marks after a ramp), has cycled once only, or met no signal and puts more in flight each sample
+    (seed1-0057's lone DCTCP flow, 500 RTTs with no mark). Held by its receiver's window instead, it
+    puts no more in flight, whatever its congestion window does.
+    """
+    paths, capacity = _two_flows_on_one_link()
+    delivered = {0: _counters([6e8] * 10), 1: _counters([6e8] * 10)}
+    held = {f: np.full(11, 64_000, dtype=np.int64) for f in (0, 1)}
+    sawtooth = np.array([90, 80, 84, 88, 79, 83, 87, 78, 82, 86, 90], dtype=np.int64) * 1448
+    cut_at_each_fall = np.array([0, 1, 1, 1, 2, 2, 2, 3, 3, 3, 3], dtype=np.int64)
+    quiet = np.zeros(11, dtype=np.int64)
+
+    def verdict(windows, signals, sent=delivered):
+        return judge(delivered, 1e-3, 10, 0.05, 0.15, paths, capacity, sent=sent, windows=windows, signals=signals,
+                     cycles=2)
+
+    assert verdict({**held, 0: sawtooth}, {0: cut_at_each_fall, 1: quiet}).steady  # two cycles; flow 1 held
+    once = np.array([0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1], dtype=np.int64)  # the third cut only: one cycle
+    single = verdict({**held, 0: sawtooth}, {0: cut_at_each_fall - once, 1: quiet})
+    assert single.limit is Limit.CYCLE_UNSEEN and single.flow == 0
+    assert single.reason == ("flow 0's history holds 1 whole congestion cycle(s) (a signal, its window rising, "
+                             "a signal again) since its last change, not 2: it may still be a transient's")
+    ramp_then_cuts = {**held, 0: np.array([80, 81, 82, 83, 84, 85, 86, 87, 85, 83, 81], dtype=np.int64) * 1448}
+    phase = verdict(ramp_then_cuts, {0: np.array([0] * 8 + [1, 2, 3], dtype=np.int64), 1: quiet})
+    assert phase.limit is Limit.CYCLE_UNSEEN and phase.reason.startswith("flow 0's history holds 0 whole")
+
+    growing = {**held, 0: 64_000 + 1448 * np.arange(11, dtype=np.int64)}
+    filling = {**delivered, 0: delivered[0] + 1448 * np.arange(11, dtype=np.int64)}  # a segment more a sample
+    unseen = verdict(growing, {0: quiet, 1: quiet}, sent=filling)
+    assert unseen.limit is Limit.CYCLE_UNSEEN and unseen.flow == 0
+    assert unseen.reason == ("flow 0 met no congestion signal since its last change and put 8688 B more in flight "
+                             "over the window (> 6000 B): nothing holds its window yet, and its queue grows")
+    assert verdict(growing, {0: quiet, 1: quiet}).steady  # held by its receiver: no more in flight
+    assert verdict(growing, {1: quiet}, sent=filling).steady  # flow 0 cannot tell its signals: left out
+    assert judge(delivered, 1e-3, 10, 0.05, 0.15, paths, capacity, sent=filling, windows=growing,
+                 signals={0: quiet, 1: quiet}, cycles=0).steady  # --congestion-cycles 0: rates alone
+
+
 def test_a_flow_settling_slowly_within_the_fairness_bound_is_held_to_the_budget():
     """A 100 MB flow 10% above its share after 40 ms of settling owes more than the window shows."""
     paths, capacity = _two_flows_on_one_link()

@@ -61,6 +61,8 @@ class PacketLevel(Label):
     UNFAIR_SHARES = "unfair shares"
     AGGREGATE_UNSTEADY = "aggregate rate unsteady"
     QUEUES_FILLING_OR_DRAINING = "queues filling or draining"
+    CYCLES_UNSEEN = "congestion cycles not yet repeating"
+    FLOW_CONNECTING = "a flow connecting on its links"
     RATES_RECOVERING = "rates recovering"
     RATES_SHIFTING = "rates shifting"
     NO_PROGRESS = "no progress in window"
@@ -75,6 +77,7 @@ PACKET_LEVEL_BY_LIMIT = {
     Limit.UNFAIR: PacketLevel.UNFAIR_SHARES,
     Limit.SPREAD: PacketLevel.AGGREGATE_UNSTEADY,
     Limit.FILLING_OR_DRAINING: PacketLevel.QUEUES_FILLING_OR_DRAINING,
+    Limit.CYCLE_UNSEEN: PacketLevel.CYCLES_UNSEEN,
     Limit.RECOVERING: PacketLevel.RATES_RECOVERING,
     Limit.HALVES_DIFFER: PacketLevel.RATES_SHIFTING,
     Limit.NO_PROGRESS: PacketLevel.NO_PROGRESS,
@@ -398,8 +401,10 @@ class Controller:
             # starts go through the memo, which decides them at their start time
             self.memo.take_over(flow for _, flow in pending)
         if pending:
-            # kept sorted by insertion: rebuilt at every creation, it cost moe-8x7b-64g 1.4 s of 70
-            del self._arrivals[:bisect.bisect_left(self._arrivals, (self.now(), -1))]
+            # kept sorted by insertion: rebuilt at every creation, it cost moe-8x7b-64g 1.4 s of 70;
+            # a started flow stays listed while it connects (``_connecting_on``)
+            started = bisect.bisect_left(self._arrivals, (self.now(), -1))
+            self._arrivals[:started] = [a for a in self._arrivals[:started] if self._connecting(a[1])]
             for arrival in pending:
                 bisect.insort(self._arrivals, arrival)
         self._set_unattributed_watched(
@@ -446,6 +451,30 @@ class Controller:
             if not planned or planned & links:
                 return start
         return float("inf")
+
+    def _connecting(self, flow: int) -> bool:
+        """Whether a flow started and sends no data yet (FlowTracker::IsConnecting), its handshake on its links."""
+        return flow not in self.flows and bool(self.tracker.IsConnecting(flow))
+
+    def _connecting_on(self, links: frozenset[int], now: float) -> int | None:
+        """A flow connecting over these links, if one is: none of them may be skipped until it sends.
+
+        Its handshake's packets wait in the links' queues among the partition's
+        packets, whose events a skip moves with them: the connection would
+        complete only when the skip ends, while the partition is credited the
+        share of the links the newcomer takes in plain ns-3 from its first data
+        packet. It is no member of the partition (it has sent nothing to judge),
+        and no arrival to come (it started): it is the partition's next change,
+        already under way.
+        """
+        for start, flow in self._arrivals:
+            if start > now:
+                break
+            if self._connecting(flow):
+                planned = self._planned_links(flow)
+                if not planned or planned & links:
+                    return flow
+        return None
 
     def on_run_end(self) -> None:
         if self.verifying is not None:
@@ -819,6 +848,8 @@ class Controller:
         if exempt is None:
             st.rates = None  # an idle flow is on the move: judge a fresh window
             return
+        if self._connecting_on(part.links, now) is not None:
+            return  # it joins once it sends: the partition is judged afresh then
         plan = plan_skip(
             now,
             st.rates,
@@ -860,6 +891,8 @@ class Controller:
         if st.draws_at:
             return PacketLevel.DRAWING
         if st.rates is not None:
+            if self._connecting_on(st.partition.links, now) is not None:
+                return PacketLevel.FLOW_CONNECTING
             return PacketLevel.SKIP_TOO_SHORT
         verdict = st.last_verdict
         if verdict is None:
@@ -913,6 +946,7 @@ class Controller:
             f: (self.flows[f].app_rate if self.flows[f].kind == FlowKind.ONOFF_UDP else None)
             for f in part.flows
         }
+        windowed = [f for f in part.flows if self.flows[f].kind == FlowKind.BULK_TCP]
         return judge(
             samples,
             self.period,
@@ -929,6 +963,10 @@ class Controller:
             sent={f: self._sent_samples(f) for f in part.flows},
             time_grown=frozenset(f for f in part.flows
                                  if self.flows[f].congestion_control in WINDOW_GROWS_WITH_TIME),
+            windows={f: np.array(self.tracker.GetWindowSamples(f), dtype=np.int64, copy=True) for f in windowed},
+            signals={f: np.array(self.tracker.GetNotificationSamples(f), dtype=np.int64, copy=True)
+                     for f in windowed},
+            cycles=self.config.congestion_cycles,
         )
 
     def skip_blocker(self, flow: int) -> str | None:

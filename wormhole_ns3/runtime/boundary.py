@@ -212,9 +212,9 @@ def planned_congestion_control(fingerprint: str) -> str:
 
 #: FlowTracker methods the controller calls during a run (taking a flow as first argument).
 CONTROLLER_METHODS = (
-    "GetFlowRecord", "GetFlowOutcome", "GetState", "GetStartTime",
+    "GetFlowRecord", "GetFlowOutcome", "GetState", "GetStartTime", "IsConnecting",
     "GetDelivered", "GetSendable", "GetSamples", "ClearSamples", "IsQuiet",
-    "GetSentSamples", "GetSendingRateSamples", "GetNotificationSamples",
+    "GetSentSamples", "GetSendingRateSamples", "GetNotificationSamples", "GetWindowSamples",
     "GetPlannedRoute", "ShiftTimes", "Credit", "Uncredit", "SetSampled",
 )
 

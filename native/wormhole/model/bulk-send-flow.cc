@@ -158,6 +158,44 @@ BulkSendFlow::GiveBackToSender(uint64_t bytes)
     return bytes - left;
 }
 
+uint64_t
+BulkSendFlow::GetCongestionNotifications() const
+{
+    return m_congestionSignals;
+}
+
+uint64_t
+BulkSendFlow::GetCongestionWindow() const
+{
+    Ptr<TcpSocketBase> tcp = GetTcpSocket();
+    Ptr<TcpSocketState> tcb = tcp ? wormhole::TcpStateOf(tcp) : nullptr;
+    return tcb ? tcb->m_cWnd.Get() : 0;
+}
+
+void
+BulkSendFlow::NotifyStarted()
+{
+    ApplicationFlow::NotifyStarted();
+    Ptr<TcpSocketBase> tcp = GetTcpSocket();
+    if (tcp && !m_congestionTraced)
+    {
+        m_congestionTraced = true;
+        tcp->TraceConnectWithoutContext("CongState",
+                                        MakeCallback(&BulkSendFlow::OnCongestionState, this));
+    }
+}
+
+void
+BulkSendFlow::OnCongestionState(TcpSocketState::TcpCongState_t from,
+                                TcpSocketState::TcpCongState_t to)
+{
+    if (to != from && (to == TcpSocketState::CA_CWR || to == TcpSocketState::CA_RECOVERY ||
+                       to == TcpSocketState::CA_LOSS))
+    {
+        ++m_congestionSignals;
+    }
+}
+
 bool
 BulkSendFlow::IsQuiet() const
 {

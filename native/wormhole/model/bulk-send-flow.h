@@ -9,6 +9,8 @@
 #include "application-flow.h"
 #include "tcp-flow-state.h"
 
+#include "ns3/tcp-socket-state.h"
+
 namespace ns3
 {
 
@@ -43,6 +45,16 @@ class BulkSendFlow : public ApplicationFlow
      */
     uint64_t GetSent() const override;
     bool IsQuiet() const override;
+    /**
+     * Over TCP, the times its sender entered CWR (an ECN echo), Recovery (a
+     * fast retransmit) or Loss (a timeout) since it started: each a signal
+     * that the network holds its window. 0 over UDP.
+     */
+    uint64_t GetCongestionNotifications() const override;
+    /** Over TCP, the sender's congestion window (0 before it connects, and over UDP). */
+    uint64_t GetCongestionWindow() const override;
+    /** The socket exists: learn its port, and count its congestion signals from now on. */
+    void NotifyStarted() override;
     bool CanBeHeld() const override;
     void StartHeld() override;
     bool IsHeld() const override;
@@ -75,8 +87,12 @@ class BulkSendFlow : public ApplicationFlow
 
   private:
     Ptr<BulkSendApplication> Bulk() const;
+    /** The TCP sender's congestion state changed (its CongState trace). */
+    void OnCongestionState(TcpSocketState::TcpCongState_t from, TcpSocketState::TcpCongState_t to);
 
     uint32_t m_heldBufferSize{0}; //!< send buffer size of a held flow's socket, 0 if not held
+    bool m_congestionTraced{false}; //!< whether OnCongestionState follows its socket
+    uint64_t m_congestionSignals{0}; //!< window reductions so far (GetCongestionNotifications)
 };
 
 } // namespace ns3

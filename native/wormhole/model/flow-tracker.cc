@@ -1101,6 +1101,14 @@ FlowTracker::GetState(uint32_t flow) const
     return m_flows.at(flow).state;
 }
 
+bool
+FlowTracker::IsConnecting(uint32_t flow) const
+{
+    const Flow& f = m_flows.at(flow);
+    return f.state == PENDING && !f.flow->IsHeld() && f.flow->GetStartTime() <= Simulator::Now() &&
+           !f.flow->GetStartEvent().IsPending();
+}
+
 uint64_t
 FlowTracker::GetDelivered(uint32_t flow) const
 {
@@ -1165,6 +1173,7 @@ FlowTracker::SetSampled(uint32_t flow, bool sampled)
         f.sentSamples.clear();
         f.rateSamples.clear();
         f.notificationSamples.clear();
+        f.windowSamples.clear();
     }
     ScheduleSample();
 }
@@ -1179,6 +1188,7 @@ FlowTracker::ClearSamples(const std::vector<uint32_t>& flows)
         f.sentSamples.clear();
         f.rateSamples.clear();
         f.notificationSamples.clear();
+        f.windowSamples.clear();
         MarkMonitors(f);
     }
 }
@@ -1205,6 +1215,12 @@ std::vector<uint64_t>
 FlowTracker::GetNotificationSamples(uint32_t flow) const
 {
     return AsVector(m_flows.at(flow).notificationSamples);
+}
+
+std::vector<uint64_t>
+FlowTracker::GetWindowSamples(uint32_t flow) const
+{
+    return AsVector(m_flows.at(flow).windowSamples);
 }
 
 std::vector<uint32_t>
@@ -1257,12 +1273,14 @@ FlowTracker::Sample()
             f.sentSamples.push_back(f.flow->GetSent());
             f.rateSamples.push_back(f.flow->GetSendingRate());
             f.notificationSamples.push_back(f.flow->GetCongestionNotifications());
+            f.windowSamples.push_back(f.flow->GetCongestionWindow());
             while (f.samples.size() > m_sampleDepth)
             {
                 f.samples.pop_front();
                 f.sentSamples.pop_front();
                 f.rateSamples.pop_front();
                 f.notificationSamples.pop_front();
+                f.windowSamples.pop_front();
             }
             if (f.snapshotting)
             {

@@ -234,6 +234,12 @@ class FlowTracker : public Object
 
     // How far it is
     int GetState(uint32_t flow) const;
+    /**
+     * @return true if the flow's application has started but it has sent no
+     * data yet, and no memo replay holds it: a TCP handshake whose packets are
+     * on its links, queued among other flows' packets, before it is active.
+     */
+    bool IsConnecting(uint32_t flow) const;
     /** @return bytes the receiver has, received or credited (what GetTotalRx() says). */
     uint64_t GetDelivered(uint32_t flow) const;
     /**
@@ -285,10 +291,16 @@ class FlowTracker : public Object
      */
     std::vector<double> GetSendingRateSamples(uint32_t flow) const;
     /**
-     * @return the congestion notifications (CNPs) its sender had received, at
-     * the same instants as GetSamples.
+     * @return the congestion signals its sender had reacted to (CNPs, TCP's
+     * window reductions: TrackedFlow::GetCongestionNotifications), at the
+     * same instants as GetSamples.
      */
     std::vector<uint64_t> GetNotificationSamples(uint32_t flow) const;
+    /**
+     * @return the flow's congestion window (TCP's cwnd, 0 for a flow without
+     * one), at the same instants as GetSamples.
+     */
+    std::vector<uint64_t> GetWindowSamples(uint32_t flow) const;
     /**
      * @return the flows whose delivered bytes moved between two samples since
      * the last call (each once), and forget them: a partition none of whose
@@ -464,6 +476,7 @@ class FlowTracker : public Object
         std::deque<uint64_t> sentSamples;
         std::deque<double> rateSamples;
         std::deque<uint64_t> notificationSamples;
+        std::deque<uint64_t> windowSamples;
         bool snapshotting{false};
         bool progressed{false}; //!< listed in m_progressed
         std::deque<FlowSnapshot> snapshots;

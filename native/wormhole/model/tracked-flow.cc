@@ -169,6 +169,12 @@ TrackedFlow::GetCongestionNotifications() const
     return 0;
 }
 
+uint64_t
+TrackedFlow::GetCongestionWindow() const
+{
+    return 0;
+}
+
 bool
 TrackedFlow::IsQuiet() const
 {

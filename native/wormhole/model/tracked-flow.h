@@ -139,10 +139,17 @@ class TrackedFlow : public Object
      */
     virtual double GetSendingRate() const;
     /**
-     * @return the congestion notifications its sender has received so far
-     * (DCQCN's CNPs): what keeps a paced flow's rate down; 0 if it gets none.
+     * @return the congestion signals its sender has reacted to so far: DCQCN's
+     * CNPs, TCP's window reductions (an ECN echo, a fast retransmit, a
+     * timeout). What holds a flow's rate or window down; 0 if it gets none
+     * (or cannot tell).
      */
     virtual uint64_t GetCongestionNotifications() const;
+    /**
+     * @return the bytes its congestion control lets it have in flight now
+     * (TCP's congestion window); 0 for a flow without a window (paced, UDP).
+     */
+    virtual uint64_t GetCongestionWindow() const;
     /**
      * @return true if none of the flow's packets is in the network, so it
      * waits on its own hosts' timers only (false if that cannot be told).

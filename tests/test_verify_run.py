@@ -1,9 +1,9 @@
 """``--verify``, the error guard, on a real ns-3 run: a forked child re-simulates skips packet by packet.
 
-The dumbbell's 2 flows (10 and 20 MB) give one skip with default settings;
+The dumbbell's 2 flows (40 and 80 MB) give one skip with default settings;
 checking it (``--verify 1``) must leave the run's own results exactly as they
 are without the guard. A deliberately loose setting (any spread is steady, any
-share fair, no convergence owed, no settling) skips while the second flow,
+share fair, no convergence owed, no congestion cycle, no settling) skips 10 and 20 MB flows while the second,
 started 1 ms after the first, still takes its share: the child's packets
 disagree with the credit, and the guard stops skipping. (With the flows 4 ms
 apart the first ends before the second's bytes in flight stop growing.)
@@ -17,8 +17,10 @@ import pytest
 
 from conftest import DUMBBELL, load_json
 
-ARGS = ("--flows", "2", "--min-mb", "10", "--max-mb", "20")
-LOOSE = ("--theta", "0.99", "--fairness", "10", "--convergence-budget", "0", "--settle-rtts", "0", "--window", "2")
+ARGS = ("--flows", "2", "--min-mb", "40", "--max-mb", "80")
+LOOSE_ARGS = ("--flows", "2", "--min-mb", "10", "--max-mb", "20", "--stagger-ms", "1")
+LOOSE = ("--theta", "0.99", "--fairness", "10", "--convergence-budget", "0", "--congestion-cycles", "0",
+         "--settle-rtts", "0", "--window", "2")
 
 
 def _run(wormhole, tmp_path, name, *options, args=ARGS):
@@ -46,7 +48,7 @@ def test_a_checked_skip_is_measured_by_the_child_and_leaves_the_run_as_it_was(wo
 @pytest.mark.slow
 def test_a_loose_skip_trips_the_guard_which_stops_skipping(wormhole, tmp_path):
     # the second flow 1 ms after the first: the loose setting skips both while it takes its share
-    done, loose = _run(wormhole, tmp_path, "loose", "--verify", "1", *LOOSE, args=(*ARGS, "--stagger-ms", "1"))
+    done, loose = _run(wormhole, tmp_path, "loose", "--verify", "1", *LOOSE, args=LOOSE_ARGS)
     stopped = loose["verify"]["skip"]["stopped"]
     assert stopped is not None and loose["verify"]["skip"]["error_max"] > 0.05
     assert [line for line in done.stderr_lines if "verify" in line] == [f"wormhole-ns3: verify: {stopped}"]

@@ -67,10 +67,8 @@ class AcceleratorConfig:
     #: A TCP flow that met congestion signals since its partition's last change must show this
     #: many whole congestion cycles since (a signal, its window rising, a signal again) before its
     #: window is taken as held; one that met none must put no more in flight. One cycle may still
-    #: be a transient's: two DCTCP flows skipped after the cuts that end slow start kept their
-    #: estimate of the marks at 0.79 (plain ns-3: 0.1 within 13 ms), and a flow joining them ended
-    #: 60% off, 0.7% after two (experiments/scenarios/cases/newcomer_on_a_dctcp_pair.json). 0: judged
-    #: on rates and bytes in flight alone, as before.
+    #: be a transient's, the cuts that end slow start (doc/changelog.md). 0: judged on rates and
+    #: bytes in flight alone.
     congestion_cycles: int = _setting(
         2, "whole congestion cycles a TCP flow that met congestion signals must show since its last change "
         "before it is skipped (default %(default)s; 0: rates and bytes in flight alone)")

@@ -371,20 +371,11 @@ def _cycle_unseen(
     (``AcceleratorConfig.congestion_cycles``); one that met none, once it
     puts no more in flight (``UNCHECKED_GROWTH_BYTES`` over the window):
     held by its receiver's window or its application. Before, its samples
-    show a phase of a cycle or of a transient, which a skip freezes for its
-    whole length and which the window's rates do not tell: the cuts that end
-    slow start (two DCTCP flows sharing a 10 Gb/s port, skipped 24 RTTs after
-    they started, kept their estimate of the marks at 0.79, where plain ns-3
-    had it at 0.1 within 13 ms; a 500 KB flow joining them 17 ms later ended
-    60% off, 0.7% once they were skipped after two cycles:
-    ``experiments/scenarios/cases/newcomer_on_a_dctcp_pair.json``); after
-    them, a window growing a segment per round trip with no mark, its queue
-    with it (a DCTCP flow
-    alone at a 2.5 Gb/s bottleneck grew its window from 78 to 190 segments
-    over 72 ms, and a skip there left its queue empty for the flow that came
-    next; a host FIFO of 100 packets overflowed inside the skipped span of
-    another, which plain ns-3 then ended a second later). Flows without a
-    window (missing from ``windows`` or ``signals``) are left out.
+    show a phase of a cycle or of a transient (the cuts that end slow start; a
+    window growing toward a mark or an overflow), which a skip freezes for its
+    whole length and which the window's rates do not tell (doc/changelog.md,
+    "Congestion cycles before a TCP skip"). Flows without a window (missing
+    from ``windows`` or ``signals``) are left out.
     """
     for f in sorted(windows):
         if f not in signals:

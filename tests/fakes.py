@@ -13,8 +13,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from types import SimpleNamespace
 
-from wormhole_ns3.accel.draws import Draws, RandomSource
-from wormhole_ns3.accel.links import link_id, link_node
+from wormhole_ns3.core.draws import Draws, RandomSource
+from wormhole_ns3.core.links import link_id, link_node
 from wormhole_ns3.memo.episodes import MemoDecision, Memoizer
 from wormhole_ns3.memo.record import TrajectoryPoint
 

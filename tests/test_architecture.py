@@ -63,7 +63,7 @@ def _imports_of(layer: str) -> set[str]:
 
 @pytest.mark.parametrize("layer, forbidden", [
     ("wormhole_ns3.models", ("wormhole_ns3.accel", "wormhole_ns3.memo", "wormhole_ns3.tools",
-                             "wormhole_ns3.runtime.harness")),
+                             "wormhole_ns3.run.harness")),
     ("wormhole_ns3.accel", ("wormhole_ns3.tools", "wormhole_ns3.models")),
     ("wormhole_ns3.memo", ("wormhole_ns3.tools", "wormhole_ns3.models")),
     ("wormhole_ns3.runtime.loader", ("wormhole_ns3.accel", "wormhole_ns3.memo", "wormhole_ns3.tools")),

@@ -20,21 +20,22 @@ from typing import Any
 
 import numpy as np
 
-from wormhole_ns3.accel.draws import DrawCase, Fidelity, RandomSource, port_loads
 from wormhole_ns3.accel.fastforward import FlowProgress, SkipEnd, SkipPlan, plan_skip
-from wormhole_ns3.accel.flows import (
+from wormhole_ns3.accel.partition import FlowGroups, Partition
+from wormhole_ns3.accel.steady import Limit, Verdict, contends, judge, judge_paced
+from wormhole_ns3.accel.verify import Fork, Guard, replay_error, skip_error
+from wormhole_ns3.config import AcceleratorConfig
+from wormhole_ns3.core.draws import DrawCase, Fidelity, RandomSource, port_loads
+from wormhole_ns3.core.flows import (
     WINDOW_GROWS_WITH_TIME,
     FlowInfo,
     FlowKind,
     FlowResult,
     pausable_congestion_control,
 )
-from wormhole_ns3.accel.partition import FlowGroups, Partition
-from wormhole_ns3.accel.steady import Limit, Verdict, contends, judge, judge_paced
-from wormhole_ns3.accel.trace import SkipRecord, TraceKind
-from wormhole_ns3.accel.verify import MEMO_KINDS, Fork, Guard, GuardKind, replay_error, skip_error
-from wormhole_ns3.accel.vocabulary import Label
-from wormhole_ns3.config import AcceleratorConfig
+from wormhole_ns3.core.shortcuts import MEMO_KINDS, GuardKind
+from wormhole_ns3.core.trace import SkipRecord, TraceKind
+from wormhole_ns3.core.vocabulary import Label
 from wormhole_ns3.memo.driver import MemoDriver
 from wormhole_ns3.memo.store import MemoStore
 from wormhole_ns3.runtime.boundary import Boundary, planned_route, read_flow, read_outcome

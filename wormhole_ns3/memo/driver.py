@@ -17,9 +17,9 @@ import itertools
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any, Protocol
 
-from wormhole_ns3.accel.draws import Draws, Fidelity, RandomSource
-from wormhole_ns3.accel.flows import ACK_CLOCKED_CONGESTION_CONTROL, FlowKind, is_paced
-from wormhole_ns3.accel.verify import GuardKind
+from wormhole_ns3.core.draws import Draws, Fidelity, RandomSource
+from wormhole_ns3.core.flows import ACK_CLOCKED_CONGESTION_CONTROL, FlowKind, is_paced
+from wormhole_ns3.core.shortcuts import GuardKind
 from wormhole_ns3.memo.episodes import GROUPED_PACED_KINDS, MemoEvent, Memoizer, MemoStats
 from wormhole_ns3.memo.record import STATE_FIELDS, TrajectoryPoint
 from wormhole_ns3.memo.store import MemoStore

@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from wormhole_ns3.accel.flows import FlowInfo, FlowResult
+from wormhole_ns3.core.flows import FlowInfo, FlowResult
 from wormhole_ns3.runtime.profile import RunProfile, Section
 
 

@@ -24,15 +24,15 @@ from pathlib import Path
 
 from wormhole_ns3 import __version__
 from wormhole_ns3.accel.controller import Controller
-from wormhole_ns3.accel.trace import write_trace
 from wormhole_ns3.accel.verify import Guard
 from wormhole_ns3.config import AcceleratorConfig
+from wormhole_ns3.core.trace import write_trace
 from wormhole_ns3.memo.store import MemoStore
+from wormhole_ns3.run.session import Session, SimulationReport, watch_runs
 from wormhole_ns3.runtime import implementation, loader, native, trampoline
 from wormhole_ns3.runtime.boundary import Boundary
 from wormhole_ns3.runtime.profile import RunProfile
 from wormhole_ns3.runtime.queues import as_results
-from wormhole_ns3.runtime.session import Session, SimulationReport, watch_runs
 
 #: When this module was first imported: the fallback start of the process where /proc is missing.
 _IMPORTED_AT = time.time()

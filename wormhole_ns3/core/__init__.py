@@ -1,0 +1,5 @@
+"""The shared vocabulary every layer speaks: flows, links, trace rows, random draws, kinds of shortcut.
+
+Nothing here decides anything or touches ns-3: ``runtime``, ``memo``, ``accel``
+and ``tools`` all import it, and it imports none of them.
+"""

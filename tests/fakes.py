@@ -5,17 +5,22 @@ the run observer), ``FakeImpl`` for WormholeSimulatorImpl, ``FakeTracker`` for
 the FlowTracker (the flow records ``runtime.boundary`` reads and the few
 actions a skip takes), ``FakeBoundary`` for the cppyy boundary, and
 ``FakeMemoHost`` for what the Memoizer asks of a run (``episodes.MemoHost``).
-They record what they are told, so a test asserts the decisions.
+They record what they are told, so a test asserts the decisions. Each declares
+the port it stands for (``core/ports.py``'s Protocols, ``episodes.MemoHost``) and
+is ``@final``: mypy (pyproject.toml checks this file) fails on a fake that lacks a
+method of its port or takes other arguments than the port does.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from types import SimpleNamespace
+from typing import final
 
-from wormhole_ns3.accel.draws import Draws, RandomSource
-from wormhole_ns3.accel.links import link_id, link_node
-from wormhole_ns3.memo.episodes import MemoDecision, Memoizer
+from wormhole_ns3.core.draws import Draws, RandomSource
+from wormhole_ns3.core.links import link_id, link_node
+from wormhole_ns3.core.ports import BoundaryPort, SimulatorPort, Time, TrackerPort
+from wormhole_ns3.memo.episodes import MemoDecision, MemoHost, Memoizer
 from wormhole_ns3.memo.record import TrajectoryPoint
 
 NEVER_NS = 10**15
@@ -71,7 +76,8 @@ class _Identity:
         return lambda x: x
 
 
-class FakeImpl:
+@final
+class FakeImpl(SimulatorPort):
     UNATTRIBUTED = 0
     WORKLOAD = 2**32 - 2
 
@@ -90,24 +96,31 @@ class FakeImpl:
     def NextEventTimeOn(self, nodes) -> FakeTime:
         return FakeTime(NEVER_NS)
 
-    def MoveClassExcept(self, tag_class: int, dt: FakeTime, exempt) -> int:
-        self.moved.append((tag_class, dt.ns, list(exempt)))
+    def MoveClassExcept(self, tag_class: int, dt: Time, exempt) -> int:
+        self.moved.append((tag_class, dt.GetTimeStep(), list(exempt)))
         return 7
 
-    def MoveClass(self, tag_class: int, dt: FakeTime) -> int:
-        self.moved.append((tag_class, dt.ns, []))
+    def MoveClass(self, tag_class: int, dt: Time) -> int:
+        self.moved.append((tag_class, dt.GetTimeStep(), []))
         return 7
 
-    def ScheduleSystemCallback(self, delay: FakeTime, callback) -> tuple[int, object]:
-        event = (delay.ns, callback)
+    def ScheduleSystemCallback(self, delay: Time, callback) -> tuple[int, object]:
+        event = (delay.GetTimeStep(), callback)
         self.scheduled.append(event)
         return event
 
-    def ScheduleHousekeepingCallback(self, delay: FakeTime, callback) -> tuple[int, object]:
+    def ScheduleHousekeepingCallback(self, delay: Time, callback) -> tuple[int, object]:
         return self.ScheduleSystemCallback(delay, callback)
 
     def WatchdogFired(self) -> bool:
         return False
+
+    def GetWatchdogSince(self) -> FakeTime:
+        return FakeTime(0)
+
+    def GetEventTimeline(self) -> SimpleNamespace:
+        """No instant marked: the timeline is the run's end alone."""
+        return SimpleNamespace(GetTimes=list, GetCounts=list)
 
     def SetTagClass(self, tag: int, tag_class: int) -> None:
         self.classes[tag] = tag_class
@@ -147,7 +160,8 @@ class FakeNs3:
         return FakeTime(ns)
 
 
-class FakeBoundary:
+@final
+class FakeBoundary(BoundaryPort):
     """The cppyy boundary: a callback is the Python callable itself; vectors are tuples."""
 
     def __init__(self) -> None:
@@ -214,7 +228,8 @@ class FakeFlow:
     shifted_ns: int = 0
 
 
-class FakeTracker:
+@final
+class FakeTracker(TrackerPort):
     """The FlowTracker: flows with routes and delivered-bytes samples, links with rates and delays."""
 
     def __init__(self, link_rates_bps: dict[int, float], link_delay_ns: int = 10_000) -> None:
@@ -225,6 +240,7 @@ class FakeTracker:
         self.link_delay_ns = link_delay_ns
         self.sampling: tuple[int, int, object] | None = None
         self.unattributed_watched = True  # FlowTracker's default
+        self.flow_monitors: list[tuple[object, object]] = []  #: (monitor, classifier) of each FlowMonitor added
 
     def add_flow(self, flow: FakeFlow) -> int:
         flow.tag = 100 + len(self.flows)
@@ -334,11 +350,14 @@ class FakeTracker:
     def FollowRunTimeFlows(self) -> None:
         self.follows_run_time_flows = True
 
+    def AddFlowMonitor(self, monitor: object, classifier: object) -> None:
+        self.flow_monitors.append((monitor, classifier))
+
     def SetUnattributedEventsWatched(self, watched: bool) -> None:
         self.unattributed_watched = watched
 
-    def ConfigureSampling(self, period: FakeTime, window: int, callback) -> None:
-        self.sampling = (period.ns, window, callback)
+    def ConfigureSampling(self, period: Time, window: int, callback) -> None:
+        self.sampling = (period.GetTimeStep(), window, callback)
 
     def GetLinkRate(self, link: int) -> float:
         return self.link_rates_bps[link]
@@ -404,10 +423,10 @@ class FakeTracker:
         self.flows[f].credited -= nbytes
         return nbytes
 
-    def ShiftTimes(self, f: int, dt: FakeTime) -> None:
-        self.flows[f].shifted_ns += dt.ns
+    def ShiftTimes(self, f: int, dt: Time) -> None:
+        self.flows[f].shifted_ns += dt.GetTimeStep()
 
-    def ShiftMonitoredPackets(self, f: int, dt: FakeTime) -> None:
+    def ShiftMonitoredPackets(self, f: int, dt: Time) -> None:
         pass
 
 
@@ -421,7 +440,7 @@ def dumbbell(senders: int, bottleneck_bps: float = 1e9, access_bps: float = 10e9
     switch, receiver = 50, 60
     bottleneck = link_id(switch, 1)
     rates = {bottleneck: bottleneck_bps, link_id(receiver, 1): access_bps}
-    routes = []
+    routes: list[tuple[tuple[int, ...], tuple[int, ...]]] = []
     for host in range(1, senders + 1):
         up, down = link_id(host, 1), link_id(switch, 1 + host)
         rates[up] = rates[down] = access_bps
@@ -429,8 +448,9 @@ def dumbbell(senders: int, bottleneck_bps: float = 1e9, access_bps: float = 10e9
     return FakeTracker(rates, delay_ns), routes
 
 
+@final
 @dataclass
-class FakeMemoHost:
+class FakeMemoHost(MemoHost):
     """``episodes.MemoHost``: flows with routes and attributes; it records the Memoizer's actions."""
 
     routes: dict[int, tuple[tuple[int, ...], tuple[int, ...]]] = field(default_factory=dict)

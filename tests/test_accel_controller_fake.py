@@ -8,11 +8,11 @@ from pathlib import Path
 import pytest
 
 from wormhole_ns3.accel.controller import ACTIVE, PENDING, Controller, PacketLevel
-from wormhole_ns3.accel.draws import DrawCase, Fidelity, RandomSource
 from wormhole_ns3.accel.fastforward import SkipEnd
 from wormhole_ns3.accel.steady import Limit
-from wormhole_ns3.accel.trace import TraceKind
 from wormhole_ns3.config import AcceleratorConfig
+from wormhole_ns3.core.draws import DrawCase, Fidelity, RandomSource
+from wormhole_ns3.core.trace import TraceKind
 
 from fakes import FakeBoundary, FakeFlow, FakeNs3, dumbbell, link_id
 

@@ -1,4 +1,4 @@
-"""The package's layers, checked from its source: no import cycles, and models never reach into the accelerator.
+"""The package's layers, checked from its source: no import cycles, folders in ARCHITECTURE.md's order.
 
 Every import counts, function-local and ``TYPE_CHECKING`` ones included: a
 cycle hidden inside a function is still a cycle a reader has to untangle.
@@ -7,12 +7,14 @@ cycle hidden inside a function is still a cycle a reader has to untangle.
 from __future__ import annotations
 
 import ast
+import re
 from pathlib import Path
 
 import networkx as nx
 import pytest
 
 PACKAGE = Path(__file__).resolve().parent.parent / "wormhole_ns3"
+ARCHITECTURE = PACKAGE.parent / "ARCHITECTURE.md"
 
 
 def _modules() -> dict[str, Path]:
@@ -63,7 +65,7 @@ def _imports_of(layer: str) -> set[str]:
 
 @pytest.mark.parametrize("layer, forbidden", [
     ("wormhole_ns3.models", ("wormhole_ns3.accel", "wormhole_ns3.memo", "wormhole_ns3.tools",
-                             "wormhole_ns3.runtime.harness")),
+                             "wormhole_ns3.run.harness")),
     ("wormhole_ns3.accel", ("wormhole_ns3.tools", "wormhole_ns3.models")),
     ("wormhole_ns3.memo", ("wormhole_ns3.tools", "wormhole_ns3.models")),
     ("wormhole_ns3.runtime.loader", ("wormhole_ns3.accel", "wormhole_ns3.memo", "wormhole_ns3.tools")),
@@ -77,3 +79,41 @@ def test_a_layer_never_imports_the_layers_above_it(layer, forbidden):
 def test_a_newcomer_finds_where_a_skip_is_decided_from_the_folder_names():
     assert (PACKAGE / "accel" / "steady.py").is_file() and (PACKAGE / "accel" / "fastforward.py").is_file()
     assert "Where a skip is decided" in (PACKAGE / "accel" / "__init__.py").read_text()
+
+
+def _folder(module: str) -> str:
+    """A module's folder: the package's top-level subpackage (or top-level module) holding it."""
+    return module.split(".")[1]
+
+
+#: The folder graph: an edge for every import from one folder into another (the package's
+#: own __init__ re-exports its API and sits above every folder).
+FOLDERS = nx.DiGraph()
+FOLDERS.add_nodes_from(_folder(m) for m in GRAPH if m != "wormhole_ns3")
+FOLDERS.add_edges_from((_folder(a), _folder(b)) for a, b in GRAPH.edges
+                       if a != "wormhole_ns3" and _folder(a) != _folder(b))
+
+
+def _written_order() -> list[list[str]]:
+    """ARCHITECTURE.md's folder order, lowest first: ``core ← config ← ... ← tools, api ← __main__``."""
+    line = next(line for line in ARCHITECTURE.read_text().splitlines() if re.match(r"core ←", line))
+    return [[folder.strip() for folder in layer.split(",")] for layer in line.split("←")]
+
+
+def test_the_folders_have_no_import_cycles():
+    assert [sorted(c) for c in nx.strongly_connected_components(FOLDERS) if len(c) > 1] == []
+
+
+def test_architecture_md_places_every_folder_once():
+    written = [folder for layer in _written_order() for folder in layer]
+    assert sorted(written) == sorted(FOLDERS.nodes)
+
+
+def test_a_folder_imports_only_folders_below_it_in_architecture_md():
+    layer = {folder: rank for rank, folders in enumerate(_written_order()) for folder in folders}
+    upward = sorted(f"{a} -> {b}" for a, b in FOLDERS.edges if layer[b] >= layer[a])
+    assert upward == []
+
+
+def test_the_folder_checks_see_the_imports_they_judge():
+    assert {("accel", "memo"), ("memo", "core"), ("run", "accel"), ("tools", "run")} <= set(FOLDERS.edges)

@@ -4,7 +4,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from wormhole_ns3.accel.flows import ACK_CLOCKED_CONGESTION_CONTROL, FlowKind
+from wormhole_ns3.core.flows import ACK_CLOCKED_CONGESTION_CONTROL, FlowKind
 from wormhole_ns3.runtime import boundary
 
 from fakes import FakeFlow, FakeTime, dumbbell

@@ -3,7 +3,7 @@ from dataclasses import fields
 import pytest
 
 from wormhole_ns3 import AcceleratorConfig
-from wormhole_ns3.accel.draws import Fidelity
+from wormhole_ns3.core.draws import Fidelity
 from wormhole_ns3.tools.cli import build_parser
 from wormhole_ns3.tools.options import config_argv, config_from
 
@@ -64,7 +64,7 @@ def test_experiment_runs_take_the_same_options():
 
 
 def test_a_neutral_setting_leaves_the_memo_context_alone_and_a_decisive_one_does_not():
-    from wormhole_ns3.runtime.harness import memo_context
+    from wormhole_ns3.run.harness import memo_context
 
     assert memo_context(AcceleratorConfig(profile=True)) == memo_context(AcceleratorConfig())
     assert memo_context(AcceleratorConfig(verify=0.5, verify_bound=0.02)) == memo_context(AcceleratorConfig())

@@ -12,7 +12,7 @@ import matplotlib.image
 import pandas as pd
 import pytest
 
-from wormhole_ns3.accel.trace import TraceKind
+from wormhole_ns3.core.trace import TraceKind
 
 from conftest import EXPERIMENT_CLI, child_environment, load_json
 

@@ -2,7 +2,7 @@
 
 import signal
 
-from wormhole_ns3.runtime import harness
+from wormhole_ns3.run import harness
 
 
 def test_a_periodic_timer_a_library_armed_is_stopped_once_the_script_is_done():

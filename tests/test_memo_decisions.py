@@ -10,8 +10,8 @@ from dataclasses import replace
 
 import pytest
 
-from wormhole_ns3.accel.links import link_id
-from wormhole_ns3.accel.trace import TraceKind
+from wormhole_ns3.core.links import link_id
+from wormhole_ns3.core.trace import TraceKind
 from wormhole_ns3.memo.episodes import MemoDecision, Memoizer, _named_links
 from wormhole_ns3.memo.record import (
     MIN_COMPLETED_PER_DIVERGENCE,

@@ -12,8 +12,8 @@ from dataclasses import replace
 
 import pytest
 
-from wormhole_ns3.accel.draws import DrawCase, Fidelity, RandomSource
-from wormhole_ns3.accel.links import link_id, link_node
+from wormhole_ns3.core.draws import DrawCase, Fidelity, RandomSource
+from wormhole_ns3.core.links import link_id, link_node
 from wormhole_ns3.memo.episodes import MemoDecision, Memoizer
 from wormhole_ns3.memo.randomness import AGREEMENT_BOUND, admit_mirror, admit_records, agree
 from wormhole_ns3.memo.record import Arrival, EpisodeRecord, FlowOutcome, add_continuation, decode_value

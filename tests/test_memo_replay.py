@@ -9,7 +9,7 @@ import csv
 
 import pytest
 
-from wormhole_ns3.accel.trace import TraceKind
+from wormhole_ns3.core.trace import TraceKind
 
 from conftest import REPO, load_json
 
@@ -133,8 +133,8 @@ def test_an_unexpected_flow_during_a_replay_makes_it_diverge_and_resume_for_real
 def test_memo_context_names_the_ns3_version_so_another_version_never_matches():
     from wormhole_ns3.config import AcceleratorConfig
     from wormhole_ns3.memo.fingerprint import Episode, FlowDescriptor, LinkDescriptor, fingerprint
+    from wormhole_ns3.run.harness import memo_context
     from wormhole_ns3.runtime import loader
-    from wormhole_ns3.runtime.harness import memo_context
 
     context = memo_context(AcceleratorConfig())
     assert f"ns-3 {loader.ns3_version()}" in context

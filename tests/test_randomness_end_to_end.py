@@ -1,4 +1,4 @@
-"""Real ns-3 runs whose outcome depends on ns-3's random streams (accel/draws.py, memo/randomness.py).
+"""Real ns-3 runs whose outcome depends on ns-3's random streams (core/draws.py, memo/randomness.py).
 
 The script is a user's MoE layer: two expert-parallel groups on disjoint
 leaves, alike but for the random streams of their RED queues (Gentle, so RED

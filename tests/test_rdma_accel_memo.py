@@ -11,8 +11,8 @@ import csv
 
 import pytest
 
-from wormhole_ns3.accel.flows import FlowKind
-from wormhole_ns3.accel.trace import TraceKind
+from wormhole_ns3.core.flows import FlowKind
+from wormhole_ns3.core.trace import TraceKind
 
 from conftest import REPO, load_json
 

@@ -10,8 +10,8 @@ import json
 
 import pytest
 
-from wormhole_ns3.accel.flows import FlowKind
-from wormhole_ns3.accel.trace import TraceKind
+from wormhole_ns3.core.flows import FlowKind
+from wormhole_ns3.core.trace import TraceKind
 
 from conftest import REPO, load_json
 

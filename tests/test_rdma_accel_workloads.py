@@ -2,7 +2,7 @@
 
 import pytest
 
-from wormhole_ns3.accel.flows import FlowKind
+from wormhole_ns3.core.flows import FlowKind
 
 from conftest import REPO, load_json
 

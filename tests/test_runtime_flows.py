@@ -15,7 +15,7 @@ import sys
 
 import pytest
 
-from wormhole_ns3.accel.trace import TraceKind
+from wormhole_ns3.core.trace import TraceKind
 
 from conftest import REPO, load_json
 

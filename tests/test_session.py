@@ -1,4 +1,4 @@
-"""A fresh accelerator for each simulation of a process, and one report of them all (runtime/session.py).
+"""A fresh accelerator for each simulation of a process, and one report of them all (run/session.py).
 
 Against fakes: no ns-3, no cppyy. The end-to-end runs are in test_simulations_in_one_process.py.
 """
@@ -6,13 +6,13 @@ Against fakes: no ns-3, no cppyy. The end-to-end runs are in test_simulations_in
 from types import SimpleNamespace
 
 from wormhole_ns3.accel.controller import ACTIVE, Controller, RunSnapshot
-from wormhole_ns3.accel.flows import FlowResult
-from wormhole_ns3.accel.trace import SkipRecord
 from wormhole_ns3.config import AcceleratorConfig
+from wormhole_ns3.core.flows import FlowResult
+from wormhole_ns3.core.trace import SkipRecord
 from wormhole_ns3.memo.episodes import MemoStats
+from wormhole_ns3.run.session import Session, SimulationReport
 from wormhole_ns3.runtime.implementation import GLOBAL_VALUES, Selection, chosen_by_user
 from wormhole_ns3.runtime.queues import PortQueue, queue_comparison
-from wormhole_ns3.runtime.session import Session, SimulationReport
 from wormhole_ns3.tools.report import comparison, format_table
 
 from fakes import FakeBoundary, FakeFlow, FakeNs3, dumbbell
@@ -103,7 +103,7 @@ def test_a_run_no_controller_saw_makes_the_process_report_a_fallback():
 
 
 def test_an_accelerated_run_that_simulated_nothing_says_so_and_a_plain_one_needs_not():
-    from wormhole_ns3.runtime.harness import ACCELERATED, BASELINE, NOTHING_SIMULATED, fallback_reason
+    from wormhole_ns3.run.harness import ACCELERATED, BASELINE, NOTHING_SIMULATED, fallback_reason
 
     session, ns3, _ = fake_session()
     assert session.report().runs == 0

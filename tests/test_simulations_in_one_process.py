@@ -1,7 +1,7 @@
 """Several simulations in one process, and scripts that reset ns-3's configuration (issue 41).
 
 Each ``Simulator::Destroy()`` gives the next simulation a fresh accelerator
-(``runtime/session.py``); ``Config::Reset()`` keeps the harness's simulator
+(``run/session.py``); ``Config::Reset()`` keeps the harness's simulator
 (``runtime/implementation.py``); a run under a simulator the script chose itself
 is reported as not accelerated.
 """

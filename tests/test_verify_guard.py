@@ -6,9 +6,10 @@ import pytest
 from test_accel_controller_fake import BOTTLENECK, PERIOD_NS, WINDOW, deliver, run_with, sample_at
 
 from wormhole_ns3.accel import controller as controller_module
-from wormhole_ns3.accel.trace import TraceKind
-from wormhole_ns3.accel.verify import Guard, GuardKind, replay_error, skip_error
+from wormhole_ns3.accel.verify import Guard, replay_error, skip_error
 from wormhole_ns3.config import AcceleratorConfig
+from wormhole_ns3.core.shortcuts import GuardKind
+from wormhole_ns3.core.trace import TraceKind
 
 
 def test_a_skips_error_is_its_bytes_off_over_the_flow_size_or_over_the_bytes_moved():

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from wormhole_ns3.config import AcceleratorConfig
 from wormhole_ns3.memo.store import RUN_ONLY
-from wormhole_ns3.runtime.session import Session
+from wormhole_ns3.run.session import Session
 
 _enabled: list[Session] = []
 
@@ -25,7 +25,7 @@ def enable(config: AcceleratorConfig | None = None, *, memo: str | Path | None =
     say what was fast-forwarded and replayed in every simulation the script runs
     (each ``Simulator::Destroy()`` gives the next one a fresh ``controller``).
     """
-    from wormhole_ns3.runtime.harness import ACCELERATED, RunOptions, prepare
+    from wormhole_ns3.run.harness import ACCELERATED, RunOptions, prepare
 
     if config is None:
         config = AcceleratorConfig(**settings)

@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field, fields
 from typing import Any
 
-from wormhole_ns3.accel.draws import Fidelity
+from wormhole_ns3.core.draws import Fidelity
 
 
 def _setting(default: Any, help: str, metavar: str | None = None, flag: str | None = None,
@@ -133,7 +133,7 @@ class AcceleratorConfig:
         0.0, "re-simulate this fraction of skips and memo replays packet by packet in a forked copy "
         "of the run, report their error (run.json 'verify') and stop a kind of decision whose error "
         "exceeds --verify-bound (default off)", metavar="F", neutral=True)
-    #: What the run stands in for (accel/draws.py). By default plain ns-3 under the same
+    #: What the run stands in for (core/draws.py). By default plain ns-3 under the same
     #: seed: a shortcut whose outcome depends on random draws that run would make (RED
     #: marking between its thresholds, PIE, an application's jitter) is not taken.
     #: "statistical" lets recorded courses of random-dependent episodes stand in, and is

@@ -32,8 +32,8 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
+from wormhole_ns3.run.harness import NOTHING_SIMULATED
 from wormhole_ns3.runtime import loader, native
-from wormhole_ns3.runtime.harness import NOTHING_SIMULATED
 
 #: The suites of each area, as paths under the source tree's src/ (a folder: every .cc in it).
 AREAS: dict[str, tuple[str, ...]] = {

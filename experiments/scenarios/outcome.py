@@ -2,7 +2,7 @@
 
 The comparison's JSON gives the errors, exactness, speed and memo counters; the skip
 trace (``compare --trace``) gives, per row kind (a steady skip, a memo replay, a
-mirror, ...), how many shortcuts were considered, and per ``draws`` case (accel/draws.py:
+mirror, ...), how many shortcuts were considered, and per ``draws`` case (core/draws.py:
 ``drew-nothing``, ``steady-across-draws``, ``depends-on-draws``, ...) how they stood
 with ns-3's random draws.
 """
@@ -18,10 +18,10 @@ from typing import Any
 
 from spec import ScenarioSpec
 
-#: Trace row kinds counted per scenario (accel/trace.py TraceKind values), as the table's columns.
+#: Trace row kinds counted per scenario (core/trace.py TraceKind values), as the table's columns.
 TRACE_KINDS = ("steady", "memo-replay", "memo-mirror", "memo-miss", "memo-recorded", "memo-diverged",
                "memo-distrusted", "memo-no-mirror", "memo-absorbed", "guard")
-#: The draws cases (accel/draws.py DrawCase values), as the table's columns.
+#: The draws cases (core/draws.py DrawCase values), as the table's columns.
 DRAW_CASES = ("drew-nothing", "no-random-source", "agreed-across-draws", "steady-across-draws", "statistical",
               "depends-on-draws")
 #: Cases that say the shortcut's episode or window drew random numbers.

@@ -20,21 +20,29 @@ from typing import Any
 
 import numpy as np
 
-from wormhole_ns3.accel.draws import DrawCase, Fidelity, RandomSource, port_loads
 from wormhole_ns3.accel.fastforward import FlowProgress, SkipEnd, SkipPlan, plan_skip
-from wormhole_ns3.accel.flows import (
+from wormhole_ns3.accel.partition import FlowGroups, Partition
+from wormhole_ns3.accel.steady import Limit, Verdict, contends, judge, judge_paced
+from wormhole_ns3.accel.verify import Fork, Guard, replay_error, skip_error
+from wormhole_ns3.config import AcceleratorConfig
+from wormhole_ns3.core.draws import DrawCase, Fidelity, RandomSource, port_loads
+from wormhole_ns3.core.flows import (
     WINDOW_GROWS_WITH_TIME,
     FlowInfo,
     FlowKind,
     FlowResult,
     pausable_congestion_control,
 )
-from wormhole_ns3.accel.partition import FlowGroups, Partition
-from wormhole_ns3.accel.steady import Limit, Verdict, contends, judge, judge_paced
-from wormhole_ns3.accel.trace import SkipRecord, TraceKind
-from wormhole_ns3.accel.verify import MEMO_KINDS, Fork, Guard, GuardKind, replay_error, skip_error
-from wormhole_ns3.accel.vocabulary import Label
-from wormhole_ns3.config import AcceleratorConfig
+from wormhole_ns3.core.ports import (
+    BoundaryPort,
+    MemoSimulatorPort,
+    MemoTrackerPort,
+    QueueMonitorPort,
+    RttMonitorPort,
+)
+from wormhole_ns3.core.shortcuts import MEMO_KINDS, GuardKind
+from wormhole_ns3.core.trace import SkipRecord, TraceKind
+from wormhole_ns3.core.vocabulary import Label
 from wormhole_ns3.memo.driver import MemoDriver
 from wormhole_ns3.memo.store import MemoStore
 from wormhole_ns3.runtime.boundary import Boundary, planned_route, read_flow, read_outcome
@@ -199,8 +207,8 @@ class Controller:
         memo: MemoStore | None = None,
         memo_context: str = "",
         *,
-        tracker: Any = None,
-        boundary: Boundary | None = None,
+        tracker: MemoTrackerPort | None = None,
+        boundary: BoundaryPort | None = None,
         after_destroy: Callable[[], None] | None = None,
     ) -> None:
         """``tracker`` and ``boundary`` default to a new FlowTracker and the cppyy boundary of ``ns3``;
@@ -214,9 +222,11 @@ class Controller:
         #: Replays recorded episodes when a memo store is given (see memo/driver.py).
         self.memo: MemoDriver | None = None
         #: Callbacks C++ calls (they must outlive the run), vectors it takes, the warm-up.
-        self.boundary = boundary if boundary is not None else Boundary(ns3)
-        self.tracker = self.boundary.cxx(tracker if tracker is not None else ns3.CreateObject[ns3.FlowTracker]())
-        self.impl: Any = None
+        self.boundary: BoundaryPort = boundary if boundary is not None else Boundary(ns3)
+        self.tracker: MemoTrackerPort = self.boundary.cxx(
+            tracker if tracker is not None else ns3.CreateObject[ns3.FlowTracker]())
+        #: The run's WormholeSimulatorImpl, once Run() started (``simulator``).
+        self.impl: MemoSimulatorPort | None = None
         self.flows: dict[int, FlowInfo] = {}
         self.active: set[int] = set()
         self.finished: set[int] = set()
@@ -271,9 +281,9 @@ class Controller:
         #: Why the watchdog ended a Run(), if it did (see WormholeSimulatorImpl::SetWatchdogLimit).
         self.watchdog: str | None = None
         #: Follows every port's queue (``--queues``), on both sides of a comparison, from the first Run().
-        self.queue_monitor: Any = None
+        self.queue_monitor: QueueMonitorPort | None = None
         #: Follows every flow's packet RTTs (TCP, RDMA) along its bytes (``--rtt``), likewise.
-        self.rtt_monitor: Any = None
+        self.rtt_monitor: RttMonitorPort | None = None
         #: The error guard (``--verify``), made when the first Run() starts (it needs ns-3's seed).
         self.guard: Guard | None = None
         #: Checks forked and not yet compared, by when they end: (end ns, order, check).
@@ -285,6 +295,12 @@ class Controller:
         self.verifying: PendingCheck | None = None
         #: Guard rows of the skip trace (a kind of decision stopped).
         self._guard_records: list[SkipRecord] = []
+
+    @property
+    def simulator(self) -> MemoSimulatorPort:
+        """The run's WormholeSimulatorImpl: what calls it runs inside Run(), once ``on_run_start`` has it."""
+        assert self.impl is not None, "the simulator is known once Run() has started"
+        return self.impl
 
     @property
     def error(self) -> BaseException | None:
@@ -382,7 +398,7 @@ class Controller:
                 and not any(st.paused for st in self.partitions.values())):
             self._set_unattributed_watched(False)  # no new flow, no skip to end: nothing to learn
             return
-        unattributed = int(self.impl.GetCurrentTag()) == int(self.ns3.WormholeSimulatorImpl.UNATTRIBUTED)
+        unattributed = int(self.simulator.GetCurrentTag()) == int(self.ns3.WormholeSimulatorImpl.UNATTRIBUTED)
         for st in list(self.partitions.values()):
             if st.paused and unattributed:
                 self._revert(st, "an unattributed event ran")
@@ -510,7 +526,7 @@ class Controller:
 
     def _watchdog_fired(self) -> None:
         """Say, on one line, that the accelerator's own events alone were keeping the run going."""
-        since = self.impl.GetWatchdogSince().GetSeconds()
+        since = self.simulator.GetWatchdogSince().GetSeconds()
         self.watchdog = (
             f"from t={since:.9f} s only the accelerator's own events were left, where plain "
             f"ns-3 ends a run; they kept it going to t={self.now():.9f} s, so it was ended"
@@ -542,7 +558,7 @@ class Controller:
             drain = DRAIN_RTTS * self._rtt(flow)
             self.draining[flow] = now + drain
             self.groups.touch(flow)  # its partition's active flows changed
-            self.impl.ScheduleHousekeepingCallback(
+            self.simulator.ScheduleHousekeepingCallback(
                 self.ns3.NanoSeconds(max(1, round(drain * 1e9))), self._on_drained
             )
         self._repartition(now)
@@ -723,15 +739,15 @@ class Controller:
             tag = self.flows[f].tag
             if self._tag_class.get(tag, tag) != tag_class:
                 self._tag_class[tag] = tag_class
-                self.impl.SetTagClass(tag, tag_class)
+                self.simulator.SetTagClass(tag, tag_class)
 
     def _class_events(self, st: PartitionState) -> int:
         """Events executed so far on behalf of the partition's active flows."""
-        return int(self.impl.GetTagsEventCount([self.flows[f].tag for f in st.partition.flows]))
+        return int(self.simulator.GetTagsEventCount([self.flows[f].tag for f in st.partition.flows]))
 
     def _class_draws(self, st: PartitionState) -> int:
         """Random numbers the partition's active flows drew so far (``RandomDrawMonitor``)."""
-        return int(self.impl.GetTagsDrawCount([self.flows[f].tag for f in st.partition.flows]))
+        return int(self.simulator.GetTagsDrawCount([self.flows[f].tag for f in st.partition.flows]))
 
     def _queue_draws(self, flows: frozenset[int]) -> str | None:
         """Under same-seed fidelity: the models that draw once a queue stands, on the flows' links
@@ -786,7 +802,7 @@ class Controller:
         if not drawn:
             return DrawCase.DREW_NOTHING, ""
         tags = [self.flows[f].tag for f in st.partition.flows]
-        nodes = ", ".join(str(int(n)) for n in self.impl.GetTagsDrawNodes(tags))
+        nodes = ", ".join(str(int(n)) for n in self.simulator.GetTagsDrawNodes(tags))
         return DrawCase.STEADY_ACROSS_DRAWS, (f"; its window drew {drawn} random numbers (at nodes {nodes}) and "
                                               f"its rates held steady across them")
 
@@ -855,11 +871,11 @@ class Controller:
             st.rates,
             {f: self._progress_of(f) for f in part.flows},
             bounds={
-                SkipEnd.UNATTRIBUTED_EVENT: self.impl.NextUnattributedEventTime().GetSeconds(),
+                SkipEnd.UNATTRIBUTED_EVENT: self.simulator.NextUnattributedEventTime().GetSeconds(),
                 SkipEnd.FLOW_ARRIVAL: self._next_arrival_on(part.links, now),
                 SkipEnd.RATES_SEEN_TO_HOLD: st.rates_until,
                 SkipEnd.IDLE_FLOW_WAKES: (
-                    self.impl.NextEventTimeOn(exempt).GetSeconds() if exempt else float("inf")
+                    self.simulator.NextEventTimeOn(exempt).GetSeconds() if exempt else float("inf")
                 ),
             },
             tail=self.config.tail_rtts * st.rtt,
@@ -1002,7 +1018,7 @@ class Controller:
         credited = {}
         for f in sorted(st.partition.flows):
             credited[f] = int(self.tracker.Credit(f, int(rates[f] * dt)))
-        moved = int(self.impl.MoveClassExcept(st.tag_class, ns3.NanoSeconds(dt_ns), exempt))
+        moved = int(self.simulator.MoveClassExcept(st.tag_class, ns3.NanoSeconds(dt_ns), exempt))
         for f in st.partition.flows:
             # an idle flow's events stay in real time, and so do the clocks of its models
             shift = self.tracker.ShiftMonitoredPackets if f in st.idle else self.tracker.ShiftTimes
@@ -1013,7 +1029,7 @@ class Controller:
             self._set_sampled(f, False)
         key = st.partition.key
         st.end = plan.end
-        st.resume_event = self.impl.ScheduleHousekeepingCallback(ns3.NanoSeconds(dt_ns), self._on_resume)
+        st.resume_event = self.simulator.ScheduleHousekeepingCallback(ns3.NanoSeconds(dt_ns), self._on_resume)
         st.skip_record = len(self.skips)
         self.skips.append(
             SkipRecord(
@@ -1076,7 +1092,7 @@ class Controller:
         left = until - now
         full = until - since
         left_ns = int(round(left * 1e9))
-        self.impl.MoveClass(st.tag_class, self.ns3.NanoSeconds(-left_ns))
+        self.simulator.MoveClass(st.tag_class, self.ns3.NanoSeconds(-left_ns))
         for f in st.partition.flows:
             self.tracker.ShiftTimes(f, self.ns3.NanoSeconds(-left_ns))
         taken_back = sum(
@@ -1110,7 +1126,7 @@ class Controller:
         else:
             end = int(self.ns3.Simulator.Now().GetTimeStep()) + max(1, dt_ns)
             heapq.heappush(self._checks, (end, next(self._check_order), check))
-        self.impl.ScheduleHousekeepingCallback(self.ns3.NanoSeconds(max(1, dt_ns)), self._on_check_end)
+        self.simulator.ScheduleHousekeepingCallback(self.ns3.NanoSeconds(max(1, dt_ns)), self._on_check_end)
         return self.verifying is not None
 
     def replay_guard(self) -> tuple[frozenset[GuardKind], bool]:

@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from wormhole_ns3.accel.vocabulary import Label
+from wormhole_ns3.core.vocabulary import Label
 
 
 class SkipEnd(Label):

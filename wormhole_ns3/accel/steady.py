@@ -36,7 +36,7 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
-from wormhole_ns3.accel.vocabulary import Label
+from wormhole_ns3.core.vocabulary import Label
 
 
 class Limit(Label):

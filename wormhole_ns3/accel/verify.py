@@ -48,30 +48,12 @@ import signal
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from wormhole_ns3.accel.vocabulary import Label
+from wormhole_ns3.core.shortcuts import GuardKind
 
 #: The error a kind of decision may make before the guard stops it: 1% of an FCT.
 DEFAULT_BOUND = 0.01
 #: prctl(2): the signal a child gets when its parent dies (<linux/prctl.h>).
 _PR_SET_PDEATHSIG = 1
-
-
-class GuardKind(Label):
-    """The kinds of shortcut the guard checks, each with its own bound."""
-
-    SKIP = "skip"
-    #: held flows completed as a stored recording has them
-    REPLAY = "replay"
-    #: held flows completed as their twin, recorded in the same run, ends
-    MIRROR = "mirror"
-    #: held flows opening apart that a replayed recording had absorbed
-    ABSORB = "absorb"
-    #: held flows of a replay that diverged, resumed from a recorded trajectory
-    RESUME = "resume"
-
-
-#: The kinds of memo shortcut (every kind but the skip).
-MEMO_KINDS = (GuardKind.REPLAY, GuardKind.MIRROR, GuardKind.ABSORB, GuardKind.RESUME)
 
 
 def skip_error(before: Mapping[int, int], ours: Mapping[int, int], real: Mapping[int, int],

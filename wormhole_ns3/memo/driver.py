@@ -17,10 +17,11 @@ import itertools
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any, Protocol
 
-from wormhole_ns3.accel.draws import Draws, Fidelity, RandomSource
-from wormhole_ns3.accel.flows import ACK_CLOCKED_CONGESTION_CONTROL, FlowKind, is_paced
-from wormhole_ns3.accel.verify import GuardKind
-from wormhole_ns3.memo.episodes import GROUPED_PACED_KINDS, MemoEvent, Memoizer, MemoStats
+from wormhole_ns3.core.draws import Draws, Fidelity, RandomSource
+from wormhole_ns3.core.flows import ACK_CLOCKED_CONGESTION_CONTROL, FlowKind, is_paced
+from wormhole_ns3.core.ports import BoundaryPort, Callback, MemoSimulatorPort, MemoTrackerPort
+from wormhole_ns3.core.shortcuts import GuardKind
+from wormhole_ns3.memo.episodes import GROUPED_PACED_KINDS, MemoEvent, MemoHost, Memoizer, MemoStats
 from wormhole_ns3.memo.record import STATE_FIELDS, TrajectoryPoint
 from wormhole_ns3.memo.store import MemoStore
 from wormhole_ns3.runtime.boundary import int_rows, planned_congestion_control, planned_route
@@ -31,14 +32,25 @@ PENDING = 0
 class MemoRun(Protocol):
     """What the driver needs from the run it memoizes (the controller is one)."""
 
-    ns3: Any
-    tracker: Any
-    #: The run's WormholeSimulatorImpl, once Run() started.
-    impl: Any
-    #: The run's runtime.boundary.Boundary (the vectors C++ takes).
-    boundary: Any
+    @property
+    def ns3(self) -> Any:
+        """The loaded ``ns3`` namespace (times, the simulator's clock): C++ names, not a port."""
+        ...
 
-    def callback(self, function: Callable[..., None], *signature: str) -> Any:
+    @property
+    def tracker(self) -> MemoTrackerPort: ...
+
+    @property
+    def impl(self) -> MemoSimulatorPort | None:
+        """The run's WormholeSimulatorImpl, once Run() started (the memo acts only inside Run())."""
+        ...
+
+    @property
+    def boundary(self) -> BoundaryPort:
+        """The run's runtime.boundary.Boundary (the vectors C++ takes)."""
+        ...
+
+    def callback(self, function: Callable[..., None], *signature: str) -> Callback:
         """An ns3::Callback calling ``function``, kept alive for the run."""
         ...
 
@@ -72,8 +84,8 @@ class MemoRun(Protocol):
         ...
 
 
-class MemoDriver:
-    """The run's side of memoization (implements ``episodes.MemoHost``)."""
+class MemoDriver(MemoHost):
+    """The run's side of memoization: the Memoizer's host, on the run's tracker and simulator."""
 
     def __init__(self, run: MemoRun, store: MemoStore, context: str,
                  fidelity: Fidelity = Fidelity.SAME_SEED) -> None:
@@ -119,6 +131,13 @@ class MemoDriver:
     def held_as(self, flows: Iterable[int]) -> dict[int, GuardKind]:
         """The shortcut standing in for each of these flows the memo held (``Memoizer.held_as``)."""
         return self.memo.held_as(flows)
+
+    @property
+    def _impl(self) -> MemoSimulatorPort:
+        """The run's simulator: the memo acts only inside Run(), once the run has it."""
+        impl = self.run.impl
+        assert impl is not None, "the memo acts only inside Run()"
+        return impl
 
     @property
     def store(self) -> MemoStore:
@@ -234,7 +253,7 @@ class MemoDriver:
         return self._link_rate(link)
 
     def drawn_nodes(self) -> frozenset[int]:
-        return frozenset(int(node) for node in self.run.impl.GetDrawNodes())
+        return frozenset(int(node) for node in self._impl.GetDrawNodes())
 
     def flow_paced(self, flow: int) -> bool:
         return is_paced(self._kind(flow))
@@ -366,7 +385,7 @@ class MemoDriver:
 
     def episode_draws(self, flows: Sequence[int]) -> Draws:
         tags = [int(self.tracker.GetTag(f)) for f in flows]
-        impl = self.run.impl
+        impl = self._impl
         count = int(impl.GetTagsDrawCount(tags))
         if not count:
             return Draws()
@@ -374,7 +393,7 @@ class MemoDriver:
 
     def episode_events(self, flows: Iterable[int]) -> tuple[int, int]:
         members = set(flows)
-        impl = self.run.impl
+        impl = self._impl
         events = int(impl.GetTagsEventCount([int(self.tracker.GetTag(f)) for f in sorted(members)]))
         return events, self.run.steady_events_avoided(members)
 
@@ -409,7 +428,7 @@ class MemoDriver:
         delay = max(0, time_ns - self._now_ns())
         order = next(self._order)
         heapq.heappush(self._calls, (time_ns, order, action))
-        self.run.impl.ScheduleSystemCallback(self.ns3.NanoSeconds(delay), self._on_call)
+        self._impl.ScheduleSystemCallback(self.ns3.NanoSeconds(delay), self._on_call)
 
     def _run_call(self) -> None:
         heapq.heappop(self._calls)[2]()
@@ -438,7 +457,7 @@ class MemoDriver:
         order = next(self._order)
         heapq.heappush(heap, (time_ns, order, flow))
         delay = self.ns3.NanoSeconds(max(0, time_ns - self._now_ns()))
-        self.run.impl.ScheduleCallbackWithTag(delay, context, int(self.ns3.WormholeSimulatorImpl.WORKLOAD), callback)
+        self._impl.ScheduleCallbackWithTag(delay, context, int(self.ns3.WormholeSimulatorImpl.WORKLOAD), callback)
         return order
 
     def _now_ns(self) -> int:

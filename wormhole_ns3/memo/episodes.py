@@ -70,11 +70,11 @@ from dataclasses import dataclass, field
 from functools import partial
 from typing import Any, Protocol
 
-from wormhole_ns3.accel.draws import DrawCase, Draws, Fidelity, RandomSource, port_loads
-from wormhole_ns3.accel.flows import FlowKind
-from wormhole_ns3.accel.trace import TraceKind
-from wormhole_ns3.accel.verify import MEMO_KINDS, GuardKind
-from wormhole_ns3.accel.vocabulary import Label
+from wormhole_ns3.core.draws import DrawCase, Draws, Fidelity, RandomSource, port_loads
+from wormhole_ns3.core.flows import FlowKind
+from wormhole_ns3.core.shortcuts import MEMO_KINDS, GuardKind
+from wormhole_ns3.core.trace import TraceKind
+from wormhole_ns3.core.vocabulary import Label
 from wormhole_ns3.memo.fingerprint import Episode, FlowDescriptor, LinkDescriptor, fingerprint
 from wormhole_ns3.memo.randomness import DrawHistory, admit_mirror, admit_records, describe_case
 from wormhole_ns3.memo.record import (
@@ -317,7 +317,7 @@ class MemoEvent:
     span: float  #: s of simulated time the record covers
     events_avoided: int
     detail: str
-    #: for a replay, a mirror or an episode simulated for its draws: its case (``accel.draws``)
+    #: for a replay, a mirror or an episode simulated for its draws: its case (``core.draws``)
     draws: DrawCase | None = None
 
 

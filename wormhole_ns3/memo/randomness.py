@@ -27,8 +27,8 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
-from wormhole_ns3.accel.draws import DrawCase, Draws, Fidelity, RandomSource
-from wormhole_ns3.accel.links import link_node
+from wormhole_ns3.core.draws import DrawCase, Draws, Fidelity, RandomSource
+from wormhole_ns3.core.links import link_node
 from wormhole_ns3.memo.record import EpisodeRecord
 
 #: How far apart two recordings' flows may end, as a share of each flow's FCT, and still

@@ -27,7 +27,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, replace
 
-from wormhole_ns3.accel.flows import FlowKind
+from wormhole_ns3.core.flows import FlowKind
 
 #: Changes whenever the record layout or what a replay assumes changes.
 #: 2: each flow's rank among the episode's completions.

@@ -16,11 +16,12 @@ from typing import Any
 
 import numpy as np
 
-from wormhole_ns3.accel.flows import FlowInfo, FlowResult
+from wormhole_ns3.core.flows import FlowInfo, FlowResult
+from wormhole_ns3.core.ports import BoundaryPort, MemoTrackerPort, TrackerPort, Wrapped
 from wormhole_ns3.runtime.profile import RunProfile, Section
 
 
-class Boundary:
+class Boundary(BoundaryPort):
     """The cppyy side of one run: callbacks C++ calls, vectors it takes, the warm-up.
 
     The controller and the memo driver reach C++ constructs only through this
@@ -56,11 +57,12 @@ class Boundary:
         self._guarded_code = guarded.__code__
         return callback
 
-    def cxx(self, target: Any) -> Any:
-        """A C++ object the accelerator calls (tracker, simulator): timed as boundary calls when profiling."""
+    def cxx(self, target: Wrapped) -> Wrapped:
+        """A C++ object the accelerator calls (tracker, simulator): timed as boundary calls when profiling
+        (a proxy with the same methods, so it implements the same port)."""
         return target if self.profile is None else self.profile.timed_object(target, Section.BOUNDARY)
 
-    def memo(self, driver: Any) -> Any:
+    def memo(self, driver: Wrapped) -> Wrapped:
         """The memo driver, its methods timed as memo when profiling."""
         return driver if self.profile is None else self.profile.timed_object(driver, Section.MEMO)
 
@@ -91,7 +93,7 @@ class Boundary:
     def upcoming_flow_vector(self, flows: Iterable[Any]) -> Any:
         return upcoming_flow_vector(self.ns3, flows)
 
-    def warm_up(self, tracker: Any, memo: bool) -> list[str]:
+    def warm_up(self, tracker: MemoTrackerPort, memo: bool) -> list[str]:
         return warm_up(self.ns3, tracker, memo)
 
 
@@ -143,14 +145,14 @@ def int_rows(vector: Any, width: int) -> list[list[int]]:
     return rows
 
 
-def planned_route(tracker: Any, flow: int) -> tuple[tuple[int, ...], tuple[int, ...]]:
+def planned_route(tracker: TrackerPort, flow: int) -> tuple[tuple[int, ...], tuple[int, ...]]:
     """A flow's planned data and ACK paths (``FlowTracker::GetPlannedRoute``): one call, one route walk."""
     route = [int(x) for x in tracker.GetPlannedRoute(flow)]
     hops = route[0]
     return tuple(route[1:1 + hops]), tuple(route[1 + hops:])
 
 
-def read_flow(tracker: Any, flow: int) -> FlowInfo:
+def read_flow(tracker: TrackerPort, flow: int) -> FlowInfo:
     """What a flow is and where it goes, from the tracker (once the flow sends): one call, one struct."""
     return flow_info(tracker.GetFlowRecord(flow), flow)
 
@@ -178,7 +180,7 @@ def flow_info(record: Any, flow: int) -> FlowInfo:
     )
 
 
-def read_outcome(tracker: Any, flow: int) -> FlowResult:
+def read_outcome(tracker: TrackerPort, flow: int) -> FlowResult:
     """What a run produced for a flow (started or not), from the tracker: one call, one struct."""
     outcome = tracker.GetFlowOutcome(flow)
     start, finish = float(outcome.start), float(outcome.finish)
@@ -231,7 +233,7 @@ MEMO_METHODS = (
 SETTERS = ("SetFlowEventCallback", "ConfigureSampling", "GetNFlows", "TakeProgressedFlows")
 
 
-def warm_up(ns3: Any, tracker: Any, memo: bool) -> list[str]:
+def warm_up(ns3: Any, tracker: MemoTrackerPort, memo: bool) -> list[str]:
     """Bind the tracker methods a run calls now, not inside the timed Run(); return those bound.
 
     cppyy compiles a wrapper at a method's first call (tens of ms each). Each

@@ -8,7 +8,7 @@ library is loaded, into each global value's *initial* value, and
 was ns-3's DefaultSimulatorImpl again, and the accelerator had stepped out without
 a word. With the harness's implementation in the environment while the library
 loads, it is the initial value: a reset returns to it, and a script that binds an
-implementation of its own still gets its own (``runtime.session`` then says that
+implementation of its own still gets its own (``run.session`` then says that
 those runs were not accelerated).
 
 The variable is put back as it was once the library is loaded (ns-3 keeps what it

@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from types import CodeType, FrameType
 from typing import Any
 
-from wormhole_ns3.accel.vocabulary import Label
+from wormhole_ns3.core.vocabulary import Label
 
 
 class Section(Label):

@@ -88,7 +88,7 @@ def _main(argv: list[str] | None) -> int:
     except ValueError as error:
         parser.error(str(error))
     if args.command == "run":
-        from wormhole_ns3.runtime.harness import ACCELERATED, BASELINE, RunOptions, run_script
+        from wormhole_ns3.run.harness import ACCELERATED, BASELINE, RunOptions, run_script
 
         options = RunOptions(
             mode=BASELINE if args.baseline else ACCELERATED,

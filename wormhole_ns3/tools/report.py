@@ -8,7 +8,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from wormhole_ns3.accel.draws import Fidelity
+from wormhole_ns3.core.draws import Fidelity
 from wormhole_ns3.runtime.queues import queue_comparison, queue_line
 from wormhole_ns3.runtime.rtt import NOT_MEASURED, rtt_comparison, rtt_line
 
@@ -115,7 +115,7 @@ def comparison(baseline: dict, accelerated: dict) -> dict:
     }
 
 
-#: The memo's counters of an accelerated run (runtime/harness.memo_results), carried into its comparison.
+#: The memo's counters of an accelerated run (run/harness.memo_results), carried into its comparison.
 MEMO_COUNTERS = (
     "memo_hits", "memo_mirrored", "memo_misses", "memo_recorded", "memo_diverged", "memo_distrusted",
     "memo_draw_dependent", "memo_entries", "flows_replayed", "flows_resumed", "events_avoided_by_memo",

@@ -28,7 +28,7 @@ from pathlib import Path
 
 import numpy as np
 
-from wormhole_ns3.accel.vocabulary import Label
+from wormhole_ns3.core.vocabulary import Label
 from wormhole_ns3.tools.report import error_stats, flow_keys
 
 #: The environment variable ns-3 reads its global values from, ``name=value`` items joined by ";".

@@ -22,7 +22,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
 
-from wormhole_ns3.accel.trace import TraceKind
+from wormhole_ns3.core.trace import TraceKind
 from wormhole_ns3.tools.experiment import plots
 from wormhole_ns3.tools.experiment.child import RUN_RESULTS_FILE, SKIPS_FILE, STDOUT_FILE, ChildOptions
 from wormhole_ns3.tools.experiment.kept import unpack_result

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from wormhole_ns3.accel.vocabulary import Label
+from wormhole_ns3.core.vocabulary import Label
 
 
 class FlowKind(Label):

@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
-from wormhole_ns3.accel.vocabulary import Label
+from wormhole_ns3.core.vocabulary import Label
 
 
 class Fidelity(Label):

@@ -6,8 +6,8 @@ import csv
 from dataclasses import dataclass
 from pathlib import Path
 
-from wormhole_ns3.accel.draws import DrawCase
-from wormhole_ns3.accel.vocabulary import Label
+from wormhole_ns3.core.draws import DrawCase
+from wormhole_ns3.core.vocabulary import Label
 
 
 class TraceKind(Label):
@@ -53,7 +53,7 @@ class SkipRecord:
     reason: str  #: why the partition was judged steady
     #: A fast-forward, or a memo event.
     kind: TraceKind = TraceKind.STEADY
-    #: Its case with respect to ns-3's random draws (accel/draws.py); None where none applies.
+    #: Its case with respect to ns-3's random draws (core/draws.py); None where none applies.
     draws: DrawCase | None = None
 
     @property

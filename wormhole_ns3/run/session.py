@@ -25,8 +25,8 @@ from dataclasses import dataclass, fields, replace
 from typing import Any
 
 from wormhole_ns3.accel.controller import Controller, RunSnapshot
-from wormhole_ns3.accel.flows import FlowResult
-from wormhole_ns3.accel.trace import SkipRecord
+from wormhole_ns3.core.flows import FlowResult
+from wormhole_ns3.core.trace import SkipRecord
 from wormhole_ns3.memo.episodes import MemoStats
 from wormhole_ns3.memo.store import MemoStore
 from wormhole_ns3.runtime.queues import PortQueue

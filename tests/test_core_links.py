@@ -1,6 +1,6 @@
 import pytest
 
-from wormhole_ns3.accel.links import describe_link, link_id, link_ifindex, link_node
+from wormhole_ns3.core.links import describe_link, link_id, link_ifindex, link_node
 
 
 def test_a_link_id_is_its_node_and_device_index():

@@ -11,6 +11,7 @@
 #include "ns3/attribute-fingerprint.h"
 #include "ns3/bulk-send-flow.h"
 #include "ns3/event-timeline.h"
+#include "ns3/extension-registry.h"
 #include "ns3/flow-record.h"
 #include "ns3/flow-rtt-monitor.h"
 #include "ns3/flow-source.h"

@@ -34,7 +34,6 @@
 #include "ns3/net-device.h"
 #include "ns3/node-list.h"
 #include "ns3/node.h"
-#include "ns3/object-factory.h"
 #include "ns3/packet-sink.h"
 #include "ns3/packet.h"
 #include "ns3/point-to-point-net-device.h"
@@ -132,21 +131,6 @@ IsSideEffectFree(Ptr<Ipv4RoutingProtocol> routing)
     }
     return DynamicCast<Ipv4StaticRouting>(routing) != nullptr;
 }
-
-/** @return one instance of each registered extension type, in registration order. */
-template <typename T>
-std::vector<Ptr<T>>
-CreateExtensions(const std::vector<TypeId>& types)
-{
-    std::vector<Ptr<T>> extensions;
-    for (const TypeId& tid : types)
-    {
-        ObjectFactory factory;
-        factory.SetTypeId(tid);
-        extensions.push_back(factory.Create<T>());
-    }
-    return extensions;
-}
 } // namespace
 
 TypeId
@@ -176,13 +160,13 @@ FlowTracker::GetTypeId()
 FlowTracker::FlowTracker()
     : m_sampleDepth(512)
 {
-    m_flowSources = CreateExtensions<FlowSource>(FlowSource::GetRegistered());
+    m_flowSources = FlowSource::CreateRegistered();
     for (const Ptr<FlowSource>& source : m_flowSources)
     {
         source->SetTracker(this);
     }
-    m_routeOracles = CreateExtensions<RouteOracle>(RouteOracle::GetRegistered());
-    m_workloadOracles = CreateExtensions<WorkloadOracle>(WorkloadOracle::GetRegistered());
+    m_routeOracles = RouteOracle::CreateRegistered();
+    m_workloadOracles = WorkloadOracle::CreateRegistered();
 }
 
 uint32_t

@@ -7,6 +7,8 @@
 #ifndef WORMHOLE_FLOW_SOURCE_H
 #define WORMHOLE_FLOW_SOURCE_H
 
+#include "extension-registry.h"
+
 #include "ns3/object.h"
 #include "ns3/ptr.h"
 #include "ns3/type-id.h"
@@ -36,7 +38,7 @@ class Node;
  * a static initializer, so loading its library (with cppyy, or linking it
  * into a program) is all it takes.
  */
-class FlowSource : public Object
+class FlowSource : public Object, public ExtensionRegistry<FlowSource>
 {
   public:
     static TypeId GetTypeId();
@@ -50,11 +52,6 @@ class FlowSource : public Object
      * (called on every FlowTracker::Discover, for every node).
      */
     virtual void DiscoverFlows(Ptr<Node> node) = 0;
-
-    /** Make every tracker created from now on use sources of type @p tid (once per type). */
-    static void Register(TypeId tid);
-    /** @return the registered source types, in registration order. */
-    static std::vector<TypeId> GetRegistered();
 
   protected:
     void DoDispose() override;

@@ -2,11 +2,12 @@
  * SPDX-License-Identifier: GPL-2.0-only
  *
  * Finds the flows of an unmodified ns-3 script (BulkSend/PacketSink over TCP,
- * OnOff/UDP, and flows of other models through FlowSources), counts what each
- * one delivers, samples those counters, learns each flow's path, and credits
- * a fast-forwarded flow its skipped bytes. What depends on the kind of flow is
- * its adapter's (TrackedFlow). Everything here runs per packet; the Python
- * controller only polls it.
+ * OnOff/UDP, and flows of other models through FlowSources), follows their
+ * lifecycle and attributes their packets, and is the one object the Python
+ * controller and memo driver call: the rest is its parts' (FlowRegistry,
+ * RouteWalker, RateSampler, ProgressCrediter, StartGate). What depends on the
+ * kind of flow is its adapter's (TrackedFlow). Everything here runs per
+ * packet; the Python controller only polls it.
  */
 #ifndef WORMHOLE_FLOW_TRACKER_H
 #define WORMHOLE_FLOW_TRACKER_H
@@ -20,14 +21,17 @@
 #include "ns3/traced-callback.h"
 
 #include "flow-record.h"
+#include "flow-registry.h"
+#include "progress-crediter.h"
 #include "random-sources.h"
+#include "rate-sampler.h"
+#include "route-walker.h"
+#include "start-gate.h"
 #include "tcp-flow-state.h"
 #include "tracked-flow.h"
 #include "upcoming-flow.h"
 
 #include <cstdint>
-#include <deque>
-#include <functional>
 #include <string>
 #include <unordered_map>
 #include <utility>
@@ -45,8 +49,6 @@ class Ipv4FlowClassifier;
 class Ipv4Header;
 class ApplicationFlow;
 class FlowSource;
-class SimulatorImpl;
-class RouteOracle;
 class WorkloadOracle;
 
 /**
@@ -64,16 +66,27 @@ class WorkloadOracle;
  * when it is created: FlowSource (flows of other kinds), RouteOracle (the
  * own route of a flow through per-flow ECMP routing) and WorkloadOracle
  * (workloads that create flows while running, and their upcoming flows).
+ *
+ * The tracker itself finds flows (discovery, at the start and while the
+ * simulation runs), follows their lifecycle (start, finish: its traces and
+ * the flow event callback) and tags their packets. It owns one of each of
+ * its parts, and its other methods hand a flow number to the part that owns
+ * the concept: the flows and their state (FlowRegistry), their routes
+ * (RouteWalker), rate samples (RateSampler), crediting and time shifting
+ * (ProgressCrediter), gated and held starts (StartGate). The per-flow getters
+ * stay here because the Python side calls them by flow number through one
+ * object (core/ports.py's TrackerPort); a C++ caller can take the flow
+ * itself (GetFlow).
  */
 class FlowTracker : public Object
 {
   public:
-    /** Lifecycle of a flow. */
+    /** Lifecycle of a flow (FlowRegistry::State). */
     enum State
     {
-        PENDING = 0,  //!< application not started sending yet
-        ACTIVE = 1,   //!< sending; counted in its partition
-        FINISHED = 2, //!< sink received every byte (sized flows only)
+        PENDING = FlowRegistry::PENDING,   //!< application not started sending yet
+        ACTIVE = FlowRegistry::ACTIVE,     //!< sending; counted in its partition
+        FINISHED = FlowRegistry::FINISHED, //!< sink received every byte (sized flows only)
     };
 
     static TypeId GetTypeId();
@@ -267,45 +280,24 @@ class FlowTracker : public Object
     /** @return the time the last byte arrived, or -1 s while unfinished. */
     Time GetFinishTime(uint32_t flow) const;
 
-    // Sampling of delivered bytes
-    /**
-     * Sample every sampled flow's delivered bytes each `period` and call
-     * `onWindow` every `samplesPerWindow` samples. Sampling pauses by itself
-     * while no flow is sampled.
-     */
+    // Sampling (the RateSampler's: see it for what each sample holds)
+    /** RateSampler::Configure: sample each `period`, call `onWindow` every `samplesPerWindow`. */
     void ConfigureSampling(Time period, uint32_t samplesPerWindow, Callback<void> onWindow);
-    /** Include or exclude a flow from sampling; excluding clears its samples. */
+    /** RateSampler::SetSampled */
     void SetSampled(uint32_t flow, bool sampled);
-    /** Forget the samples of these flows (a partition's, when it forms): its window starts now. */
+    /** RateSampler::ClearSamples */
     void ClearSamples(const std::vector<uint32_t>& flows);
-    /** @return the delivered-bytes samples of a flow, oldest first. */
+    /** RateSampler::GetSamples */
     std::vector<uint64_t> GetSamples(uint32_t flow) const;
-    /**
-     * @return the bytes the flow's sender had put on the network (0 if it
-     * cannot tell: only paced flows do) at the same instants as GetSamples.
-     */
+    /** RateSampler::GetSentSamples */
     std::vector<uint64_t> GetSentSamples(uint32_t flow) const;
-    /**
-     * @return the flow's sending rate (bytes/s on the wire its congestion
-     * control paced it at, 0 if not paced) at the same instants as GetSamples.
-     */
+    /** RateSampler::GetSendingRateSamples */
     std::vector<double> GetSendingRateSamples(uint32_t flow) const;
-    /**
-     * @return the congestion signals its sender had reacted to (CNPs, TCP's
-     * window reductions: TrackedFlow::GetCongestionNotifications), at the
-     * same instants as GetSamples.
-     */
+    /** RateSampler::GetNotificationSamples */
     std::vector<uint64_t> GetNotificationSamples(uint32_t flow) const;
-    /**
-     * @return the flow's congestion window (TCP's cwnd, 0 for a flow without
-     * one), at the same instants as GetSamples.
-     */
+    /** RateSampler::GetWindowSamples */
     std::vector<uint64_t> GetWindowSamples(uint32_t flow) const;
-    /**
-     * @return the flows whose delivered bytes moved between two samples since
-     * the last call (each once), and forget them: a partition none of whose
-     * flows is among them delivered nothing since, and is judged alike.
-     */
+    /** RateSampler::TakeProgressedFlows */
     std::vector<uint32_t> TakeProgressedFlows();
 
     /** Called (from a system event, right after the packet that caused it) on start and finish. */
@@ -461,31 +453,6 @@ class FlowTracker : public Object
     void NotifyFlowFinished(uint32_t flow);
 
   private:
-    /** What the tracker keeps of every flow, whatever its kind. */
-    struct Flow
-    {
-        Ptr<TrackedFlow> flow; //!< what depends on the kind
-        bool startAttributed{false};
-        bool startDecided{false}; //!< DecideStart was called for its gated start
-        bool startHeld{false};    //!< ... and said: held
-        uint32_t tag{0};
-        int state{PENDING};
-        Time finish{Seconds(-1)};
-        bool sampled{false};
-        std::deque<uint64_t> samples;
-        std::deque<uint64_t> sentSamples;
-        std::deque<double> rateSamples;
-        std::deque<uint64_t> notificationSamples;
-        std::deque<uint64_t> windowSamples;
-        bool snapshotting{false};
-        bool progressed{false}; //!< listed in m_progressed
-        std::deque<FlowSnapshot> snapshots;
-        std::vector<uint64_t> path;
-        std::vector<uint64_t> reversePath;
-        //! per FlowMonitor: (delay sum, packets) of the data flow when its window began
-        std::vector<std::pair<Time, uint64_t>> monitorMark;
-    };
-
     /** Find the sending applications and sinks a node got since the last scan. */
     void DiscoverApplications(Ptr<Node> node);
     /** Find the flows a node got since it was last looked at (applications, then flow sources'). */
@@ -494,11 +461,6 @@ class FlowTracker : public Object
     void FinishDiscovery();
     /** Look at the nodes entered since the last look (WormholeSimulatorImpl::TakeEnteredNodes). */
     void DiscoverEnteredNodes();
-    /**
-     * @return the flow's source address: the one its socket bound, or, before it
-     * connects (or if a memo replay never lets it), its node's first address
-     */
-    static Ipv4Address SourceAddress(const TrackedFlow& t);
     /** A baseline run's event entered a node: look for new flows there. */
     void OnBaselineNodeEntered(uint32_t node);
     void AfterNodesEntered();
@@ -519,59 +481,36 @@ class FlowTracker : public Object
     void HookNewWorkloads();
     void OnWorkloadRelease();
     void AfterUnattributedEvent();
-    /** @return the FlowMonitor flow ids of a flow's data (first) and ACK (second) packets. */
-    std::pair<int64_t, int64_t> MonitorFlowIds(std::size_t monitor, const Flow& f) const;
-    /** Credit the flow's FlowMonitor flows @p bytes, as its history of @p delivered bytes says. */
-    void CreditMonitors(const Flow& f, uint64_t bytes, uint64_t delivered);
-    void MarkMonitors(Flow& f);
     void OnSinkRx(Ptr<const Packet> packet, const Address& from, const Address& local);
     void NotifyFlowEvent(uint32_t flow, int state);
-    void Sample();
-    void ScheduleSample();
-    /**
-     * @return the egress ports a packet of the given 5-tuple crosses from
-     * `from` to `dst`, as the routing protocols would choose them, or empty if
-     * that cannot be known without side effects. Transit nodes whose routing
-     * a RouteOracle knows (per-flow ECMP) are asked for the flow's own route
-     * (by its ports).
-     */
-    std::vector<uint64_t> WalkRoute(Ptr<Node> from,
-                                    Ipv4Address src,
-                                    Ipv4Address dst,
-                                    uint8_t protocol,
-                                    uint16_t srcPort,
-                                    uint16_t dstPort) const;
-    /** @return the planned (before it starts) or actual route of a flow. */
-    std::pair<std::vector<uint64_t>, std::vector<uint64_t>> PlannedRoute(const Flow& f) const;
-    /**
-     * @return the data path (first) and reverse path (second, if it has one)
-     * of a flow whose packets leave from @p src.
-     */
-    std::pair<std::vector<uint64_t>, std::vector<uint64_t>> Route(const TrackedFlow& f,
-                                                                  Ipv4Address src) const;
     Ptr<PacketSink> FindSink(Ipv4Address dst, uint16_t port) const;
-    /** Run @p action now, in an event on the flow's source node attributed to the flow. */
-    void ScheduleForFlow(uint32_t flow, std::function<void()> action);
+    /** SampleDepth, kept by the RateSampler. */
+    void SetSampleDepth(uint32_t depth);
+    uint32_t GetSampleDepth() const;
 
-    std::vector<Flow> m_flows;
+    // the parts
+    Ptr<FlowRegistry> m_registry;
+    Ptr<RouteWalker> m_routes;
+    Ptr<RateSampler> m_sampler;
+    Ptr<ProgressCrediter> m_crediter;
+    Ptr<StartGate> m_gate;
+
+    // discovery
     std::unordered_map<uint32_t, uint32_t> m_appsSeen; //!< node id -> applications scanned
     uint32_t m_nodesHooked{0};                          //!< nodes whose devices are hooked
     std::vector<Ptr<FlowSource>> m_flowSources;         //!< one of each registered type
-    std::vector<Ptr<RouteOracle>> m_routeOracles;       //!< one of each registered type
     std::vector<Ptr<WorkloadOracle>> m_workloadOracles; //!< one of each registered type
-    std::vector<uint32_t> m_sinkless;        //!< flows whose sink is not found yet
+    std::vector<uint32_t> m_sinkless;          //!< flows whose sink is not found yet
     std::vector<uint32_t> m_startsToAttribute; //!< pending flows whose start is not attributed yet
-    std::vector<uint32_t> m_sampledFlows;    //!< flows SetSampled(true) was last called for
+    std::unordered_map<uint16_t, std::vector<Ptr<PacketSink>>> m_sinksByPort;
+
+    // flows found while the simulation runs
     Callback<void> m_onUnattributedChange;
     std::size_t m_flowsReported{0}; //!< flows m_onUnattributedChange has been told about
     uint32_t m_startsAttributedUnreported{0}; //!< starts attributed since it was last called
-    /** The gate of gated start events: runs the event, or starts its flow held instead. */
-    bool OnGatedStart(uint32_t uid);
-    std::unordered_map<uint32_t, uint32_t> m_gatedStarts; //!< gated start event uid -> flow
-    Callback<void, uint32_t> m_decideStart;               //!< the gated-start callback
-    SimulatorImpl* m_gatingImpl{nullptr};                 //!< the simulator whose gate is ours
     bool m_unattributedWatched{true}; //!< report unattributed events that created nothing
-    std::unordered_map<uint16_t, std::vector<Ptr<PacketSink>>> m_sinksByPort;
+
+    // packets and their flows
     //! (ip << 16 | port) of an application flow's source -> the flow and its number
     std::unordered_map<uint64_t, std::pair<uint32_t, Ptr<ApplicationFlow>>> m_flowBySource;
     /** Hash of a packet's (source ip << 16 | port, destination ip << 16 | port). */
@@ -586,18 +525,8 @@ class FlowTracker : public Object
     //! endpoints of a tracked flow's data or ACK packets -> the flow's tag
     std::unordered_map<std::pair<uint64_t, uint64_t>, uint32_t, EndpointsHash> m_tagByEndpoints;
 
-    std::vector<std::pair<Ptr<FlowMonitor>, Ptr<Ipv4FlowClassifier>>> m_monitors;
-
-    Time m_samplePeriod;
-    uint32_t m_samplesPerWindow{0};
-    uint32_t m_sampleDepth{0};
-    uint64_t m_sampleCount{0};
-    /** Flows whose delivered bytes moved between two samples since TakeProgressedFlows. */
-    std::vector<uint32_t> m_progressed;
-    EventId m_sampleEvent;
-    Callback<void> m_onWindow;
+    // lifecycle
     Callback<void, uint32_t, int> m_onFlowEvent;
-
     TracedCallback<uint32_t> m_flowStartTrace;
     TracedCallback<uint32_t> m_flowFinishTrace;
 };

@@ -3,22 +3,10 @@
  */
 #include "route-oracle.h"
 
-#include <algorithm>
-
 namespace ns3
 {
 
 NS_OBJECT_ENSURE_REGISTERED(RouteOracle);
-
-namespace
-{
-std::vector<TypeId>&
-Registry()
-{
-    static std::vector<TypeId> types;
-    return types;
-}
-} // namespace
 
 TypeId
 RouteOracle::GetTypeId()
@@ -28,21 +16,5 @@ RouteOracle::GetTypeId()
 }
 
 RouteOracle::~RouteOracle() = default;
-
-void
-RouteOracle::Register(TypeId tid)
-{
-    auto& types = Registry();
-    if (std::find(types.begin(), types.end(), tid) == types.end())
-    {
-        types.push_back(tid);
-    }
-}
-
-std::vector<TypeId>
-RouteOracle::GetRegistered()
-{
-    return Registry();
-}
 
 } // namespace ns3

@@ -10,6 +10,8 @@
 #include "ns3/ipv4-address.h"
 #include "ns3/ipv4-route.h"
 #include "ns3/ipv4-routing-protocol.h"
+#include "extension-registry.h"
+
 #include "ns3/object.h"
 #include "ns3/ptr.h"
 #include "ns3/type-id.h"
@@ -32,7 +34,7 @@ namespace ns3
  * through RouteOutput, as its packets are routed. Registered like a
  * FlowSource: Register(MyOracle::GetTypeId()) from a static initializer.
  */
-class RouteOracle : public Object
+class RouteOracle : public Object, public ExtensionRegistry<RouteOracle>
 {
   public:
     static TypeId GetTypeId();
@@ -51,11 +53,6 @@ class RouteOracle : public Object
                                      uint8_t protocol,
                                      uint16_t srcPort,
                                      uint16_t dstPort) const = 0;
-
-    /** Make every tracker created from now on ask oracles of type @p tid (once per type). */
-    static void Register(TypeId tid);
-    /** @return the registered oracle types, in registration order. */
-    static std::vector<TypeId> GetRegistered();
 };
 
 } // namespace ns3

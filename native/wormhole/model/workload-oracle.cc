@@ -3,22 +3,10 @@
  */
 #include "workload-oracle.h"
 
-#include <algorithm>
-
 namespace ns3
 {
 
 NS_OBJECT_ENSURE_REGISTERED(WorkloadOracle);
-
-namespace
-{
-std::vector<TypeId>&
-Registry()
-{
-    static std::vector<TypeId> types;
-    return types;
-}
-} // namespace
 
 TypeId
 WorkloadOracle::GetTypeId()
@@ -28,21 +16,5 @@ WorkloadOracle::GetTypeId()
 }
 
 WorkloadOracle::~WorkloadOracle() = default;
-
-void
-WorkloadOracle::Register(TypeId tid)
-{
-    auto& types = Registry();
-    if (std::find(types.begin(), types.end(), tid) == types.end())
-    {
-        types.push_back(tid);
-    }
-}
-
-std::vector<TypeId>
-WorkloadOracle::GetRegistered()
-{
-    return Registry();
-}
 
 } // namespace ns3

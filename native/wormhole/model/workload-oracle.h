@@ -8,6 +8,7 @@
 #ifndef WORMHOLE_WORKLOAD_ORACLE_H
 #define WORMHOLE_WORKLOAD_ORACLE_H
 
+#include "extension-registry.h"
 #include "upcoming-flow.h"
 
 #include "ns3/callback.h"
@@ -30,7 +31,7 @@ namespace ns3
  * adapter module of such a workload registers a WorkloadOracle subclass,
  * like a FlowSource: Register(MyOracle::GetTypeId()) from a static initializer.
  */
-class WorkloadOracle : public Object
+class WorkloadOracle : public Object, public ExtensionRegistry<WorkloadOracle>
 {
   public:
     static TypeId GetTypeId();
@@ -54,11 +55,6 @@ class WorkloadOracle : public Object
     virtual std::vector<UpcomingFlow> GetUpcomingFlows(Time horizon,
                                                        const std::vector<KnownFlowEnd>& ends,
                                                        bool earliest = false) const = 0;
-
-    /** Make every tracker created from now on ask oracles of type @p tid (once per type). */
-    static void Register(TypeId tid);
-    /** @return the registered oracle types, in registration order. */
-    static std::vector<TypeId> GetRegistered();
 };
 
 } // namespace ns3

@@ -36,6 +36,21 @@ WormholeSimulatorImpl::GetTypeId()
     return tid;
 }
 
+WormholeSimulatorImpl*
+WormholeSimulatorImpl::GetAccelerating()
+{
+    // looked up once per simulator: this runs for every packet a tracked application writes
+    static SimulatorImpl* last = nullptr;
+    static WormholeSimulatorImpl* cached = nullptr;
+    SimulatorImpl* current = PeekPointer(Simulator::GetImplementation());
+    if (current != last)
+    {
+        last = current;
+        cached = dynamic_cast<WormholeSimulatorImpl*>(current);
+    }
+    return cached;
+}
+
 WormholeSimulatorImpl::WormholeSimulatorImpl()
     : m_tagHead{nullptr},
       m_tagClass{UNATTRIBUTED},

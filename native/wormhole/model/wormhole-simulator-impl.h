@@ -86,6 +86,12 @@ class WormholeSimulatorImpl : public SimulatorImpl
     static constexpr uint32_t WORKLOAD = 0xfffffffeu;
 
     static TypeId GetTypeId();
+    /**
+     * @return the simulator implementation in use if it is this one, else
+     * nullptr (a baseline run). Cheap: it is looked up once per
+     * implementation, and the tracker asks for every packet a flow writes.
+     */
+    static WormholeSimulatorImpl* GetAccelerating();
 
     WormholeSimulatorImpl();
     ~WormholeSimulatorImpl() override;

@@ -437,3 +437,16 @@ def test_a_partition_whose_flow_set_changes_is_judged_afresh_at_every_sample():
     assert (st.patience.losses, st.patience.wait) == (0, 0)
     deliver(tracker, {0: 0.75 * BOTTLENECK, 1: 0.23 * BOTTLENECK}, samples=200)
     assert judged_samples(controller, ns3, range(111, 140)) == list(range(111, 140))
+
+
+def test_no_progress_is_read_from_cpp_at_a_sample_while_no_partition_may_be_judged(monkeypatch):
+    """Only a partition that may be judged can stall: with none, its flows' progress is not asked for."""
+    flows = [(10**8, "ns3::TcpDctcp")] * 2
+    for sources, reads in (([RED_BETWEEN_THRESHOLDS], 0), ((), 3)):
+        controller, tracker, ns3 = run_with(flows, bottleneck_sources=sources)
+        taken = []
+        monkeypatch.setattr(tracker, "TakeProgressedFlows", lambda taken=taken: taken.append(1) or [])
+        deliver(tracker, {0: 0.75 * BOTTLENECK, 1: 0.23 * BOTTLENECK}, samples=20)
+        for k in (11, 12, 13):
+            sample_at(controller, ns3, k * PERIOD_NS)
+        assert len(taken) == reads and controller.skips == []

@@ -29,5 +29,6 @@ for case in $CASES; do
                 experiments/scripts/udp_echo.py --packets 100000 --interval 0.00002 --rate 1Gbps \
                 > "$OUT/udp-echo.txt" 2>/dev/null ;;
     esac
-    grep -E "speedup \(Run|events  |accelerated Run\(\)" "$OUT/$case.txt" "$OUT/$case/summary.md" 2>/dev/null || true
+    grep -hE "speedup \(Run|^events  |accelerated Run\(\)|Run\(\) wall time|^\| events" \
+        "$OUT/$case.txt" || true
 done

@@ -481,7 +481,7 @@ class FakeMemoHost(MemoHost):
     completed_now: list[int] = field(default_factory=list)
     resumed: dict[int, tuple[int, tuple[float, ...] | None]] = field(default_factory=dict)
     calls: list[tuple[int, object]] = field(default_factory=list)
-    #: whether the run's shortcuts paid for its bets (``accel/backoff.py``); flows recorded so far
+    #: whether the run's shortcuts paid for its bets (``core/backoff.py``); flows recorded so far
     paid: bool = True
     recorded: int = 0
 

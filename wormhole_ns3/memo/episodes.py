@@ -128,7 +128,7 @@ GROUPED_PACED_KINDS = frozenset({FlowKind.RDMA_DCQCN})
 PACED_REACH = 8
 
 #: A recording that has grown past this many flows without closing, while the run's shortcuts
-#: have not paid for its bets (``accel/backoff.py``), stops: its links never went idle, so no
+#: have not paid for its bets (``core/backoff.py``), stops: its links never went idle, so no
 #: opening of its key can come while it is stored, and the course its joiners took is one a
 #: replay must match joiner by joiner. The interleaved all-to-alls of
 #: ``experiments/zoo/moe_alltoall.py`` make one episode of the whole run: 896 flows recorded.

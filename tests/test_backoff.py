@@ -39,7 +39,7 @@ def test_a_win_starts_the_patience_afresh():
 
 def test_the_ledger_counts_bets_in_event_equivalents_and_pays_once_the_shortcuts_saved_as_much():
     ledger = Ledger()
-    ledger.judged(4, seconds=0.001)
+    ledger.judged(4)
     ledger.judged(2)
     ledger.recorded(3)
     spent = 6 * JUDGED_FLOW_EVENTS + 3 * RECORDED_FLOW_EVENTS

@@ -869,9 +869,8 @@ class Controller:
             backing_off = not self.ledger.pays(self.events_saved())
             if not st.patience.due(backing_off):
                 return  # refused at every judgement while no shortcut has paid: judged more rarely
-            started = time.perf_counter()
             verdict = self._judge(st, early)
-            self.ledger.judged(len(part.flows), time.perf_counter() - started)
+            self.ledger.judged(len(part.flows))
             st.last_verdict = verdict
             if early and verdict.limit is Limit.WINDOW_NOT_FULL:
                 return  # not at line rate: it waits for a whole window, as paced flows always did

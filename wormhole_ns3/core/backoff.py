@@ -53,19 +53,15 @@ class Ledger:
     judgements: int = 0
     judged_flows: int = 0
     recorded_flows: int = 0
-    #: Measured Python seconds of the bets (for the trace's words only: nothing decides on it).
-    seconds: float = 0.0
 
-    def judged(self, flows: int, seconds: float = 0.0) -> None:
+    def judged(self, flows: int) -> None:
         self.judgements += 1
         self.judged_flows += flows
         self.spent += flows * JUDGED_FLOW_EVENTS
-        self.seconds += seconds
 
-    def recorded(self, flows: int, seconds: float = 0.0) -> None:
+    def recorded(self, flows: int) -> None:
         self.recorded_flows += flows
         self.spent += flows * RECORDED_FLOW_EVENTS
-        self.seconds += seconds
 
     def pays(self, saved: int) -> bool:
         """Whether the shortcuts so far, ``saved`` events avoided by the run's skips and replays,
@@ -73,9 +69,10 @@ class Ledger:
         return saved >= self.spent
 
     def words(self, saved: int) -> str:
-        """The account as a trace row says it."""
+        """The account as a trace row says it: counts only, so that the trace is the same at every run
+        (``--profile`` times the Python of the controller and the memo)."""
         return (f"the run's bets cost {self.spent:,.0f} event equivalents ({self.judgements} judgements of "
-                f"{self.judged_flows} flows, {self.recorded_flows} flows recorded; {self.seconds:.3f} s of Python) "
+                f"{self.judged_flows} flows, {self.recorded_flows} flows recorded) "
                 f"against {saved:,} events its shortcuts avoided")
 
 

@@ -481,6 +481,9 @@ class FakeMemoHost(MemoHost):
     completed_now: list[int] = field(default_factory=list)
     resumed: dict[int, tuple[int, tuple[float, ...] | None]] = field(default_factory=dict)
     calls: list[tuple[int, object]] = field(default_factory=list)
+    #: whether the run's shortcuts paid for its bets (``core/backoff.py``); flows recorded so far
+    paid: bool = True
+    recorded: int = 0
 
     def add(self, flow: int, route: tuple[tuple[int, ...], tuple[int, ...]],
             attributes: str = "bulk-tcp size=1000000 cc=ns3::TcpDctcp{}") -> None:
@@ -592,6 +595,12 @@ class FakeMemoHost(MemoHost):
 
     def call_at(self, time_ns: int, action) -> None:
         self.calls.append((time_ns, action))
+
+    def bets_paid(self) -> bool:
+        return self.paid
+
+    def recorded_flow(self) -> None:
+        self.recorded += 1
 
 
 # ------------------------------------------------ driving a Memoizer over a FakeMemoHost

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from wormhole_ns3.accel.controller import ACTIVE, PENDING, Controller, PacketLevel
+from wormhole_ns3.accel.controller import ACTIVE, FINISHED, PENDING, Controller, PacketLevel
 from wormhole_ns3.accel.fastforward import SkipEnd
 from wormhole_ns3.accel.steady import Limit
 from wormhole_ns3.config import AcceleratorConfig
@@ -378,3 +378,75 @@ def test_paced_flows_below_line_rate_or_contending_still_wait_for_a_whole_window
     sample_at(controller, ns3, controller.config.min_window * PERIOD_NS)
     st = next(iter(controller.partitions.values()))
     assert controller.skips == [] and st.last_verdict is None
+
+
+def judged_samples(controller, ns3, samples):
+    """The samples (of ``samples``) at which the controller judged a partition."""
+    judged = []
+    for k in samples:
+        before = controller.ledger.judgements
+        sample_at(controller, ns3, k * PERIOD_NS)
+        if controller.ledger.judgements > before:
+            judged.append(k)
+    return judged
+
+
+def test_a_partition_refused_at_every_judgement_is_judged_ever_more_rarely_while_no_shortcut_paid():
+    controller, tracker, ns3 = run_with([(10**9, "ns3::TcpDctcp")] * 2)
+    deliver(tracker, {0: 0.75 * BOTTLENECK, 1: 0.23 * BOTTLENECK}, samples=400)
+    st = next(iter(controller.partitions.values()))
+    patience = st.patience.patience
+    judged = judged_samples(controller, ns3, range(11, 400))
+    # judged at every sample until its patience ran out, then after waits of 1, 2, 4, ... 64 samples
+    first = list(range(11, 11 + patience))
+    waits = [1, 2, 4, 8, 16, 32, 64, 64]
+    later = [first[-1]]
+    for wait in waits:
+        later.append(later[-1] + wait + 1)
+    assert judged[:patience + len(waits)] == first + later[1:]
+    assert st.last_verdict.limit is Limit.UNFAIR and controller.skips == []
+    (row,) = [r for r in controller.trace_records() if r.kind is TraceKind.BACK_OFF]
+    assert row.limit == "judging backed off" and row.flow_ids == (0, 1)
+    assert row.time == pytest.approx(first[-1] * PERIOD_NS * 1e-9)
+    assert row.reason.startswith(f"refused at its last {patience} judgements (unfair share last)")
+    assert f"({patience} judgements of {2 * patience} flows" in row.reason
+    assert "against 0 events its shortcuts avoided" in row.reason
+    # the samples it was not judged at are still charged to why it ran packet by packet
+    assert controller.packet_level_time == {PacketLevel.UNFAIR_SHARES: pytest.approx(389 * PERIOD_NS * 1e-9)}
+
+
+def test_while_the_runs_shortcuts_have_paid_for_its_bets_a_refused_partition_is_judged_at_every_sample(
+        monkeypatch):
+    controller, tracker, ns3 = run_with([(10**9, "ns3::TcpDctcp")] * 2)
+    deliver(tracker, {0: 0.75 * BOTTLENECK, 1: 0.23 * BOTTLENECK}, samples=200)
+    monkeypatch.setattr(controller, "events_saved", lambda: 10**9)
+    assert judged_samples(controller, ns3, range(11, 200)) == list(range(11, 200))
+    assert not [r for r in controller.trace_records() if r.kind is TraceKind.BACK_OFF]
+
+
+def test_a_partition_whose_flow_set_changes_is_judged_afresh_at_every_sample():
+    controller, tracker, ns3 = run_with([(10**9, "ns3::TcpDctcp")] * 3)
+    deliver(tracker, {0: 0.75 * BOTTLENECK, 1: 0.2 * BOTTLENECK, 2: 0.03 * BOTTLENECK}, samples=200)
+    judged_samples(controller, ns3, range(11, 100))
+    backed_off = next(iter(controller.partitions.values()))
+    assert backed_off.patience.wait > 0
+    ns3.now_ns = 100 * PERIOD_NS
+    tracker.on_flow_event(2, FINISHED)
+    (st,) = controller.partitions.values()
+    assert st is not backed_off and st.partition.flows == {0, 1}
+    assert (st.patience.losses, st.patience.wait) == (0, 0)
+    deliver(tracker, {0: 0.75 * BOTTLENECK, 1: 0.23 * BOTTLENECK}, samples=200)
+    assert judged_samples(controller, ns3, range(111, 140)) == list(range(111, 140))
+
+
+def test_no_progress_is_read_from_cpp_at_a_sample_while_no_partition_may_be_judged(monkeypatch):
+    """Only a partition that may be judged can stall: with none, its flows' progress is not asked for."""
+    flows = [(10**8, "ns3::TcpDctcp")] * 2
+    for sources, reads in (([RED_BETWEEN_THRESHOLDS], 0), ((), 3)):
+        controller, tracker, ns3 = run_with(flows, bottleneck_sources=sources)
+        taken = []
+        monkeypatch.setattr(tracker, "TakeProgressedFlows", lambda taken=taken: taken.append(1) or [])
+        deliver(tracker, {0: 0.75 * BOTTLENECK, 1: 0.23 * BOTTLENECK}, samples=20)
+        for k in (11, 12, 13):
+            sample_at(controller, ns3, k * PERIOD_NS)
+        assert len(taken) == reads and controller.skips == []

@@ -258,6 +258,8 @@ def test_profile_changes_nothing_simulated_and_accounts_for_all_of_run(wormhole,
     assert plain["profile"] is None
     profile = profiled["profile"]
     assert sum(profile["seconds"].values()) == pytest.approx(profiled["run_wall_s"])
+    # start-up is the process's time outside Run(), read as run.json was written
+    assert profile["startup_s"] == pytest.approx(profiled["process_wall_s"] - profiled["run_wall_s"])
     calls = profile["calls"]
     assert calls["controller (Python decisions)"] >= 3 and calls["boundary calls (Python into C++)"] > 0
     # every callback but the two that start and stop the watch was seen entering Python from C++

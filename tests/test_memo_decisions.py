@@ -12,6 +12,7 @@ import pytest
 
 from wormhole_ns3.core.links import link_id
 from wormhole_ns3.core.trace import TraceKind
+from wormhole_ns3.memo import episodes
 from wormhole_ns3.memo.episodes import MemoDecision, Memoizer, _named_links
 from wormhole_ns3.memo.record import (
     MIN_COMPLETED_PER_DIVERGENCE,
@@ -956,3 +957,40 @@ def test_grouped_paced_continuations_ending_a_few_ns_apart_are_one_course(store,
     else:
         assert kinds(memo)[-1] is MemoDecision.MISS and host.held == []
         assert "its 2 stored continuations end otherwise, and a paced resume is not exact" in memo.trace[-1].detail
+
+
+def grow_a_recording(memo: Memoizer, host: FakeMemoHost, joiners: int) -> list[int]:
+    """An incast into one receiver opens a recording; ``joiners`` more senders join it, 1 ms apart, then all end."""
+    flows = incast(host, 0, switch=100, senders=2 + joiners)
+    memo.arrive(1 * MS, flows[:2])
+    for k, flow in enumerate(flows[2:], start=2):
+        memo.arrive(k * MS, [flow])
+    for flow in flows:
+        host.trajectories[flow] = [TrajectoryPoint(50 * MS, 1_000_000, (12.0, 20.0))]
+        memo.finished(50 * MS + flow, flow)
+    return flows
+
+
+def test_a_recording_grown_past_its_bound_while_nothing_paid_is_simulated_and_not_recorded(store, monkeypatch):
+    monkeypatch.setattr(episodes, "RECORDING_BOUND", 4)
+    host = FakeMemoHost(paid=False)
+    memo = Memoizer(store, "context", host)
+    flows = grow_a_recording(memo, host, joiners=4)
+    assert kinds(memo) == [MemoDecision.MISS, MemoDecision.STOPPED]
+    stopped = memo.trace[1]
+    assert stopped.kind.trace_kind is TraceKind.BACK_OFF and stopped.kind.value == "recording stopped"
+    # four flows recorded at the 4 ms arrival of the fifth: it and the sixth are simulated unrecorded
+    assert stopped.time == pytest.approx(4e-3) and stopped.flows == (0, 1, 2, 3)
+    assert stopped.detail.startswith(f"recording of {memo.trace[0].detail.split()[2].rstrip(':')} stopped: "
+                                     "4 flows since it opened 0.003000 s ago and 1 joining, past 4")
+    assert host.started == flows and host.held == []
+    assert memo.stats.recorded == 0 and host.recorded == 0 and store.stats().entries == 0
+
+
+def test_a_recording_grown_past_its_bound_is_kept_while_the_runs_shortcuts_pay(store, monkeypatch):
+    monkeypatch.setattr(episodes, "RECORDING_BOUND", 4)
+    host = FakeMemoHost(paid=True)
+    memo = Memoizer(store, "context", host)
+    flows = grow_a_recording(memo, host, joiners=4)
+    assert kinds(memo) == [MemoDecision.MISS, MemoDecision.RECORDED]
+    assert memo.trace[1].flows == tuple(flows) and host.recorded == len(flows) and memo.stats.recorded == 1

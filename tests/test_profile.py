@@ -91,6 +91,8 @@ def test_compare_and_the_experiment_summary_show_the_split_only_when_profiled():
     shown = profile_parts({"profile": profile, "run_wall_accelerated_s": 10.0})
     assert shown == "controller (Python decisions) 0.50 s (5%), events executed (C++) 9.50 s (95%)"
     assert profile_parts({"profile": None, "run_wall_accelerated_s": 10.0}) is None
+    started = profile_parts({"profile": {**profile, "startup_s": 3.25}, "run_wall_accelerated_s": 10.0})
+    assert started == shown + "; start-up (process time outside Run()) 3.25 s"
 
 
 def test_a_profiler_running_before_run_is_running_again_after_it():

@@ -25,6 +25,7 @@ from wormhole_ns3.accel.partition import FlowGroups, Partition
 from wormhole_ns3.accel.steady import Limit, Verdict, contends, judge, judge_paced
 from wormhole_ns3.accel.verify import Fork, Guard, replay_error, skip_error
 from wormhole_ns3.config import AcceleratorConfig
+from wormhole_ns3.core.backoff import BackOff, Ledger, Patience
 from wormhole_ns3.core.draws import DrawCase, Fidelity, RandomSource, port_loads
 from wormhole_ns3.core.flows import (
     WINDOW_GROWS_WITH_TIME,
@@ -157,6 +158,9 @@ class PartitionState:
     #: Under same-seed fidelity, the models on its links that would draw random numbers while
     #: it is skipped, if any: it runs packet by packet (its flows and links are its key: it stays).
     draws_at: str | None = None
+    #: How often it is judged while its judgements keep refusing it and the run's shortcuts have
+    #: not paid for its bets (``core/backoff.py``); afresh with every new flow set.
+    patience: Patience = field(default_factory=Patience)
 
     @property
     def paused(self) -> bool:
@@ -295,6 +299,12 @@ class Controller:
         self.verifying: PendingCheck | None = None
         #: Guard rows of the skip trace (a kind of decision stopped).
         self._guard_records: list[SkipRecord] = []
+        #: What the run's bets (judgements, recordings) cost against what its shortcuts saved.
+        self.ledger = Ledger()
+        #: Events the skips avoided so far (their trace rows', a skip-back's taken back).
+        self._skipped_events = 0
+        #: Back-off rows of the skip trace (a partition judged ever more rarely).
+        self._backoff_records: list[SkipRecord] = []
 
     @property
     def simulator(self) -> MemoSimulatorPort:
@@ -811,8 +821,14 @@ class Controller:
         """The tracker took a rate sample of every sampled flow: judge the partitions whose turn it is."""
         now = self.now()
         self.samples_taken += 1
-        progressed = set(self.tracker.TakeProgressedFlows())
-        for st in list(self.partitions.values()):
+        partitions = list(self.partitions.values())
+        # which flows delivered since the last sample unstalls a stalled partition; only a partition
+        # that may be judged can stall, and a new one is not judged before a later sample has taken
+        # them: with none, the crossing is saved (a run whose every link may draw, under same-seed
+        # fidelity, makes 12,828 of them and judges nothing)
+        judgeable = any(not (st.blocker or st.draws_at) for st in partitions)
+        progressed = set(self.tracker.TakeProgressedFlows()) if judgeable else set()
+        for st in partitions:
             if st.stalled and not progressed.isdisjoint(st.partition.flows):
                 st.stalled = False
             if not st.paused:
@@ -850,14 +866,21 @@ class Controller:
                 # error of the skip-back; the sliding window stays for TCP until contending paced
                 # flows are measured on it
                 return
+            backing_off = not self.ledger.pays(self.events_saved())
+            if not st.patience.due(backing_off):
+                return  # refused at every judgement while no shortcut has paid: judged more rarely
             verdict = self._judge(st, early)
+            self.ledger.judged(len(part.flows))
             st.last_verdict = verdict
             if early and verdict.limit is Limit.WINDOW_NOT_FULL:
                 return  # not at line rate: it waits for a whole window, as paced flows always did
             if not verdict.steady:
                 st.held_back_by = verdict.limit
                 st.stalled = verdict.limit is Limit.NO_PROGRESS
+                if st.patience.lost(backing_off):
+                    self._backed_off(st, now)
                 return
+            st.patience.won()
             st.rates, st.reason, st.idle = dict(verdict.rates), verdict.reason, verdict.idle
             st.rates_until = now + verdict.horizon
         exempt = self._idle_hosts(st)
@@ -888,6 +911,24 @@ class Controller:
             self._skip(st, plan, exempt)
         elif st.idle:
             st.rates = None  # shares with idle flows hold only until one of them wakes
+
+    def events_saved(self) -> int:
+        """Packet-level events the run's shortcuts avoided so far: its skips' and the memo's."""
+        return self._skipped_events + (self.memo.stats.events_avoided if self.memo is not None else 0)
+
+    def _backed_off(self, st: PartitionState, now: float) -> None:
+        """A partition refused at every judgement starts being judged more rarely: a trace row says why."""
+        patience = st.patience
+        since = (now - st.changed_at) / st.rtt
+        self._backoff_records.append(SkipRecord(
+            time=now, flow_ids=tuple(sorted(st.partition.flows)), dt=0.0, events_moved=0, events_avoided=0,
+            credited_bytes=0, queue_packets=0, limit=BackOff.JUDGING.value,
+            reason=(f"refused at its last {patience.losses} judgements ({st.held_back_by} last), its flows "
+                    f"unchanged for {since:.0f} RTTs, and {self.ledger.words(self.events_saved())}: judged "
+                    f"after waits doubling from {patience.wait} to {patience.max_wait} samples until it is "
+                    f"steady or its flows change"),
+            kind=TraceKind.BACK_OFF,
+        ))
 
     def _account(self, st: PartitionState, now: float) -> None:
         """Charge the last sampling period of packet-level time of a partition to why it was not skipped."""
@@ -1049,6 +1090,8 @@ class Controller:
                 draws=draw_case,
             )
         )
+        self._skipped_events += self.skips[-1].events_avoided
+        st.patience.won()
         st.held_back_by = None
 
     def _settled(self, st: PartitionState, now: float) -> str:
@@ -1106,6 +1149,7 @@ class Controller:
         self._reverted.append(st)
         self.reverts += 1
         record = self.skips[st.skip_record]
+        self._skipped_events -= record.events_avoided - int(record.events_avoided * (1 - left / full))
         self.skips[st.skip_record] = replace(
             record,
             dt=record.dt - left,
@@ -1268,7 +1312,7 @@ class Controller:
 
     def trace_records(self) -> list[SkipRecord]:
         """Every skip and every memo event of the run, in time order (the skip trace)."""
-        records = list(self.skips) + self._guard_records
+        records = list(self.skips) + self._guard_records + self._backoff_records
         if self.memo is not None:
             records += [
                 SkipRecord(

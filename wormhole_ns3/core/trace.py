@@ -26,6 +26,8 @@ class TraceKind(Label):
     MEMO_ABSORBED = "memo-absorbed"
     #: The error guard stopped a kind of decision (accel/verify.py).
     GUARD = "guard"
+    #: A bet that did not pay is made more rarely (core/backoff.py); ``limit`` says which.
+    BACK_OFF = "back-off"
 
     @property
     def memo(self) -> bool:

@@ -17,6 +17,7 @@ import itertools
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any, Protocol
 
+from wormhole_ns3.core.backoff import Ledger
 from wormhole_ns3.core.draws import Draws, Fidelity, RandomSource
 from wormhole_ns3.core.flows import ACK_CLOCKED_CONGESTION_CONTROL, FlowKind, is_paced
 from wormhole_ns3.core.ports import BoundaryPort, Callback, MemoSimulatorPort, MemoTrackerPort
@@ -48,6 +49,15 @@ class MemoRun(Protocol):
     @property
     def boundary(self) -> BoundaryPort:
         """The run's runtime.boundary.Boundary (the vectors C++ takes)."""
+        ...
+
+    @property
+    def ledger(self) -> Ledger:
+        """The run's account of its bets, judgements and recordings (core/backoff.py)."""
+        ...
+
+    def events_saved(self) -> int:
+        """Packet-level events the run's skips and replays avoided so far."""
         ...
 
     def callback(self, function: Callable[..., None], *signature: str) -> Callback:
@@ -292,6 +302,14 @@ class MemoDriver(MemoHost):
             TrajectoryPoint(int(s.time), int(s.delivered), tuple(float(x) for x in s.state))
             for s in self.tracker.GetSnapshots(flow)
         ]
+
+    def bets_paid(self) -> bool:
+        """Whether the run's shortcuts so far paid for its bets (``core/backoff.py``)."""
+        return self.run.ledger.pays(self.run.events_saved())
+
+    def recorded_flow(self) -> None:
+        """A recorded flow ended and its course was read: a bet the run's ledger counts."""
+        self.run.ledger.recorded(1)
 
     def flow_nodes(self, flow: int) -> tuple[int, int]:
         if flow not in self._nodes:

@@ -70,6 +70,7 @@ from dataclasses import dataclass, field
 from functools import partial
 from typing import Any, Protocol
 
+from wormhole_ns3.core.backoff import BackOff
 from wormhole_ns3.core.draws import DrawCase, Draws, Fidelity, RandomSource, port_loads
 from wormhole_ns3.core.flows import FlowKind
 from wormhole_ns3.core.shortcuts import MEMO_KINDS, GuardKind
@@ -126,6 +127,13 @@ GROUPED_PACED_KINDS = frozenset({FlowKind.RDMA_DCQCN})
 #: DCQCN flows lasts 3.3 drain times on moe-8x7b-64g-dcqcn.
 PACED_REACH = 8
 
+#: A recording that has grown past this many flows without closing, while the run's shortcuts
+#: have not paid for its bets (``core/backoff.py``), stops: its links never went idle, so no
+#: opening of its key can come while it is stored, and the course its joiners took is one a
+#: replay must match joiner by joiner. The interleaved all-to-alls of
+#: ``experiments/zoo/moe_alltoall.py`` make one episode of the whole run: 896 flows recorded.
+RECORDING_BOUND = 256
+
 #: A link an episode released less than this long ago still carries its last ACKs and
 #: FINs (on the wire, not only in queues): how long ago is part of the link's state.
 RECENT_NS = 1_000_000
@@ -161,6 +169,8 @@ class MemoHost(Protocol):
     def cancel_completion(self, flow: int) -> None: ...
     def resume_flow(self, flow: int, delivered: int, state: tuple[float, ...] | None) -> None: ...
     def call_at(self, time_ns: int, action: Callable[[], None]) -> None: ...
+    def bets_paid(self) -> bool: ...
+    def recorded_flow(self) -> None: ...
 
 
 @dataclass
@@ -287,6 +297,8 @@ class MemoDecision(Label):
     NO_MIRROR = "no-mirror"
     #: A recording met episodes opened apart from it and records them as one.
     ABSORBED = "absorbed"
+    #: A recording grew past ``RECORDING_BOUND`` flows without closing: simulated, no longer recorded.
+    STOPPED = BackOff.RECORDING.value
 
     @property
     def trace_kind(self) -> TraceKind:
@@ -303,6 +315,7 @@ _TRACE_KINDS = {
     MemoDecision.DISTRUSTED: TraceKind.MEMO_DISTRUSTED,
     MemoDecision.NO_MIRROR: TraceKind.MEMO_NO_MIRROR,
     MemoDecision.ABSORBED: TraceKind.MEMO_ABSORBED,
+    MemoDecision.STOPPED: TraceKind.BACK_OFF,
 }
 
 
@@ -564,6 +577,8 @@ class Memoizer:
             # a flow the memo cannot replay: the episode is simulated, not recorded
             self._lose_leadership(now_ns, episode, blocker)
             episode.mode = UNMEMOIZED
+        if episode.mode == RECORDING and self._past_bound(episode, len(ordered)):
+            self._stop_recording(now_ns, episode, len(ordered))
         if episode.mode == RECORDING:
             episode.left_out += self._left_out_on(ordered)
             for flow in ordered:
@@ -599,6 +614,25 @@ class Memoizer:
                 self._schedule_completion(episode, flow)
             return
         self._admit(episode, ordered)
+
+    def _past_bound(self, episode: OpenEpisode, joining: int) -> bool:
+        """Whether a recording that ``joining`` flows join has grown past its bound while nothing paid for it.
+
+        Not one a mirror follows: that one pays already.
+        """
+        return (len(episode.flows) + joining > RECORDING_BOUND and not episode.followers
+                and not self.host.bets_paid())
+
+    def _stop_recording(self, now_ns: int, episode: OpenEpisode, joining: int) -> None:
+        """Simulate the rest of a recording that grew past its bound, and record none of it."""
+        self._drop_leader(episode)
+        episode.mode = UNMEMOIZED
+        self.trace.append(MemoEvent(
+            now_ns * 1e-9, episode.id, MemoDecision.STOPPED, tuple(episode.flows), 0.0, 0,
+            f"recording of {episode.key.hex()[:12]} stopped: {len(episode.flows)} flows since it opened "
+            f"{(now_ns - episode.t0_ns) * 1e-9:.6f} s ago and {joining} joining, past {RECORDING_BOUND} without "
+            f"closing, while the run's shortcuts have not paid for its bets: simulated, not recorded",
+        ))
 
     def _admit(self, episode: OpenEpisode, flows: list[int]) -> None:
         """Flows simulated for real in the episode (recorded if it is recording)."""
@@ -1642,6 +1676,7 @@ class Memoizer:
         episode.unfinished.discard(flow)
         self._release_finished_links(episode, flow, now_ns)
         if episode.mode == RECORDING:
+            self.host.recorded_flow()
             points = [
                 TrajectoryPoint(p.offset_ns - episode.t0_ns, p.delivered, p.state)
                 for p in self.host.trajectory(flow)

@@ -310,6 +310,7 @@ def results_dict(session: Session, report: SimulationReport, script: str, argv: 
     snapshot = report.snapshot
     skips = report.skips
     memo = memo_results(report, session.memo_store)
+    process = process_wall()
     return {
         "wormhole_ns3_version": __version__,
         "ns3_version": loader.ns3_version(),
@@ -327,7 +328,7 @@ def results_dict(session: Session, report: SimulationReport, script: str, argv: 
         "sample_period_s": report.sample_period,
         "runs": report.runs,
         "run_wall_s": report.run_wall,
-        "process_wall_s": process_wall(),
+        "process_wall_s": process,
         "events": snapshot.events if snapshot else 0,
         "system_events": snapshot.system_events if snapshot else 0,
         "sim_time_s": snapshot.sim_time if snapshot else 0.0,
@@ -340,7 +341,7 @@ def results_dict(session: Session, report: SimulationReport, script: str, argv: 
         "unskippable_flows": {str(f): why for f, why in sorted(report.unskippable.items())},
         **memo,
         "events_avoided": sum(r.events_avoided for r in skips) + (memo["events_avoided_by_memo"] or 0),
-        "profile": profile_results(session.controller.boundary, report.run_wall),
+        "profile": profile_results(session.controller.boundary, report.run_wall, process),
         "python_callbacks": trampoline.results(loader.cppyy_module()),
         "verify": verify_results(session.controller.guard),
         "queues": as_results(snapshot.queues) if snapshot and snapshot.queues is not None else None,
@@ -378,15 +379,19 @@ def verify_results(guard: Guard | None) -> dict | None:
     return guard.results()
 
 
-def profile_results(boundary: BoundaryPort, run_wall: float) -> dict | None:
+def profile_results(boundary: BoundaryPort, run_wall: float, process_wall: float) -> dict | None:
     """Where Run() wall time went, by section, with the calls timed (None unless ``--profile``).
 
-    Only the cppyy boundary (``prepare`` made it) times anything: a test's fake profiles nothing."""
+    Only the cppyy boundary (``prepare`` made it) times anything: a test's fake profiles nothing.
+    ``startup_s`` is the process's wall time outside every Run() (loading ns-3 and the
+    native modules, the script's set-up, writing results): what a user waits for beside the split.
+    """
     profile = boundary.profile if isinstance(boundary, Boundary) else None
     if profile is None:
         return None
     return {
         "seconds": profile.split(run_wall),
+        "startup_s": max(process_wall - run_wall, 0.0),
         "calls": {str(section): n for section, n in profile.calls.items()},
         "entries": {"accelerator": profile.callback_entries, "script": profile.script_entries},
     }

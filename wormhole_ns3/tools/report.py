@@ -128,8 +128,10 @@ def profile_parts(summary: dict) -> str | None:
     if not profile:
         return None
     wall = summary["run_wall_accelerated_s"] or 1.0
-    return ", ".join(f"{section} {seconds:.2f} s ({seconds / wall:.0%})"
-                     for section, seconds in profile["seconds"].items())
+    parts = ", ".join(f"{section} {seconds:.2f} s ({seconds / wall:.0%})"
+                      for section, seconds in profile["seconds"].items())
+    startup = profile.get("startup_s")  # results written before start-up was kept have none
+    return parts if startup is None else f"{parts}; start-up (process time outside Run()) {startup:.2f} s"
 
 
 def guard_parts(summary: dict) -> str | None:

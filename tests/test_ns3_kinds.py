@@ -66,8 +66,9 @@ def test_cubic_with_everything_else_ns3s_defaults_is_skipped_within_the_bounds(w
     """Cubic, FQ-CoDel on every port, 536-byte segments, 128 KiB buffers: with --skip-cubic, skips.
 
     The bottleneck's FQ-CoDel drops (its queue stands above CoDel's 5 ms target), so Cubic backs off and
-    grows again along its cubic function: its epoch moves with each skip."""
-    summary, skips = compare(wormhole, tmp_path, SCRIPTS / "cubic_defaults.py", "--mb", "6",
+    grows again along its cubic function: its epoch moves with each skip. Steadiness waits for two whole
+    congestion cycles, so the flows carry 16 MB (at 6 MB they end before their second cycle)."""
+    summary, skips = compare(wormhole, tmp_path, SCRIPTS / "cubic_defaults.py", "--mb", "16",
                              options=["--skip-cubic"])
     assert skipped_flows(skips) == {0, 1}
     assert summary["events_accelerated"] < summary["events_baseline"]

@@ -45,7 +45,7 @@ def broadcast_network() -> None:
 
 
 def bulk_network() -> None:
-    """A point-to-point pair carrying one 2 MB TCP transfer."""
+    """A point-to-point pair carrying one 30 MB TCP transfer."""
     nodes = ns.NodeContainer()
     nodes.Create(2)
     p2p = ns.PointToPointHelper()
@@ -60,7 +60,7 @@ def bulk_network() -> None:
     port = 9
     bulk = ns.BulkSendHelper("ns3::TcpSocketFactory",
                              ns.InetSocketAddress(interfaces.GetAddress(1), port).ConvertTo())
-    bulk.SetAttribute("MaxBytes", ns.UintegerValue(2_000_000))
+    bulk.SetAttribute("MaxBytes", ns.UintegerValue(30_000_000))
     bulk.Install(nodes.Get(0)).Start(ns.Seconds(0.0))
     sink = ns.PacketSinkHelper("ns3::TcpSocketFactory",
                                ns.InetSocketAddress(ns.Ipv4Address.GetAny(), port).ConvertTo())

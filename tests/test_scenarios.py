@@ -18,6 +18,7 @@ CASES = SCENARIOS / "cases"
 sys.path.insert(0, str(SCENARIOS))
 generator = importlib.import_module("generator")
 spec_module = importlib.import_module("spec")
+readme = importlib.import_module("readme")
 
 #: Scenarios of the fast tests' seeds.
 SEEDS = range(200)
@@ -116,6 +117,22 @@ def test_a_sweep_folder_of_another_seed_is_refused_not_mixed_in(tmp_path):
     assert done.returncode == 2
     assert done.stderr.strip() == ("sweep.py: error: o/specs/0000.json holds another scenario (seed1-0000, not "
                                    "seed2-0000): o was made with another seed or generator; use another --out")
+
+
+def test_the_readmes_sweep_findings_are_what_the_kept_summary_gives():
+    assert readme.main(["--check"]) == 0
+
+
+def test_a_hand_edited_sweep_finding_fails_the_check_and_a_readme_without_markers_is_refused(tmp_path, capsys):
+    text = (SCENARIOS / "README.md").read_text()
+    edited = tmp_path / "README.md"
+    edited.write_text(text.replace("per-scenario max FCT error: p99 ", "per-scenario max FCT error: p99 1", 1))
+    assert readme.main(["--readme", str(edited), "--check"]) == 1
+    assert readme.main(["--readme", str(edited)]) == 0 and edited.read_text() == text
+    edited.write_text("no markers\n")
+    assert readme.main(["--readme", str(edited)]) == 2
+    assert capsys.readouterr().err.strip().splitlines()[-1] == (
+        f"readme.py: error: {edited}: no {readme.BEGIN} ... {readme.END} markers to write the sweep's findings between")
 
 
 @pytest.mark.slow

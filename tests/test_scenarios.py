@@ -173,8 +173,9 @@ def test_a_flow_joining_a_dctcp_pair_meets_it_as_plain_ns3_has_it(wormhole, tmp_
     that ended its slow start, DCTCP's estimate of the marks at 0.79 where plain ns-3 has it at
     0.1 within 13 ms, and the newcomer, meeting that, ended 60% off; skipped after two cycles up
     to the newcomer's start, 0.7%. No skip now ends at a newcomer's start
-    (``Controller._newcomer_due``): the pair runs packet by packet until the newcomer has come,
-    and the newcomer meets it as plain ns-3 has it.
+    (``Controller._newcomer_due``), and the pair, refused while its windows have not cycled
+    twice, is judged ever more rarely (``core/backoff.py``): it runs packet by packet and the
+    newcomer meets it as plain ns-3 has it.
     """
     out, trace = tmp_path / "c.json", tmp_path / "skips.csv"
     done = wormhole("compare", "--json", out, "--trace", trace, SCENARIOS / "scenario.py",
@@ -184,6 +185,4 @@ def test_a_flow_joining_a_dctcp_pair_meets_it_as_plain_ns3_has_it(wormhole, tmp_
     assert summary["rx_bytes_exact"] and summary["stdout_identical"]
     assert summary["fct_max_rel_err"] == 0.0
     assert steady_skips(trace) == []
-    held = summary["packet_level_time_s"]
-    assert held["a flow due on its links"] > 0 and held["congestion cycles not yet repeating"] > 0
-    assert held["a flow connecting on its links"] > 0
+    assert summary["packet_level_time_s"]["congestion cycles not yet repeating"] > 0

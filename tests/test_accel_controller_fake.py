@@ -350,6 +350,37 @@ def test_a_flow_connecting_on_a_steady_partitions_links_holds_its_skip_off_until
             assert skip.flow_ids == (0, 1)
 
 
+def test_a_tcp_partition_is_not_skipped_while_a_flow_is_due_on_its_links_before_its_flows_end():
+    """seed1-0057: a lone DCTCP flow skipped 28 ms to a newcomer's start put it 5.5% off, and mice after it 56%.
+
+    The skip freezes the congestion cycle in the phase it started in, and the newcomer meets
+    that phase, not plain ns-3's. A flow due elsewhere, or after the partition's flows end
+    (10**8 B at 61 MB/s: some 1.6 s), holds nothing back.
+    """
+    for start_ns, on_its_links, skipped in ((30 * PERIOD_NS, True, False), (30 * PERIOD_NS, False, True),
+                                            (5000 * PERIOD_NS, True, True)):
+        controller, tracker, ns3 = run_with([(10**8, "ns3::TcpDctcp")] * 2)
+        deliver(tracker, {0: 0.49 * BOTTLENECK, 1: 0.49 * BOTTLENECK})
+        ns3.now_ns = 5 * PERIOD_NS
+        if on_its_links:
+            path, reverse = tracker.flows[0].path, tracker.flows[0].reverse_path
+        else:
+            path, reverse = (link_id(7, 1),), (link_id(8, 1),)
+            tracker.link_rates_bps.update({path[0]: 1e9, reverse[0]: 1e9})
+        tracker.add_flow(FakeFlow(src_node=7, dst_node=60, size=10**6, path=path, reverse_path=reverse,
+                                  state=PENDING, start_ns=start_ns))
+        tracker.after_unattributed()  # the event that created it: its start is known
+        sample_at(controller, ns3, 11 * PERIOD_NS)
+        st = next(st for st in controller.partitions.values() if 0 in st.partition.flows)
+        assert st.last_verdict.steady
+        if skipped:
+            (skip,) = controller.skips
+            assert skip.flow_ids == (0, 1)
+        else:
+            assert controller.skips == []
+            assert controller.packet_level_time == {PacketLevel.NEWCOMER_DUE: pytest.approx(PERIOD_NS * 1e-9)}
+
+
 def test_a_paced_flow_alone_at_line_rate_is_skipped_from_min_window_samples_with_no_settling():
     """RDMA flows wait for whole windows of the run's sampling, unless alone at line rate (judge_paced)."""
     settling = AcceleratorConfig(sample_period=PERIOD_NS * 1e-9, window=WINDOW, tail_rtts=20, settle_rtts=30)

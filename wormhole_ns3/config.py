@@ -66,7 +66,7 @@ class AcceleratorConfig:
         "skip credits it (default %(default)s; 0: only --fairness)")
     #: A TCP flow that met congestion signals since its partition's last change must show this
     #: many whole congestion cycles since (a signal, its window rising, a signal again) before its
-    #: window is taken as held; one that met none must put no more in flight. One cycle may still
+    #: window is taken as held; one that met none, only while its window holds. One cycle may still
     #: be a transient's, the cuts that end slow start (doc/changelog.md). 0: judged on rates and
     #: bytes in flight alone.
     congestion_cycles: int = _setting(

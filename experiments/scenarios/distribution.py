@@ -117,12 +117,15 @@ def summary_text(document: dict[str, Any]) -> str:
     ])
 
 
-def write_markdown(document: dict[str, Any], path: Path) -> None:
-    """``summary.md``: the distribution against the bounds, the scenarios over the max bound, the shortcuts taken."""
+def findings(document: dict[str, Any]) -> str:
+    """The distribution against the bounds, the shortcuts taken and the scenarios over the max bound, in Markdown.
+
+    ``summary.md`` under its title, and the README's block (``readme.py``): so that no
+    number of the README is typed by hand.
+    """
     bounds, shortcuts = document["bounds"], document["shortcuts"]
     verdict = lambda met: "met" if met else "NOT met"  # noqa: E731
     lines = [
-        f"# {document['scenarios']} generated scenarios, seed {document['seed']}", "",
         *[f"- {line}" for line in summary_text(document).splitlines()],
         f"- 99th percentile of per-scenario max FCT error <= {bounds['p99_of_max_fct_error']:.0%}: "
         f"{verdict(bounds['p99_of_max_met'])}",
@@ -138,12 +141,19 @@ def write_markdown(document: dict[str, Any], path: Path) -> None:
         f"- scenarios where a shortcut considered had drawn random numbers: {shortcuts['that_drew_random_numbers']}; "
         "scenarios with trace rows of each draws case: " + ", ".join(
             f"{case} {n}" for case, n in shortcuts["with_trace_rows_by_draws_case"].items()),
-        "", "Scenarios over the max bound:", "",
-        "| scenario | max FCT error |", "|---|---:|",
-        *[f"| {row['name']} | {row['fct_max_err']:.3%} |" for row in document["scenarios_over_max_bound"]],
     ]
+    over = document["scenarios_over_max_bound"]
+    lines += (["", "Scenarios over the max bound:", "", "| scenario | max FCT error |", "|---|---:|",
+               *[f"| {row['name']} | {row['fct_max_err']:.3%} |" for row in over]]
+              if over else ["", f"No scenario's max FCT error is over {bounds['p99_of_max_fct_error']:.0%}."])
+    return "\n".join(lines) + "\n"
+
+
+def write_markdown(document: dict[str, Any], path: Path) -> None:
+    """``summary.md``: a title, then the ``findings``."""
     partial = path.with_name(path.name + ".partial")
-    partial.write_text("\n".join(lines) + "\n")
+    partial.write_text(f"# {document['scenarios']} generated scenarios, seed {document['seed']}\n\n"
+                       + findings(document))
     partial.replace(path)
 
 

@@ -55,7 +55,7 @@ class Limit(Label):
     #: A paced flow sends more or less than it delivers: its queue fills or drains.
     FILLING_OR_DRAINING = "queue filling or draining"
     #: A window-based flow's window is not yet held by congestion signals: too few whole cycles since
-    #: its last change, or none met while it puts more in flight. Its samples may be a transient's.
+    #: its last change, or none met while its window moves. Its samples may be a transient's.
     CYCLE_UNSEEN = "congestion cycles not yet repeating"
     #: A paced flow below its share without a congestion notification: it is recovering.
     RECOVERING = "recovering"
@@ -288,33 +288,27 @@ def _aggregate_window(
     return None, spread, measured
 
 
-def _in_flight_moved(
+def _in_flight_growth(
     samples: Mapping[int, np.ndarray], sent: Mapping[int, np.ndarray], window: int
-) -> dict[int, tuple[float, float]]:
-    """Per flow whose sender tells its sent bytes: (bytes in flight moved, bytes delivered) over the window.
+) -> tuple[int, float] | None:
+    """The flow whose bytes in flight moved most over the window, as a share of what it delivered.
 
     In flight is sent less delivered; its mean over the window's second half
     less its mean over the first smooths TCP's sawtooth (a flow of 16 sharing
     a DCTCP queue swings between 0 and 25 KB in flight from one sample to the
     next) and keeps a trend: slow start into a queue that marks nothing grows
     it by the window's whole delivery. Flows whose sender cannot tell (no
-    sent bytes) are left out.
+    sent bytes) are left out; None if none can.
     """
-    moved = {}
+    growth = {}
     for f, counts in sent.items():
         if counts[-1] == 0:
             continue
         in_flight = counts[-(window + 1):].astype(np.float64) - samples[f][-(window + 1):].astype(np.float64)
+        delivered = float(samples[f][-1] - samples[f][-(window + 1)])
         half = (window + 1) // 2
-        moved[f] = (float(in_flight[-half:].mean() - in_flight[:half].mean()),
-                    float(samples[f][-1] - samples[f][-(window + 1)]))
-    return moved
-
-
-def _in_flight_growth(moved: Mapping[int, tuple[float, float]]) -> tuple[int, float] | None:
-    """The flow whose bytes in flight moved most over the window, as a share of what it delivered (None: none tells)."""
-    growth = {f: m / delivered if delivered > 0 else (float("inf") if m else 0.0)
-              for f, (m, delivered) in moved.items()}
+        moved = float(in_flight[-half:].mean() - in_flight[:half].mean())
+        growth[f] = moved / delivered if delivered > 0 else (float("inf") if moved else 0.0)
     if not growth:
         return None
     worst = max(growth, key=lambda f: (abs(growth[f]), f))
@@ -348,18 +342,8 @@ def _whole_cycles(signals: np.ndarray, windows: np.ndarray) -> int:
     return cycles
 
 
-#: Bytes a flow's bytes in flight may move between the halves of a window while nothing holds
-#: its window: a flow held by its receiver's window or its application keeps a fixed amount in
-#: flight, which the sampling instants catch up to two segments apart (1,230 windows of
-#: seed1-0036's flows held at 128 KiB: never more than 2,896 B); congestion avoidance, the
-#: least a window grows, moves it by six segments or more between the halves of the shortest
-#: window (``min_window`` samples of 4 RTTs, a segment every other RTT with delayed ACKs).
-UNCHECKED_GROWTH_BYTES = 6000
-
-
 def _cycle_unseen(
-    windows: Mapping[int, np.ndarray], signals: Mapping[int, np.ndarray], in_flight_moved: Mapping[int, float],
-    cycles_needed: int,
+    windows: Mapping[int, np.ndarray], signals: Mapping[int, np.ndarray], window: int, cycles_needed: int
 ) -> tuple[int, str] | None:
     """A flow whose congestion state is not shown stationary, and the trace's words for it (None: none).
 
@@ -368,26 +352,27 @@ def _cycle_unseen(
     a cycle, and DCTCP's estimate of the marks moves with it. A flow that met
     signals since the partition's last change is taken as stationary once
     that history holds ``cycles_needed`` whole cycles
-    (``AcceleratorConfig.congestion_cycles``); one that met none, once it
-    puts no more in flight (``UNCHECKED_GROWTH_BYTES`` over the window):
-    held by its receiver's window or its application. Before, its samples
-    show a phase of a cycle or of a transient (the cuts that end slow start; a
-    window growing toward a mark or an overflow), which a skip freezes for its
+    (``AcceleratorConfig.congestion_cycles``); one that met none, only while
+    its congestion window holds (held by its receiver's window, ns-3 grows it
+    without bound). Before, its samples show a phase of a cycle or of a
+    transient (the cuts that end slow start; a window growing toward a mark or
+    an overflow, or under the receiver's window), which a skip freezes for its
     whole length and which the window's rates do not tell (doc/changelog.md,
-    "Congestion cycles before a TCP skip"). Flows without a window (missing
-    from ``windows`` or ``signals``) are left out.
+    "Congestion cycles before a TCP skip", "A window nothing holds"). Flows
+    without a window (missing from ``windows`` or ``signals``) are left out.
     """
     for f in sorted(windows):
         if f not in signals:
             continue
+        cwnd = windows[f].astype(np.int64)
         if int(signals[f][-1]) == int(signals[f][0]):
-            grown = in_flight_moved.get(f, 0.0)
-            if grown > UNCHECKED_GROWTH_BYTES:
-                return f, (f"flow {f} met no congestion signal since its last change and put {grown:.0f} B more "
-                           f"in flight over the window (> {UNCHECKED_GROWTH_BYTES} B): nothing holds its window "
-                           f"yet, and its queue grows")
+            moved = int(cwnd[-1]) - int(cwnd[-(window + 1)])
+            if moved:
+                return f, (f"flow {f} met no congestion signal since its last change and its congestion window "
+                           f"{'grew' if moved > 0 else 'shrank'} by {abs(moved)} B over the window: nothing "
+                           f"holds it yet")
             continue
-        cycles = _whole_cycles(signals[f], windows[f])
+        cycles = _whole_cycles(signals[f], cwnd)
         if cycles < cycles_needed:
             return f, (f"flow {f}'s history holds {cycles} whole congestion cycle(s) (a signal, its window "
                        f"rising, a signal again) since its last change, not {cycles_needed}: it may still be a "
@@ -433,7 +418,7 @@ def judge(
     instants, over the same history as ``samples`` (flows without a window are
     missing): with ``cycles`` > 0, a flow that met signals since its last
     change must have cycled that many times since, and one that met none must
-    put no more in flight (``_cycle_unseen``).
+    have held its window over the window (``_cycle_unseen``).
     ``sizes`` maps flows to their bytes (0 or missing: unknown, never owed
     anything on credit); ``budget`` is the share of its size a flow beyond
     ``fairness`` may still owe its convergence when it is credited its share.
@@ -447,16 +432,14 @@ def judge(
     refused, spread, measured = _aggregate_window(samples, period, window, theta)
     if refused is not None:
         return refused
-    moved = _in_flight_moved(samples, sent or {}, window)
-    filling = _in_flight_growth(moved)
+    filling = _in_flight_growth(samples, sent or {}, window)
     if filling is not None and abs(filling[1]) >= noise:
         f, growth = filling
         return Verdict(Limit.FILLING_OR_DRAINING,
                        f"flow {f}'s bytes in flight {'grew' if growth > 0 else 'shrank'} by {abs(growth):.1%} "
                        f"of what it delivered over the window (>= {noise:.0%}): its queue is "
                        f"{'filling' if growth > 0 else 'draining'}", f, spread=spread, measured=measured)
-    unseen = (_cycle_unseen(windows or {}, signals or {}, {f: m for f, (m, _) in moved.items()}, cycles)
-              if cycles else None)
+    unseen = _cycle_unseen(windows or {}, signals or {}, window, cycles) if cycles else None
     if unseen is not None:
         return Verdict(Limit.CYCLE_UNSEEN, unseen[1], unseen[0], spread=spread, measured=measured)
 

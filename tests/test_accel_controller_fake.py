@@ -7,8 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from wormhole_ns3.accel.controller import ACTIVE, FINISHED, PENDING, Controller, PacketLevel
+from wormhole_ns3.accel.controller import ACTIVE, FINISHED, PENDING, Controller
 from wormhole_ns3.accel.fastforward import SkipEnd
+from wormhole_ns3.accel.packet_level import PacketLevel
 from wormhole_ns3.accel.steady import Limit
 from wormhole_ns3.config import AcceleratorConfig
 from wormhole_ns3.core.draws import DrawCase, Fidelity, RandomSource
@@ -450,7 +451,7 @@ def test_while_the_runs_shortcuts_have_paid_for_its_bets_a_refused_partition_is_
         monkeypatch):
     controller, tracker, ns3 = run_with([(10**9, "ns3::TcpDctcp")] * 2)
     deliver(tracker, {0: 0.75 * BOTTLENECK, 1: 0.23 * BOTTLENECK}, samples=200)
-    monkeypatch.setattr(controller, "events_saved", lambda: 10**9)
+    monkeypatch.setattr(controller.skip_engine, "events_saved", lambda: 10**9)
     assert judged_samples(controller, ns3, range(11, 200)) == list(range(11, 200))
     assert not [r for r in controller.trace_records() if r.kind is TraceKind.BACK_OFF]
 

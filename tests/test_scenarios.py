@@ -173,7 +173,7 @@ def test_a_flow_joining_a_dctcp_pair_meets_it_as_plain_ns3_has_it(wormhole, tmp_
     that ended its slow start, DCTCP's estimate of the marks at 0.79 where plain ns-3 has it at
     0.1 within 13 ms, and the newcomer, meeting that, ended 60% off; skipped after two cycles up
     to the newcomer's start, 0.7%. No skip now ends at a newcomer's start
-    (``Controller._newcomer_due``), and the pair, refused while its windows have not cycled
+    (``SkipEngine._newcomer_due``), and the pair, refused while its windows have not cycled
     twice, is judged ever more rarely (``core/backoff.py``): it runs packet by packet and the
     newcomer meets it as plain ns-3 has it.
     """

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from test_accel_controller_fake import BOTTLENECK, PERIOD_NS, WINDOW, deliver, run_with, sample_at
 
-from wormhole_ns3.accel import controller as controller_module
+from wormhole_ns3.accel import verify as verify_module
 from wormhole_ns3.accel.verify import Guard, replay_error, skip_error
 from wormhole_ns3.config import AcceleratorConfig
 from wormhole_ns3.core.shortcuts import GuardKind
@@ -71,7 +71,7 @@ class FakeFork:
 @pytest.mark.parametrize("real_over_credit, stopped", [(1.0, False), (0.5, True)])
 def test_a_checked_skip_is_compared_at_its_end_and_a_loose_one_stops_all_skips(
         monkeypatch, real_over_credit, stopped):
-    monkeypatch.setattr(controller_module, "Fork", FakeFork)
+    monkeypatch.setattr(verify_module, "Fork", FakeFork)
     # skips of 5 ms at most: a partition still steady when one ends skips again at once
     config = AcceleratorConfig(sample_period=PERIOD_NS * 1e-9, window=WINDOW, tail_rtts=20, verify=1.0,
                                max_skip=0.005)
@@ -80,14 +80,14 @@ def test_a_checked_skip_is_compared_at_its_end_and_a_loose_one_stops_all_skips(
     before = {f: tracker.GetDelivered(f) for f in (0, 1)}
     sample_at(controller, ns3, 11 * PERIOD_NS)
     (skip,) = controller.skips
-    (end_ns, _, check) = controller._checks[0]
+    (end_ns, _, check) = controller.verifier._checks[0]
     assert end_ns == 11 * PERIOD_NS + round(skip.dt * 1e9) and check.before == before
     # the child simulated the skip's time: its flows moved real_over_credit of what was credited
     FakeFork.measured = {str(f): before[f] + int(real_over_credit * tracker.flows[f].credited)
                          for f in (0, 1)}
     ns3.now_ns = end_ns
     controller.on_check_end()
-    assert not controller._checks
+    assert not controller.verifier._checks
     results = controller.guard.results()
     assert results["skip"]["checked"] == 1
     assert (results["skip"]["stopped"] is not None) == stopped

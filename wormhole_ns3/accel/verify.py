@@ -41,14 +41,23 @@ replay of any kind is made); it says so on stderr and in the skip trace.
 from __future__ import annotations
 
 import ctypes
+import heapq
+import itertools
 import json
 import os
 import random
 import signal
+import sys
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from wormhole_ns3.core.shortcuts import GuardKind
+from wormhole_ns3.accel.fastforward import SkipPlan
+from wormhole_ns3.accel.network import Network
+from wormhole_ns3.core.ports import Callback
+from wormhole_ns3.core.shortcuts import MEMO_KINDS, GuardKind
+from wormhole_ns3.core.trace import SkipRecord, TraceKind
+from wormhole_ns3.memo.driver import MemoDriver
+from wormhole_ns3.runtime.boundary import read_outcome
 
 #: The error a kind of decision may make before the guard stops it: 1% of an FCT.
 DEFAULT_BOUND = 0.01
@@ -225,3 +234,196 @@ def _die_with_parent() -> None:
         libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
     except (OSError, AttributeError):
         pass
+
+
+@dataclass
+class PendingCheck:
+    """A decision being checked in a forked child: a skip, or the memo's on a batch of starts."""
+
+    time: float  #: when the decision was made, s
+    flows: tuple[int, ...]
+    fork: Fork
+    #: A skip's: each flow's delivered bytes when the skip started (None: a memo batch's check).
+    before: dict[int, int] | None = None
+    #: A memo batch's: the flows the memo held (each checked, by how it ended, once it ended).
+    held: tuple[int, ...] = ()
+
+    @property
+    def is_skip(self) -> bool:
+        return self.before is not None
+
+
+@dataclass
+class Verifier:
+    """The guard's checks in one simulation: forked before a decision, compared at its end.
+
+    In the parent it keeps the checks not yet compared (a skip's until its end, a
+    memo batch's until every flow the memo held ended) and records what they
+    measured in the ``guard``. In a child forked to check a decision it is the
+    one that measures (``verifying``): the run then decides nothing itself.
+    """
+
+    network: Network
+    #: The run's error guard (``--verify``), made when the first Run() starts (it needs ns-3's
+    #: seed), or handed over from the simulation before (``run.session``).
+    guard: Guard | None = None
+    #: The memo driver, if the run memoizes: its batches are checked too.
+    memo: MemoDriver | None = None
+    #: The callback the simulator calls at a skip check's end (``Controller.on_check_end``).
+    on_check_end: Callback = None
+    #: In a child forked to check a decision: the check it measures (it decides nothing itself).
+    verifying: PendingCheck | None = None
+    #: Guard rows of the skip trace (a kind of decision stopped).
+    records: list[SkipRecord] = field(default_factory=list)
+    #: Skip checks forked and not yet compared, by when they end: (end ns, order, check).
+    _checks: list[tuple[int, int, PendingCheck]] = field(default_factory=list)
+    _check_order: itertools.count = field(default_factory=itertools.count)
+    #: memo batch checks, compared once the flows the memo held in them have all ended
+    _memo_checks: list[PendingCheck] = field(default_factory=list)
+
+    def allows_skips(self) -> bool:
+        """Whether this process may skip: not a child checking a decision, nor past the skips' bound."""
+        return self.verifying is None and (self.guard is None or self.guard.allows(GuardKind.SKIP))
+
+    def selects_skip(self) -> bool:
+        return self.guard is not None and self.guard.selects(GuardKind.SKIP)
+
+    def fork_skip(self, flows: tuple[int, ...], plan: SkipPlan) -> bool:
+        """Fork to check a skip about to be made; True in the child, which must not make it."""
+        network = self.network
+        before = {f: int(network.tracker.GetDelivered(f)) for f in flows}
+        dt_ns = int(plan.duration * 1e9)  # as SkipEngine moves the partition
+        check = PendingCheck(plan.start, flows, Fork(), before=before)
+        if check.fork.in_child:
+            self._become_child(check)
+        else:
+            end = int(network.ns3.Simulator.Now().GetTimeStep()) + max(1, dt_ns)
+            heapq.heappush(self._checks, (end, next(self._check_order), check))
+        network.simulator.ScheduleHousekeepingCallback(network.ns3.NanoSeconds(max(1, dt_ns)), self.on_check_end)
+        return self.verifying is not None
+
+    def replay_guard(self) -> tuple[frozenset[GuardKind], bool]:
+        """(the memo shortcuts still allowed, should this batch of starts be checked): see MemoRun.replay_guard."""
+        if self.guard is None:
+            return frozenset(MEMO_KINDS), False
+        allowed = frozenset(k for k in MEMO_KINDS if self.guard.allows(k))
+        if GuardKind.RESUME not in allowed:
+            allowed = frozenset()  # every replay may end in a resume
+        return allowed, bool(allowed) and self.guard.selects(*allowed)
+
+    def fork_replay_check(self, flows: tuple[int, ...]) -> PendingCheck | None:
+        """Fork to check the memo's decisions on flows starting now; the parent's check (None in the child)."""
+        check = PendingCheck(self.network.now(), flows, Fork())
+        if check.fork.in_child:
+            self._become_child(check)
+            return None
+        return check
+
+    def replay_check_decided(self, check: PendingCheck, held: tuple[int, ...]) -> None:
+        """The memo held these flows of a checked batch: compare each once it has ended here."""
+        if not held:
+            check.fork.abandon()  # every flow started for real: nothing to check
+            return
+        check.held = held
+        self._memo_checks.append(check)
+        self._compare_ended_memo_checks()
+
+    def _compare_ended_memo_checks(self) -> None:
+        """Compare the memo checks whose held flows have all ended (completed, or resumed and finished)."""
+        ended = [c for c in self._memo_checks if set(c.held) <= self.network.finished]
+        for check in ended:
+            self._memo_checks.remove(check)
+            self._compare(check)
+
+    def _become_child(self, check: PendingCheck) -> None:
+        """This process checks a decision: it makes none, and the memo starts every flow for real."""
+        self.verifying = check
+        self._checks.clear()  # the parent's checks are the parent's to compare
+        self._memo_checks.clear()
+        if self.memo is not None:
+            self.memo.inert = True
+
+    def check_ended(self) -> None:
+        """A skip check's end time: the child reports, the parent compares (checks end in the order forked)."""
+        if self.verifying is not None:
+            if self.verifying.is_skip:
+                self._send_measurement(self.verifying)
+            return
+        now_ns = int(self.network.ns3.Simulator.Now().GetTimeStep())
+        if self._checks and self._checks[0][0] <= now_ns:
+            self._compare(heapq.heappop(self._checks)[2])
+
+    def run_ended(self) -> None:
+        """Run() returned: a child sends what it got by now; the parent's checks not compared are dropped."""
+        if self.verifying is not None:
+            self._send_measurement(self.verifying)  # the run ended before the check's end: what it got
+        for check in [c for _, _, c in self._checks] + self._memo_checks:
+            check.fork.abandon()
+        self._checks.clear()
+        self._memo_checks.clear()
+
+    def _send_measurement(self, check: PendingCheck) -> None:
+        """Child: what the packet-level run gave for the decision's flows; then end this process."""
+        assert check.fork.in_child
+        tracker = self.network.tracker
+        if check.is_skip:
+            check.fork.send_and_exit({str(f): int(tracker.GetDelivered(f)) for f in check.flows})
+        finishes = {}
+        for f in check.flows:
+            outcome = read_outcome(tracker, f)
+            finishes[str(f)] = outcome.fct
+        check.fork.send_and_exit(finishes)
+
+    def flow_finished(self) -> None:
+        """A flow ended. Child checking a memo batch: report once its sized flows all finished for real.
+        Parent: compare the memo checks whose held flows have all ended."""
+        check = self.verifying
+        if check is None:
+            self._compare_ended_memo_checks()
+            return
+        if check.is_skip:
+            return
+        # an unlimited flow of the batch never finishes (and the memo never replays one)
+        sized = {f for f in check.flows if int(self.network.tracker.GetSize(f))}
+        if sized <= self.network.finished:
+            self._send_measurement(check)
+
+    def _compare(self, check: PendingCheck) -> None:
+        """Parent: the decision's outcome against the child's packet-level measurement."""
+        assert self.guard is not None
+        measured = check.fork.receive()
+        if measured is None:
+            return  # the child died without a word: no measurement, nothing learned
+        real = {int(f): v for f, v in measured.items()}
+        tracker = self.network.tracker
+        if check.before is not None:
+            ours = {f: int(tracker.GetDelivered(f)) for f in check.flows}
+            sizes = {f: self.network.flows[f].size for f in check.flows}
+            progress, error = skip_error(check.before, ours, real, sizes)
+            self._record_check(GuardKind.SKIP, check.time, check.flows, error, progress_error=progress,
+                               bytes_off=sum(abs(ours[f] - real[f]) for f in check.flows))
+            return
+        assert self.memo is not None, "a memo batch is checked only with a memo"
+        kinds = self.memo.held_as(check.held)
+        for kind in MEMO_KINDS:
+            flows = tuple(sorted(f for f, k in kinds.items() if k is kind))
+            if not flows:
+                continue
+            ended = {f: read_outcome(tracker, f).fct for f in flows}
+            error = replay_error(ended, real)
+            self._record_check(kind, check.time, flows, error,
+                               fct_memo=max((v for v in ended.values() if v is not None), default=None),
+                               fct_simulated=max((real[f] for f in flows if real.get(f) is not None), default=None))
+
+    def _record_check(self, kind: GuardKind, time_s: float, flows: tuple[int, ...], error: float,
+                      **detail: float | int | None) -> None:
+        """Count one check of a kind; if it stops the kind, say so on stderr and in the skip trace."""
+        assert self.guard is not None
+        message = self.guard.record(kind, time_s, flows, error, **detail)
+        if message is not None:
+            print(f"wormhole-ns3: verify: {message}", file=sys.stderr, flush=True)
+            self.records.append(SkipRecord(
+                time=self.network.now(), flow_ids=flows, dt=0.0, events_moved=0, events_avoided=0,
+                credited_bytes=0, queue_packets=0, limit=f"{kind.value}s stopped", reason=message,
+                kind=TraceKind.GUARD,
+            ))

@@ -1,0 +1,124 @@
+"""The run's flows and links as the accelerator knows them, and the C++ objects it reads them from.
+
+Every part of the accelerator (partitioner, skip engine, guard) asks the same
+questions of the same flows: their paths, tags and round-trip times, their
+links' rates and random models. What never changes while a run goes is read
+from C++ once and kept here, so that each part asks this object, not the
+tracker, and no two parts keep their own copies.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from wormhole_ns3.accel.steady import contends
+from wormhole_ns3.core.draws import Fidelity, RandomSource, port_loads
+from wormhole_ns3.core.flows import FlowInfo
+from wormhole_ns3.core.ports import MemoSimulatorPort, MemoTrackerPort
+
+#: Bytes of a full-size packet, for round-trip time estimates.
+MTU_BYTES = 1500
+
+
+@dataclass
+class Network:
+    """The run's flows (sending or finished) and the facts of their links, on the run's tracker and simulator."""
+
+    #: The loaded ``ns3`` namespace (the simulator's clock, times): C++ names, not a port.
+    ns3: Any
+    tracker: MemoTrackerPort
+    fidelity: Fidelity
+    #: The run's WormholeSimulatorImpl, once Run() started (``simulator``).
+    impl: MemoSimulatorPort | None = None
+    #: Every flow that started sending, by id.
+    flows: dict[int, FlowInfo] = field(default_factory=dict)
+    active: set[int] = field(default_factory=set)
+    finished: set[int] = field(default_factory=set)
+    #: Per link, its share of a path's RTT (propagation + one MTU's serialization),
+    #: read once per run: links keep their delay and rate while a run goes.
+    _link_rtt: dict[int, float] = field(default_factory=dict)
+    _link_rates: dict[int, float] = field(default_factory=dict)
+    _random_sources: dict[int, tuple[RandomSource, ...]] = field(default_factory=dict)
+    #: Per flow, its path's RTT (its route does not change once it sends).
+    _flow_rtt: dict[int, float] = field(default_factory=dict)
+
+    @property
+    def simulator(self) -> MemoSimulatorPort:
+        """The run's WormholeSimulatorImpl: what calls it runs inside Run(), once the run has started."""
+        assert self.impl is not None, "the simulator is known once Run() has started"
+        return self.impl
+
+    def now(self) -> float:
+        return self.ns3.Simulator.Now().GetSeconds()
+
+    def started(self, flow: int, info: FlowInfo) -> None:
+        """A flow sends: what it is, as the tracker read it; its RTT is worked out anew when asked."""
+        self.flows[flow] = info
+        self._flow_rtt.pop(flow, None)
+        self.active.add(flow)
+
+    def ended(self, flow: int) -> None:
+        self.active.discard(flow)
+        self.finished.add(flow)
+
+    def tags(self, flows: frozenset[int]) -> list[int]:
+        """The flows' attribution tags, in the set's order (the simulator counts events and draws by tag)."""
+        return [self.flows[f].tag for f in flows]
+
+    def rtt(self, flow: int) -> float:
+        """A sending flow's ``path_rtt``, computed once: every partition it joins asks for it."""
+        rtt = self._flow_rtt.get(flow)
+        if rtt is None:
+            rtt = self._flow_rtt[flow] = self.path_rtt(self.flows[flow])
+        return rtt
+
+    def path_rtt(self, info: FlowInfo) -> float:
+        """Propagation plus one full-size packet's serialization on every link, both ways."""
+        links = info.path + info.reverse_path
+        if not links:
+            return 1e-3
+        total = 0.0
+        for link in links:
+            share = self._link_rtt.get(link)
+            if share is None:
+                share = self._link_rtt[link] = (
+                    self.tracker.GetLinkDelay(link).GetSeconds() + MTU_BYTES * 8 / (self.link_rate(link) or 1e9)
+                )
+            total += share
+        return total if info.reverse_path else 2 * total
+
+    def link_rate(self, link: int) -> float:
+        """A link's rate, bit/s, read from C++ once (per flow event it is asked for every link of a partition)."""
+        rate = self._link_rates.get(link)
+        if rate is None:
+            rate = self._link_rates[link] = float(self.tracker.GetLinkRate(link))
+        return rate
+
+    def paths_contend(self, flows: frozenset[int]) -> bool:
+        """Whether, by their paths and link rates alone, some flow's max-min share is below its narrowest link."""
+        paths = {f: frozenset(self.flows[f].path) for f in flows}
+        return contends(paths, {link: self.link_rate(link) for link in frozenset().union(*paths.values())})
+
+    def queue_draws(self, flows: frozenset[int]) -> str | None:
+        """Under same-seed fidelity: the models that draw once a queue stands, on the flows' links
+        where they can make one (``port_loads``), in words; None if there are none.
+
+        Such a model (RED between its thresholds, PIE, COBALT) may draw in a window that
+        drew nothing, once its average queue drifts into its random region, and the
+        window cannot tell: a skip there may leave draws out.
+        """
+        if self.fidelity is not Fidelity.SAME_SEED:
+            return None
+        loads = port_loads([self.flows[f].path for f in sorted(flows)], self.link_rate)
+        drawing = sorted({f"{source.what} (link {link})" for link, load in loads.items()
+                          if load > self.link_rate(link) for source in self._link_sources(link) if source.needs_queue})
+        return "; ".join(drawing) or None
+
+    def _link_sources(self, link: int) -> tuple[RandomSource, ...]:
+        """The models on a link that may draw random numbers, read from C++ once."""
+        sources = self._random_sources.get(link)
+        if sources is None:
+            sources = self._random_sources[link] = tuple(
+                RandomSource(str(s.what), bool(s.needsQueue)) for s in self.tracker.GetLinkRandomSources(link))
+        return sources

@@ -1,0 +1,228 @@
+"""The partitions of the active flows, and what each one's state holds, as flows come and go.
+
+``partition.py`` finds which flows share links; this object keeps a
+``PartitionState`` for each partition while its active flows stay the same,
+and tells the C++ side what follows from the grouping: which tags form one
+class of events (a skip moves a class), and which flows are sampled (a skipped
+partition's are not). A finished flow still ties its links' partitions together
+until its last packets are gone (``DRAIN_RTTS``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from wormhole_ns3.accel.fastforward import SkipEnd
+from wormhole_ns3.accel.network import Network
+from wormhole_ns3.accel.partition import FlowGroups, Partition
+from wormhole_ns3.accel.steady import Limit, Verdict
+from wormhole_ns3.core.backoff import Patience
+from wormhole_ns3.core.flows import pausable_congestion_control
+
+#: Round-trip times a finished flow's last packets (FIN exchange, final ACKs) may
+#: take to leave its links; until then its links' partitions are not split.
+DRAIN_RTTS = 4.0
+
+
+@dataclass
+class PartitionState:
+    """What the accelerator remembers about one partition while its flow set is unchanged."""
+
+    partition: Partition
+    tag_class: int
+    rtt: float
+    changed_at: float
+    #: Whether some flow's max-min share is below the narrowest link of its path: only
+    #: then does the congestion control have shares to settle after a flow event. A flow
+    #: alone on its links is judged as soon as a window shows it holding its rate.
+    #: None until first asked (``SkipEngine._contends``): most partitions of a run
+    #: with many flow events change again before any sample asks.
+    contended: bool | None = None
+    #: Whether some flow is paced (RDMA): judged on whole windows only. None until first
+    #: asked (``SkipEngine._paced``), as ``contended``.
+    paced: bool | None = None
+    #: Whether every flow is paced and alone on its links: then judged from ``min_window``
+    #: samples on while all are at line rate (``SkipEngine._judged_early``). None until
+    #: first asked, as ``contended``.
+    paced_alone: bool | None = None
+    rates: dict[int, float] | None = None
+    #: Until when the rates may be carried forward (the verdict's horizon from its judgement).
+    rates_until: float = float("inf")
+    reason: str = ""
+    last_verdict: Verdict | None = None
+    paused_from: float | None = None
+    paused_until: float | None = None
+    credits: dict[int, int] = field(default_factory=dict)
+    #: Index in SkipEngine.skips of the partition's running (or last) skip.
+    skip_record: int = -1
+    resume_event: object = None
+    #: What ended the partition's last skip.
+    end: SkipEnd | None = None
+    idle: frozenset[int] = frozenset()
+    mark_time: float = 0.0
+    mark_events: int = 0
+    #: random numbers the partition's flows had drawn at ``mark_time``
+    mark_draws: int = 0
+    #: What refused the partition's last judgement since its last flow event or skip (None:
+    #: none did): the skip trace says what the transient was measured to hold it back by.
+    held_back_by: Limit | None = None
+    #: A judgement found none of its flows delivered over the window (``Limit.NO_PROGRESS``):
+    #: every flow waits on its own timer, and each judgement refuses alike until one delivers
+    #: again (``FlowTracker::TakeProgressedFlows``).
+    stalled: bool = False
+    #: Why a flow of it must run packet by packet, if one must (its flows are its key: it stays).
+    blocker: str | None = None
+    #: Under same-seed fidelity, the models on its links that would draw random numbers while
+    #: it is skipped, if any: it runs packet by packet (its flows and links are its key: it stays).
+    draws_at: str | None = None
+    #: How often it is judged while its judgements keep refusing it and the run's shortcuts have
+    #: not paid for its bets (``core/backoff.py``); afresh with every new flow set.
+    patience: Patience = field(default_factory=Patience)
+
+    @property
+    def paused(self) -> bool:
+        return self.paused_until is not None
+
+
+@dataclass
+class Partitioner:
+    """The partitions of the active and draining flows, their states, and the C++ side's view of them."""
+
+    network: Network
+    #: Cubic flows may be skipped (``AcceleratorConfig.skip_cubic``).
+    skip_cubic: bool
+    #: The partitions of the active and draining flows, kept up to date per flow event.
+    groups: FlowGroups = field(default_factory=FlowGroups)
+    #: Finished flows whose last packets (FIN, final ACKs) may still be on their links,
+    #: with the time they are gone: they still tie their links' partitions together.
+    draining: dict[int, float] = field(default_factory=dict)
+    #: The states of the partitions with active flows, by their active flows, in the
+    #: groups' order (ascending smallest flow, draining flows included).
+    partitions: dict[frozenset[int], PartitionState] = field(default_factory=dict)
+    #: The state of each group of ``groups`` with active flows.
+    _state_of: dict[int, PartitionState] = field(default_factory=dict)
+    #: States a skip-back left unsampled since the last repartition (see ``repartition``).
+    _reverted: list[PartitionState] = field(default_factory=list)
+    #: What the C++ side was last told, so that a call that would change nothing is not
+    #: made (each is a cppyy round trip, and ``repartition`` runs at every flow event):
+    #: each tag's class (a tag starts in a class of its own) and each flow's sampling.
+    _tag_class: dict[int, int] = field(default_factory=dict)
+    _sampled: dict[int, bool] = field(default_factory=dict)
+
+    def any_paused(self) -> bool:
+        """Whether a skip is running."""
+        return any(st.paused for st in self.partitions.values())
+
+    def paused(self) -> list[PartitionState]:
+        """The partitions whose skip is running, in the partitions' order."""
+        return [st for st in list(self.partitions.values()) if st.paused]
+
+    def add(self, flow: int) -> None:
+        """A flow started sending: it joins (or merges) the partitions of its links."""
+        self.groups.add(flow, self.network.flows[flow].links)
+
+    def drain(self, flow: int, until: float) -> None:
+        """A flow finished: its partition's active flows changed, its last packets are gone at ``until``."""
+        self.draining[flow] = until
+        self.groups.touch(flow)
+
+    def drained(self, now: float) -> bool:
+        """Forget the finished flows whose last packets are gone; whether there were any."""
+        gone = [f for f, until in self.draining.items() if until <= now + 1e-12]
+        for flow in gone:
+            del self.draining[flow]
+            if flow not in self.network.active:
+                self.groups.remove(flow)
+        return bool(gone)
+
+    def skip_blocker(self, flow: int) -> str | None:
+        """Why a flow must run packet by packet under this run's settings (Cubic only with skip_cubic), or None."""
+        return self.network.flows[flow].skip_blocker(pausable_congestion_control(self.skip_cubic))
+
+    def reverted(self, st: PartitionState) -> None:
+        """A skip-back left the partition's flows unsampled: the next repartition samples them."""
+        self._reverted.append(st)
+
+    def repartition(self, now: float) -> None:
+        """Bring the partitions the last flow events changed up to date, and their flows' tag classes.
+
+        Draining flows take part in the grouping (their last packets share
+        links) but not in a partition's identity: a partition whose active
+        flows are unchanged keeps its state when a draining flow leaves it.
+        Only the groups ``FlowGroups`` reports stale are looked at; the others
+        kept their flows, class and sampling. The C++ calls are those, in the
+        same order, that a pass over every partition would make.
+        """
+        network = self.network
+        touched = []
+        for group in self.groups.take_stale():
+            self._state_of.pop(group, None)
+            members = self.groups.get(group)
+            if members is None:
+                continue
+            active = members.flows & network.active
+            self._assign_class(members.flows)
+            if not active:
+                continue
+            part = Partition(flows=frozenset(active), links=members.links)
+            st = self.partitions.get(part.key)
+            if st is None:
+                st = PartitionState(
+                    partition=part,
+                    tag_class=self._class_of(members.flows),
+                    rtt=max(network.rtt(f) for f in active),
+                    changed_at=now,
+                    blocker=next((b for f in sorted(active) if (b := self.skip_blocker(f))), None),
+                    draws_at=network.queue_draws(active),
+                )
+                self.mark(st, now)
+                network.tracker.ClearSamples(list(active))
+            else:
+                st.partition, st.tag_class = part, self._class_of(members.flows)
+            self._state_of[group] = st
+            touched.append(group)
+        self.partitions = {st.partition.key: st for _, st in sorted(self._state_of.items())}
+        if self._reverted:
+            # a skip-back leaves its flows unsampled until the next repartition samples them
+            reverted = {id(st) for st in self._reverted}
+            self._reverted.clear()
+            touched += [g for g, st in self._state_of.items() if id(st) in reverted]
+        for group in sorted(set(touched)):
+            st = self._state_of[group]
+            for f in st.partition.flows:
+                self.set_sampled(f, not st.paused)
+
+    def mark(self, st: PartitionState, now: float) -> None:
+        """Open the partition's window now: the events and draws it judges by are counted from here."""
+        st.mark_time, st.mark_events, st.mark_draws = now, self.class_events(st), self.class_draws(st)
+
+    def set_sampled(self, flow: int, sampled: bool) -> None:
+        """FlowTracker::SetSampled, unless the flow is sampled (or not) already.
+
+        Such a call would change nothing: the flow's samples are kept (or, unsampled,
+        there are none), and its sampling event is pending already (the tracker keeps
+        one pending while a sampled flow is active, from the call that sampled it on).
+        """
+        if self._sampled.get(flow, False) != sampled:
+            self._sampled[flow] = sampled
+            self.network.tracker.SetSampled(flow, sampled)
+
+    def class_events(self, st: PartitionState) -> int:
+        """Events executed so far on behalf of the partition's active flows."""
+        return int(self.network.simulator.GetTagsEventCount(self.network.tags(st.partition.flows)))
+
+    def class_draws(self, st: PartitionState) -> int:
+        """Random numbers the partition's active flows drew so far (``RandomDrawMonitor``)."""
+        return int(self.network.simulator.GetTagsDrawCount(self.network.tags(st.partition.flows)))
+
+    def _class_of(self, flows: frozenset[int]) -> int:
+        return min(self.network.flows[f].tag for f in flows)
+
+    def _assign_class(self, flows: frozenset[int]) -> None:
+        """Put the tags of a group of flows in one class, named by its smallest tag."""
+        tag_class = self._class_of(flows)
+        for f in flows:
+            tag = self.network.flows[f].tag
+            if self._tag_class.get(tag, tag) != tag_class:
+                self._tag_class[tag] = tag_class
+                self.network.simulator.SetTagClass(tag, tag_class)

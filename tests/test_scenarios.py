@@ -137,7 +137,10 @@ def test_a_hand_edited_sweep_finding_fails_the_check_and_a_readme_without_marker
 
 @pytest.mark.slow
 def test_a_small_sweep_is_exact_within_the_bounds_and_resumes_from_its_finished_comparisons(tmp_path):
-    """Seed 7's first three scenarios, scaled down: one of them is skipped (seed 1's take no shortcut)."""
+    """Seed 7's first three scenarios, scaled down: exact, and each skip the table counts is in the trace.
+
+    Scaled down to a 20,000-packet budget their flows end before two whole congestion cycles, so since
+    steadiness waits for them none is skipped: the sweep's shortcuts show in the full sweep's results."""
     done = _sweep(tmp_path, "--scenarios", "3", "--seed", "7", "--budget", "20000", "--out", "sweep")
     assert done.returncode == 0, done.stdout + done.stderr
     out = tmp_path / "sweep"
@@ -150,7 +153,7 @@ def test_a_small_sweep_is_exact_within_the_bounds_and_resumes_from_its_finished_
         rows = list(csv.DictReader(table))
     assert [row["name"] for row in rows] == ["seed7-0000", "seed7-0001", "seed7-0002"]
     skipped = [row for row in rows if int(row["skips"])]
-    assert summary["shortcuts"]["with_skips"] == len(skipped) >= 1
+    assert summary["shortcuts"]["with_skips"] == len(skipped)
     assert all(float(row["events_ratio"]) > 1.5 and int(row["trace_steady"]) == int(row["skips"]) for row in skipped)
     for row in rows:  # real runs: both sides finished every flow of the spec, and the accelerated one ran events
         assert int(row["flows_finished_baseline"]) == int(row["flows_finished_accelerated"]) == int(row["flows"])

@@ -575,10 +575,7 @@ class Memoizer:
         a replay give such a callback what it reads: a held flow delivers nothing until
         its completion, so a callback on the bytes of two flows into one sink fires
         later than in a plain run. Once the run has created such a flow, episodes are
-        simulated and recorded. hierarchical-allreduce: mirrors of a reduce-scatter
-        whose sinks took two flows at once met their leader's next step late and
-        resumed (568% max FCT error); pipeline-1f1b: a lone gradient send replayed
-        met a flow a completion started on its links and resumed (38.9%).
+        simulated and recorded (doc/changelog.md: the user scripts that showed it).
         """
         created = self.host.delivery_started()
         return (f"the run starts flows from callbacks on what flows deliver ({created}): no workload "

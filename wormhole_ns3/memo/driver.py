@@ -200,7 +200,7 @@ class MemoDriver(MemoHost):
 
     def _note_delivery_started(self, flow: int) -> None:
         """Whether the running event, which created ``flow``, reacted to a flow's delivery (see ``take_over``)."""
-        impl, tags = self.run.impl, self.ns3.WormholeSimulatorImpl
+        impl, tags = self._impl, self.ns3.WormholeSimulatorImpl
         tag, now = int(impl.GetCurrentTag()), self._now_ns()
         in_completion = (now, int(impl.GetEventCount())) == self._completion_event
         if in_completion or tag not in (int(tags.UNATTRIBUTED), int(tags.SYSTEM), int(tags.WORKLOAD)):
@@ -485,7 +485,7 @@ class MemoDriver(MemoHost):
             return
         self._completion_of.pop(flow, None)
         if self.memo.completing(self._now_ns(), flow):
-            self._completion_event = (self._now_ns(), int(self.run.impl.GetEventCount()))
+            self._completion_event = (self._now_ns(), int(self._impl.GetEventCount()))
             self.complete_flow_now(flow)
 
     def complete_flow_now(self, flow: int) -> None:

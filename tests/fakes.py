@@ -474,6 +474,8 @@ class FakeMemoHost(MemoHost):
     rate_bps: float = 10e9  #: every link's rate
     #: nodes where flows drew random numbers so far
     drawing_nodes: frozenset[int] = frozenset()
+    #: the first flow a callback on a flow's delivery created, described (None: none yet)
+    delivery_creation: str | None = None
     started: list[int] = field(default_factory=list)
     held: list[int] = field(default_factory=list)
     completions: dict[int, int] = field(default_factory=dict)  #: flow -> time (ns) of its scheduled completion
@@ -572,6 +574,9 @@ class FakeMemoHost(MemoHost):
 
     def drawn_nodes(self) -> frozenset[int]:
         return self.drawing_nodes
+
+    def delivery_started(self) -> str | None:
+        return self.delivery_creation
 
     # actions
     def start_flow(self, flow: int) -> None:

@@ -139,6 +139,32 @@ def test_an_episode_opening_while_its_key_is_recorded_mirrors_the_recording(stor
     assert host.completions == {10: 3 * MS + MS // 2}  # shifted by the difference of their starts
 
 
+def test_once_a_callback_on_a_delivery_created_a_flow_nothing_is_replayed_or_mirrored(store):
+    """No oracle tells where or when such flows come, and a replay they meet resumes inexactly.
+
+    Before the run created one, a stored episode replays and a twin mirrors; after, both are
+    simulated and recorded, and the trace says why. Replays already taken go on.
+    """
+    host = FakeMemoHost()
+    memo = Memoizer(store, "context", host)
+    record_episode(memo, host, incast(host, 0, switch=100), t0=0, finishes=[3 * MS, 4 * MS])
+    memo.arrive(10 * MS, incast(host, 10, switch=200))
+    assert kinds(memo)[-1] is MemoDecision.REPLAY and host.held == [10, 11]
+
+    host.delivery_creation = "flow 20, created at 0.011000000 s by a callback on a packet of the flow tagged 3"
+    memo.arrive(12 * MS, incast(host, 20, switch=300))
+    memo.arrive(12 * MS, incast(host, 30, switch=400))  # a twin of the recording just opened
+    assert kinds(memo)[-2:] == [MemoDecision.MISS, MemoDecision.MISS]
+    assert host.held == [10, 11] and host.started[-4:] == [20, 21, 30, 31]
+    assert memo.stats.hits == 1 and memo.stats.mirrored == 0
+    assert memo.trace[-1].detail.endswith(
+        "(the run starts flows from callbacks on what flows deliver (flow 20, created at 0.011000000 s by a "
+        "callback on a packet of the flow tagged 3): no workload tells what may meet a replay or mirror before "
+        "it ends, and a resumed flow is not exact)")
+    for flow in (10, 11):
+        assert memo.completing(host.completions[flow], flow)  # the replay taken before goes on
+
+
 def test_an_unmemoizable_flow_is_simulated_without_a_key(store):
     host = FakeMemoHost(blockers={1: "an unlimited flow never completes"})
     memo = Memoizer(store, "context", host)

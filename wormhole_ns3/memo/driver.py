@@ -123,6 +123,11 @@ class MemoDriver(MemoHost):
         self._cancelled: set[int] = set()  #: order numbers of cancelled completions
         self._completion_of: dict[int, tuple[int, int]] = {}  #: flow -> (time, order number) of its completion
         self._calls: list[tuple[int, int, Callable[[], None]]] = []
+        #: (time ns, event count) of the held flow's completion being injected: a callback it runs
+        #: is a callback on that flow's delivery (``take_over``)
+        self._completion_event: tuple[int, int] = (-1, -1)
+        #: the first flow a callback on a flow's delivery created, described (``delivery_started``)
+        self._delivery_started: str | None = None
         self.tracker.SetGatedStartCallback(run.callback(self._decide_starts, "unsigned int"))
         self._on_completion = run.callback(self._run_completion)
         self._on_call = run.callback(self._run_call)
@@ -172,7 +177,15 @@ class MemoDriver(MemoHost):
 
     # ------------------------------------------------ flows the run creates
     def take_over(self, flows: Iterable[int]) -> None:
-        """Gate the start events of new (and still waiting) pending flows: the memo decides each start."""
+        """Gate the start events of new (and still waiting) pending flows: the memo decides each start.
+
+        Called right after the event that created them: if it was a flow's packet event
+        (a sink's or an application's callback on what arrived) or a held flow's injected
+        completion (the same callbacks), what they are is noted (``delivery_started``).
+        """
+        flows = list(flows)
+        if flows and self._delivery_started is None:
+            self._note_delivery_started(min(flows))
         self._waiting.update(flows)
         for flow in list(self._waiting):
             if int(self.tracker.GetState(flow)) != PENDING:
@@ -184,6 +197,20 @@ class MemoDriver(MemoHost):
                 continue  # its node is not initialized yet: try again after the next event
             self._waiting.discard(flow)
             self._gated[flow] = (int(start.GetTimeStep()), uid)
+
+    def _note_delivery_started(self, flow: int) -> None:
+        """Whether the running event, which created ``flow``, reacted to a flow's delivery (see ``take_over``)."""
+        impl, tags = self._impl, self.ns3.WormholeSimulatorImpl
+        tag, now = int(impl.GetCurrentTag()), self._now_ns()
+        in_completion = (now, int(impl.GetEventCount())) == self._completion_event
+        if in_completion or tag not in (int(tags.UNATTRIBUTED), int(tags.SYSTEM), int(tags.WORKLOAD)):
+            by = "a held flow's completion" if in_completion else f"a packet of the flow tagged {tag}"
+            self._delivery_started = f"flow {flow}, created at {now * 1e-9:.9f} s by a callback on {by}"
+
+    def delivery_started(self) -> str | None:
+        """The first flow a callback on a flow's delivery created (a PacketSink's Rx trace), described; None
+        while none was. No workload oracle tells when such flows come, nor where."""
+        return self._delivery_started
 
     def forget_link_attributes(self) -> None:
         """Something outside the flows ran: a link's parameters may have changed."""
@@ -458,6 +485,7 @@ class MemoDriver(MemoHost):
             return
         self._completion_of.pop(flow, None)
         if self.memo.completing(self._now_ns(), flow):
+            self._completion_event = (self._now_ns(), int(self._impl.GetEventCount()))
             self.complete_flow_now(flow)
 
     def complete_flow_now(self, flow: int) -> None:

@@ -162,6 +162,7 @@ class MemoHost(Protocol):
     def link_random_sources(self, link: int) -> tuple[RandomSource, ...]: ...
     def link_rate(self, link: int) -> float: ...
     def drawn_nodes(self) -> frozenset[int]: ...
+    def delivery_started(self) -> str | None: ...
     def start_flow(self, flow: int) -> None: ...
     def hold_flow(self, flow: int) -> None: ...
     def complete_flow_at(self, flow: int, time_ns: int) -> None: ...
@@ -506,7 +507,10 @@ class Memoizer:
         due = self._due(now_ns, order)
         episode.foreseen = self._pattern(order, due)
         episode.left_out = self._left_out_on(order)
-        if episode.key not in self._relearn:
+        unforeseeable = self._delivery_started()
+        if unforeseeable:
+            episode.refusal = unforeseeable
+        if episode.key not in self._relearn and not unforeseeable:
             # a recording that lacked packets at its opening stands in only where a plain-like
             # one cannot be made: an opening like a plain run's is recorded instead, and replaces it
             records = [r for r in continuations if r.initial == len(order) and opening(r.arrivals)
@@ -559,6 +563,24 @@ class Memoizer:
             f"memo miss {episode.key.hex()[:12]}: {len(order)} flows simulated and {kept} ({why})",
             draws=episode.draw_case,
         ))
+
+    def _delivery_started(self) -> str:
+        """Why no replay or mirror can stand in any more, if the run starts flows from callbacks on deliveries.
+
+        A replay or a mirror is taken where no flow the run knows of will meet it, and
+        a workload's oracle (``host.upcoming``, ``host.earliest``) says which flows may
+        come. A flow that a callback on a flow's delivery creates (a PacketSink's Rx
+        trace, in a user's script) is known to no oracle: it may start on any link at
+        any instant, and one that does resumes the replay, which is never exact. Nor can
+        a replay give such a callback what it reads: a held flow delivers nothing until
+        its completion, so a callback on the bytes of two flows into one sink fires
+        later than in a plain run. Once the run has created such a flow, episodes are
+        simulated and recorded (doc/changelog.md: the user scripts that showed it).
+        """
+        created = self.host.delivery_started()
+        return (f"the run starts flows from callbacks on what flows deliver ({created}): no workload "
+                f"tells what may meet a replay or mirror before it ends, and a resumed flow is not exact"
+                if created else "")
 
     def _join(self, now_ns: int, episode: OpenEpisode, flows: list[int]) -> None:
         offset = now_ns - episode.t0_ns

@@ -82,6 +82,10 @@ def test_allreduce_times_and_bytes_match_plain_ns3(ring):
     assert bytes_lines == [line for line in accel_out.splitlines() if line.startswith("host ")]
 
 
+@pytest.mark.xfail(strict=True, reason=(
+    "each ring step is alone on its links and meets no congestion signal: its window is held by nothing "
+    "(steady.py's CYCLE_UNSEEN), and a flow a callback may start could join before it ends and meet a window a "
+    "skip froze smaller; skipping it soundly needs knowing what can join before it ends (issue 38)"))
 def test_flows_created_in_callbacks_are_fast_forwarded_and_say_so(ring):
     (baseline, _), (accelerated, _), trace = ring
     assert accelerated["skips"] >= HOSTS * 2 * (HOSTS - 1) * ALLREDUCES // HOSTS  # about one per ring step
@@ -108,34 +112,32 @@ def memo_ring(tmp_path_factory):
     return (*sides["baseline"], *sides["accelerated"])
 
 
-def test_ring_steps_born_in_replayed_completions_are_memoized_and_stay_exact(memo_ring):
-    """A replayed step's completions run the sinks' Rx callbacks, which start the next step.
+def test_ring_steps_born_in_callbacks_on_deliveries_are_simulated_not_replayed_and_stay_exact(memo_ring):
+    """Each ring step is a BulkSend a sink's Rx callback creates when a message has arrived.
 
-    Those flows are created inside the memo's own (system) events; each must reach
-    the memo before it starts, or it runs unseen beside replayed flows whose packets
-    are never sent (its ACKs then skip their queues, and the all-reduce drifts).
+    No workload oracle tells when or where such flows come, and a held (replayed or
+    mirrored) flow delivers nothing until its completion, so a script that reacts to
+    deliveries would see them at other times: once the run has created a flow in a
+    delivery, the memo simulates and records every later episode and replays none
+    (``Memoizer._delivery_started``).
     """
     baseline, base_out, memo, memo_out = memo_ring
     base, fast = _allreduce_times(base_out), _allreduce_times(memo_out)
     assert len(base) == len(fast) == MEMO_ALLREDUCES
-    for plain, replayed in zip(base, fast):
-        assert abs(replayed - plain) <= 0.001 * plain
-    assert memo["memo_path"] is None and memo["memo_hits"] >= 2 * MEMO_HOSTS and memo["memo_diverged"] == 0
-    assert memo["events"] * 5 <= baseline["events"]  # the all-reduces' steps are replayed, not simulated
-    assert memo["flows_replayed"] >= memo["memo_hits"] * (MEMO_HOSTS - 1)
+    for plain, accelerated in zip(base, fast):
+        assert abs(accelerated - plain) <= 0.001 * plain
+    assert memo["memo_path"] is None and memo["memo_hits"] == memo["memo_mirrored"] == memo["flows_replayed"] == 0
+    assert memo["memo_misses"] >= MEMO_ALLREDUCES * 2 * (MEMO_HOSTS - 1) - 1  # every later step was simulated
     assert f"messages received {MEMO_HOSTS * 2 * (MEMO_HOSTS - 1) * MEMO_ALLREDUCES}" in memo_out
     assert [line for line in base_out.splitlines() if line.startswith("host ")] == [
         line for line in memo_out.splitlines() if line.startswith("host ")]
 
 
-def test_memo_replays_keep_every_flow_its_port_and_its_place_in_the_creation_order(memo_ring):
+def test_memoizing_runs_keep_every_flow_its_port_and_its_place_in_the_creation_order(memo_ring):
     """Each flow of the plain run is the flow of the same id, between the same hosts, ending at the same time.
 
-    A replayed BulkSend is started held: its socket binds the ephemeral port
-    plain ns-3 gives it, which its sink sees it from, and by which its end of
-    the transfer (the receiver's ACK and FIN) finds its connection. Unknown,
-    the port read 0, the held connections were never closed, and flows ended
-    up to 0.04% off.
+    The memo gates every flow's start to decide whether it replays it; a gated BulkSend
+    must still bind the ephemeral port plain ns-3 gives it, which its sink sees it from.
     """
     baseline, base_out, memo, memo_out = memo_ring
     plain = {flow["id"]: flow for flow in baseline["flows"]}

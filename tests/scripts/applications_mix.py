@@ -49,7 +49,7 @@ def main():
     hosts, address = star(6)
 
     bulk = ns.BulkSendHelper("ns3::TcpSocketFactory", ns.InetSocketAddress(address[3], 5000).ConvertTo())
-    bulk.SetAttribute("MaxBytes", ns.UintegerValue(30_000_000))
+    bulk.SetAttribute("MaxBytes", ns.UintegerValue(90_000_000))
     bulk.SetAttribute("SendSize", ns.UintegerValue(1448))
     bulk.Install(hosts.Get(0)).Start(ns.Seconds(0.01))
     bulk_sink = sink_on(hosts.Get(3), "Tcp", 5000)

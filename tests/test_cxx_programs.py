@@ -85,8 +85,9 @@ def test_a_users_test_suite_finds_its_data_and_stays_accelerated_through_config_
     assert verdicts[0] == verdicts[1] == [["PASS", "user-suite"], ["PASS", "reference-data"],
                                           ["PASS", "bulk-transfer"], ["PASS", "own-simulator"]]
     results = load_json(tmp_path / "r.json")
-    # the transfer, built after TestCase::Run's Config::Reset(), was accelerated
-    assert results["mode"] == "accelerated" and results["runs"] == 1 and results["skips"] >= 1
+    # the transfer, built after TestCase::Run's Config::Reset(), was tracked by the accelerator (alone on
+    # its link it meets no congestion signal, so nothing holds its window and it is not skipped)
+    assert results["mode"] == "accelerated" and results["runs"] == 1 and len(results["flows"]) >= 1
     reason = ("1 Simulator::Run() call ran under ns3::DefaultSimulatorImpl, which the script selected "
               "(GlobalValue::Bind, --SimulatorImplementationType or NS_GLOBAL_VALUE): it was not accelerated")
     assert results["fallback"] == reason

@@ -241,6 +241,8 @@ class FakeTracker(TrackerPort):
         self.sampling: tuple[int, int, object] | None = None
         self.unattributed_watched = True  # FlowTracker's default
         self.flow_monitors: list[tuple[object, object]] = []  #: (monitor, classifier) of each FlowMonitor added
+        #: what a workload may release, at the earliest: (start ns, the links its data and ACK paths load)
+        self.releases: list[tuple[int, frozenset[int]]] = []
 
     def add_flow(self, flow: FakeFlow) -> int:
         flow.tag = 100 + len(self.flows)
@@ -337,6 +339,10 @@ class FakeTracker(TrackerPort):
 
     def IsConnecting(self, f: int) -> bool:
         return self.flows[f].connecting
+
+    def GetEarliestReleaseOn(self, links: list[int], horizon: Time) -> FakeTime:
+        starts = [start for start, loads in self.releases if loads & set(links)]
+        return FakeTime(min(starts, default=NEVER_NS))
 
     def Discover(self) -> None:
         pass

@@ -382,6 +382,31 @@ def test_a_tcp_partition_is_not_skipped_while_a_flow_is_due_on_its_links_before_
             assert controller.packet_level_time == {PacketLevel.NEWCOMER_DUE: pytest.approx(PERIOD_NS * 1e-9)}
 
 
+def test_a_flow_a_workload_may_release_on_a_tcp_partitions_links_before_its_flows_end_holds_the_skip_off():
+    """What a workload may release (FlowDag, at the earliest it may) is due as surely as a created flow.
+
+    flow_dag_star: a flow released 27 ms after a skip was cut short at its release met
+    the phase the skip froze and ended 12.9% off. A release elsewhere, or after the
+    partition's flows end, holds nothing back.
+    """
+    for start_ns, on_its_links, skipped in ((30 * PERIOD_NS, True, False), (30 * PERIOD_NS, False, True),
+                                            (5000 * PERIOD_NS, True, True)):
+        controller, tracker, ns3 = run_with([(10**8, "ns3::TcpDctcp")] * 2)
+        deliver(tracker, {0: 0.49 * BOTTLENECK, 1: 0.49 * BOTTLENECK})
+        ns3.now_ns = 5 * PERIOD_NS
+        links = frozenset(tracker.flows[0].path) if on_its_links else frozenset({link_id(7, 1)})
+        tracker.releases.append((start_ns, links))
+        sample_at(controller, ns3, 11 * PERIOD_NS)
+        st = next(st for st in controller.partitions.values() if 0 in st.partition.flows)
+        assert st.last_verdict.steady
+        if skipped:
+            (skip,) = controller.skips
+            assert skip.flow_ids == (0, 1)
+        else:
+            assert controller.skips == []
+            assert controller.packet_level_time == {PacketLevel.NEWCOMER_DUE: pytest.approx(PERIOD_NS * 1e-9)}
+
+
 def test_a_paced_flow_alone_at_line_rate_is_skipped_from_min_window_samples_with_no_settling():
     """RDMA flows wait for whole windows of the run's sampling, unless alone at line rate (judge_paced)."""
     settling = AcceleratorConfig(sample_period=PERIOD_NS * 1e-9, window=WINDOW, tail_rtts=20, settle_rtts=30)

@@ -15,6 +15,9 @@ from dataclasses import dataclass, field
 from wormhole_ns3.accel.network import Network
 from wormhole_ns3.runtime.boundary import planned_route
 
+#: How far ahead a workload is asked what it may release (a partition's flows of unknown size never end).
+MAX_HORIZON_S = 1e3
+
 
 @dataclass
 class Arrivals:
@@ -78,6 +81,23 @@ class Arrivals:
             if not planned or planned & links:
                 return start
         return float("inf")
+
+    def release_on(self, links: frozenset[int], now: float, until: float) -> float:
+        """The earliest a workload may release a flow onto these links before ``until`` (inf if none may).
+
+        ``next_on`` knows the flows created so far; a workload (FlowDag) creates
+        the next ones as compute ends and flows arrive. Its oracle answers with
+        a lower bound: every running flow taken to end now, every flow to come to
+        end as it starts (FlowTracker::GetEarliestReleaseOn). A flow released
+        there before the partition's flows end is due on its links as surely as
+        a created one, as far as a skip can tell.
+        """
+        if until <= now:
+            return float("inf")
+        horizon = min(until - now, MAX_HORIZON_S)
+        earliest = self.network.tracker.GetEarliestReleaseOn(
+            sorted(links), self.network.ns3.NanoSeconds(int(horizon * 1e9))).GetSeconds()
+        return earliest if earliest <= now + horizon else float("inf")
 
     def _connecting(self, flow: int) -> bool:
         """Whether a flow started and sends no data yet (FlowTracker::IsConnecting), its handshake on its links."""

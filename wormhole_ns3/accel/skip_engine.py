@@ -194,7 +194,9 @@ class SkipEngine:
         partition resumes in the phase of its congestion cycle the skip started in,
         not the one plain ns-3 reaches at the skip's end; nothing brings that phase
         back (a sawtooth is a cycle, not a fixed point), and a flow that joins meets
-        the other phase. Paced flows (RDMA) keep their own rule (``_settling``); a
+        the other phase. Due means created and waiting for its start, or one a
+        workload may release there at the earliest it may (``Arrivals.release_on``).
+        Paced flows (RDMA) keep their own rule (``_settling``); a
         flow nobody foresees still cuts a skip short. The flows' ends are estimated
         at their credited rates; a partition of flows of unknown size (or idle)
         runs until the newcomer has come.
@@ -205,7 +207,9 @@ class SkipEngine:
         for f in st.partition.flows:
             remaining, rate = self._progress_of(f).remaining, st.rates.get(f, 0.0)
             ends.append(now + remaining / rate if remaining is not None and rate > 0 else float("inf"))
-        return self.arrivals.next_on(st.partition.links, now) < max(ends, default=now)
+        last_end = max(ends, default=now)
+        links = st.partition.links
+        return self.arrivals.next_on(links, now) < last_end or self.arrivals.release_on(links, now, last_end) < last_end
 
     def _paced(self, st: PartitionState) -> bool:
         """Whether some flow of the partition is paced, worked out at the first asking."""

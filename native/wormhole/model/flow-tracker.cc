@@ -32,6 +32,7 @@
 
 #include <algorithm>
 #include <limits>
+#include <set>
 #include <sstream>
 
 namespace ns3
@@ -484,6 +485,29 @@ FlowTracker::GetUpcomingFlows(Time horizon,
         all.insert(all.end(), some.begin(), some.end());
     }
     return all;
+}
+
+Time
+FlowTracker::GetEarliestReleaseOn(const std::vector<uint64_t>& links, Time horizon) const
+{
+    const std::set<uint64_t> wanted(links.begin(), links.end());
+    int64_t earliest = std::numeric_limits<int64_t>::max();
+    for (const UpcomingFlow& flow : GetUpcomingFlows(horizon, {}, {}, {}, {}, true))
+    {
+        if (flow.start >= earliest)
+        {
+            continue;
+        }
+        for (uint64_t link : GetRouteBetween(flow.src, flow.dst, flow.srcPort, flow.dstPort, true))
+        {
+            if (wanted.count(link))
+            {
+                earliest = flow.start;
+                break;
+            }
+        }
+    }
+    return earliest == std::numeric_limits<int64_t>::max() ? Time::Max() : NanoSeconds(earliest);
 }
 
 std::vector<int64_t>

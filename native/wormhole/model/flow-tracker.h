@@ -180,6 +180,15 @@ class FlowTracker : public Object
                                                const std::vector<int64_t>& toComeEndsNs = {},
                                                bool earliest = false) const;
     /**
+     * @return the earliest time (absolute) at which a workload may start a
+     * flow whose data or ACK path loads one of @p links, within @p horizon
+     * from now: GetUpcomingFlows with @p earliest (every running flow taken
+     * to end now, every flow to come to end as it starts), so a lower bound
+     * of when anything the run cannot foresee yet may reach those links.
+     * Time::Max() if no flow may. Route walks stay in C++: one crossing.
+     */
+    Time GetEarliestReleaseOn(const std::vector<uint64_t>& links, Time horizon) const;
+    /**
      * @return what a caller outside C++ reads of each of @p flows, flat, six
      * numbers a flow: start (ns), source node id, destination node id, source
      * port, destination port, the workload's id of the flow. One crossing for

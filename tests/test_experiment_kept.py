@@ -183,6 +183,7 @@ def test_a_hand_edited_scoreboard_number_fails_the_check(tmp_path):
     entries = read_entries(SCOREBOARD)
     assert {entry.summary["preset"] for entry in entries} >= {"gpt-small", "moe-small"}
     shutil.copytree(SCOREBOARD, tmp_path / "experiments" / "scoreboard")
+    shutil.copytree(SCOREBOARD.parent / "recheck", tmp_path / "experiments" / "recheck")
     readme = tmp_path / "README.md"
     shutil.copy(REPO / "README.md", readme)
     update_readme(tmp_path / "experiments" / "scoreboard", readme, check=True)

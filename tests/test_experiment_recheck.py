@@ -44,3 +44,27 @@ def test_a_row_holds_within_its_tolerances_and_says_what_moved_beyond_them():
                                 "fct_max_rel_err": 0.00302}).differences()
     assert moved == ["events 1,000,000 -> 1,020,000", "memo_mirrored 2 -> 0",
                      "fct_max_rel_err 0.3000% -> 0.3020%"]
+
+
+def test_the_readme_lists_a_rechecked_row_whose_events_moved_until_it_is_kept_again(tmp_path):
+    from pathlib import Path
+
+    from wormhole_ns3.tools.experiment.scoreboard import Entry, rechecked_table
+
+    recheck = tmp_path / "recheck.json"
+    moved = Recheck("moe-x", KEPT, {**KEPT, "events_accelerated": 1_071_300, "memo_misses": 4}).as_row()
+    held = Recheck("gpt-y", KEPT, {**KEPT, "events_accelerated": 1_004_000}).as_row()
+    recheck.write_text(__import__("json").dumps([moved, held]))
+
+    def kept(events: int) -> list[Entry]:
+        return [Entry("moe-x", Path("."), {"events_accelerated": events}, ""),
+                Entry("gpt-y", Path("."), {"events_accelerated": 1_000_000}, "")]
+
+    table = rechecked_table(recheck, kept(1_000_000))
+    assert "| moe-x | 1,000,000 | 1,071,300 | +7.13% | memo_misses 3 -> 4 |" in table
+    assert "gpt-y" not in table  # within the tolerance
+    assert rechecked_table(recheck, kept(1_071_300)) == "Every rechecked row holds its events.\n"  # kept again
+    assert rechecked_table(tmp_path / "none.json", kept(1)) == "No kept row has been rechecked yet.\n"
+    recheck.write_text("{broken")
+    with pytest.raises(ExperimentError, match="not a recheck's result"):
+        rechecked_table(recheck, kept(1))

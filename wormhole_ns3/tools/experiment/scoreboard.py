@@ -41,6 +41,11 @@ TRAINING = Section("<!-- scoreboard:begin -->", "<!-- scoreboard:end -->", ("pap
 #: received the same bytes and it printed the same output, which a user checks first.
 USER_SCRIPTS = Section("<!-- scoreboard:user-scripts:begin -->", "<!-- scoreboard:user-scripts:end -->",
                        ("skips", "PacketSink totals / output"))
+#: The kept rows that moved by more than the recheck's tolerance when rerun on newer code (``experiment recheck``):
+#: a kept row whose events no longer hold says so beside the table, from ``RECHECK_FILE``.
+RECHECKED = Section("<!-- scoreboard:rechecked:begin -->", "<!-- scoreboard:rechecked:end -->", ())
+#: The recheck the README reports, beside the kept comparisons' folder (``experiments/recheck``).
+RECHECK_FILE = Path("recheck", "recheck.json")
 #: What a section with no kept comparison shows.
 NO_ROWS = "No comparison of these is kept yet.\n"
 
@@ -211,6 +216,31 @@ def with_table(text: str, table: str, where: Path, section: Section = TRAINING) 
     return "".join(lines[:begin + 1]) + table + "".join(lines[end:])
 
 
+def rechecked_table(recheck: Path, entries: list[Entry]) -> str:
+    """The rechecked rows whose events moved beyond the tolerance, and that were not kept again since.
+
+    Each says its events kept and now, and what else moved. Speedups are left out:
+    a recheck's wall times come from whatever machine it ran on.
+    """
+    kept_events = {entry.name: entry.summary.get("events_accelerated") for entry in entries}
+    try:
+        rows = json.loads(recheck.read_text())
+    except FileNotFoundError:
+        return "No kept row has been rechecked yet.\n"
+    except (OSError, ValueError) as error:
+        raise ExperimentError(f"{recheck}: not a recheck's result ({error})") from None
+    moved = [r for r in rows if any(d.startswith("events ") for d in r["differences"])
+             and kept_events.get(r["row"]) != r["events_now"]]
+    if not moved:
+        return "Every rechecked row holds its events.\n"
+    lines = ["| row | events kept | events now | change | what else moved |", "|---|---:|---:|---:|---|"]
+    for r in moved:
+        others = [d for d in r["differences"] if not d.startswith("events ")]
+        lines.append(f"| {r['row']} | {r['events_kept']:,} | {r['events_now']:,} | {r['events_change']:+.2%} | "
+                     f"{'; '.join(others) or 'nothing'} |")
+    return "\n".join(lines) + "\n"
+
+
 def update_readme(root: Path, readme: Path, check: bool) -> list[Entry]:
     """Write the scoreboard into ``readme`` (and its figure into ``root``), or with ``check`` only compare.
 
@@ -226,6 +256,7 @@ def update_readme(root: Path, readme: Path, check: bool) -> list[Entry]:
     for section in (TRAINING, USER_SCRIPTS):
         rows = [entry for entry in entries if entry.section is section]
         updated = with_table(updated, scoreboard_table(rows, readme.parent, section), readme, section)
+    updated = with_table(updated, rechecked_table(root.parent / RECHECK_FILE, entries), readme, RECHECKED)
     if check:
         if updated != text:
             raise ExperimentError(f"{readme}: its scoreboard differs from the kept summaries in {root}: "

@@ -4,9 +4,9 @@
 the run observer), ``FakeImpl`` for WormholeSimulatorImpl, ``FakeTracker`` for
 the FlowTracker (the flow records ``runtime.boundary`` reads and the few
 actions a skip takes), ``FakeBoundary`` for the cppyy boundary, and
-``FakeMemoHost`` for what the Memoizer asks of a run (``episodes.MemoHost``).
+``FakeMemoHost`` for what the Memoizer asks of a run (``memo.host.MemoHost``).
 They record what they are told, so a test asserts the decisions. Each declares
-the port it stands for (``core/ports.py``'s Protocols, ``episodes.MemoHost``) and
+the port it stands for (``core/ports.py``'s Protocols, ``memo.host.MemoHost``) and
 is ``@final``: mypy (pyproject.toml checks this file) fails on a fake that lacks a
 method of its port or takes other arguments than the port does.
 """
@@ -20,7 +20,10 @@ from typing import final
 from wormhole_ns3.core.draws import Draws, RandomSource
 from wormhole_ns3.core.links import link_id, link_node
 from wormhole_ns3.core.ports import BoundaryPort, SimulatorPort, Time, TrackerPort
-from wormhole_ns3.memo.episodes import MemoDecision, MemoHost, Memoizer
+from wormhole_ns3.memo.decisions import MemoDecision
+from wormhole_ns3.memo.episodes import Memoizer
+from wormhole_ns3.memo.host import DueFlow, EarliestStart, MemoHost, Release
+from wormhole_ns3.memo.policy import DCQCN, HPCC, TCP, TransportPolicy
 from wormhole_ns3.memo.record import TrajectoryPoint
 
 NEVER_NS = 10**15
@@ -457,7 +460,7 @@ def dumbbell(senders: int, bottleneck_bps: float = 1e9, access_bps: float = 10e9
 @final
 @dataclass
 class FakeMemoHost(MemoHost):
-    """``episodes.MemoHost``: flows with routes and attributes; it records the Memoizer's actions."""
+    """``memo.host.MemoHost``: flows with routes and attributes; it records the Memoizer's actions."""
 
     routes: dict[int, tuple[tuple[int, ...], tuple[int, ...]]] = field(default_factory=dict)
     attributes: dict[int, str] = field(default_factory=dict)
@@ -518,43 +521,44 @@ class FakeMemoHost(MemoHost):
     def memo_blocker(self, flow: int) -> str | None:
         return self.blockers.get(flow)
 
-    def flow_paced(self, flow: int) -> bool:
-        return flow in self.paced
-
-    def paced_grouped(self, flow: int) -> bool:
-        return flow in self.grouped
+    def flow_transport(self, flow: int) -> TransportPolicy:
+        """DCQCN's for a grouped flow, HPCC's for another paced one, TCP's for the rest."""
+        return DCQCN if flow in self.grouped else HPCC if flow in self.paced else TCP
 
     def trajectory(self, flow: int) -> list[TrajectoryPoint]:
         return list(self.trajectories.get(flow, []))
 
-    def upcoming(self, now_ns: int, horizon_ns: int):
+    def upcoming(self, now_ns: int, horizon_ns: int) -> list[DueFlow]:
         released = self.releases(now_ns, horizon_ns, {}, [])  # the due flows, and what scheduled completions release
-        return [(start, links, nodes) for start, links, nodes, _, _ in released]
+        return [DueFlow(start, links, nodes) for start, links, nodes, _, _ in released]
 
     def _nodes_of(self, links: frozenset[int]) -> tuple[int, int]:
         """A due flow's nodes: those of the flow added with these links (else the lowest and highest link)."""
         flow = next((f for f, (data, ack) in self.routes.items() if frozenset(data + ack) == links), None)
         return self.flow_nodes(flow) if flow is not None else (min(links), max(links))
 
-    def releases(self, now_ns: int, horizon_ns: int, flow_ends: dict[int, int], coming_ends: list[tuple[int, int]]):
+    def releases(self, now_ns: int, horizon_ns: int, flow_ends: dict[int, int], coming_ends: list[tuple[int, int]],
+                 ) -> list[Release]:
         """What ends release (one step: the Memoizer follows chains itself), the scheduled completions included,
         and the due flows, as the workload's answer holds them too."""
         ends = self.completions | flow_ends | dict(coming_ends)
-        released = [(end + delay, frozenset(sum(self.routes[flow], ())), self.flow_nodes(flow), flow, flow)
+        released = [Release(end + delay, frozenset(sum(self.routes[flow], ())), self.flow_nodes(flow), flow, flow)
                     for ender, end in sorted(ends.items()) for flow, delay in self.released_after.get(ender, [])
                     if end + delay <= now_ns + horizon_ns and flow not in self.started and flow not in self.held]
         return self.due_flows(now_ns, horizon_ns) + released
 
-    def due_flows(self, now_ns: int, horizon_ns: int):
+    def due_flows(self, now_ns: int, horizon_ns: int) -> list[Release]:
         """The due flows as ``releases`` names flows (what the workload's answer holds besides what ends release)."""
-        return [(start, links, self._nodes_of(links), -1000 - i, -1000 - i) for i, (start, links) in enumerate(self.due)
+        return [Release(start, links, self._nodes_of(links), -1000 - i, -1000 - i)
+                for i, (start, links) in enumerate(self.due)
                 if now_ns < start <= now_ns + horizon_ns]
 
-    def earliest(self, now_ns: int, horizon_ns: int, flow_ends: dict[int, int], coming_ends: list[tuple[int, int]]):
+    def earliest(self, now_ns: int, horizon_ns: int, flow_ends: dict[int, int], coming_ends: list[tuple[int, int]],
+                 ) -> list[EarliestStart]:
         """What the known ends release, and the unforeseen flows (tasks numbered below zero)."""
-        known = [(start, links, task) for start, links, _, task, _ in self.releases(now_ns, horizon_ns, flow_ends,
-                                                                                   coming_ends)]
-        return known + [(start, links, -1 - i) for i, (start, links) in enumerate(self.unforeseen)
+        known = [EarliestStart(start, links, task) for start, links, _, task, _ in self.releases(
+            now_ns, horizon_ns, flow_ends, coming_ends)]
+        return known + [EarliestStart(start, links, -1 - i) for i, (start, links) in enumerate(self.unforeseen)
                         if now_ns <= start <= now_ns + horizon_ns]
 
     def drain_time_ns(self, flows) -> int:

@@ -257,7 +257,7 @@ def test_compare_from_the_kept_baseline_gives_the_kept_scoreboard(tmp_path, pres
     """From the kept (gzipped) baseline: the baseline side as kept, the cold accelerated run as the scoreboard's.
 
     moe-small-dcqcn holds the memo's DCQCN mirrors to their kept counts: its
-    twins mirror recordings that absorb others (``Memoizer._leaders_of``), and
+    twins mirror recordings that absorb others (``Leaders.of``), and
     a twin led to the wrong one diverged twice (max FCT error 64%).
     """
     kept_baseline = REPO / "experiments" / "baselines" / preset

@@ -1,4 +1,4 @@
-"""The Memoizer's decisions against a fake run (episodes.MemoHost): no ns-3, no cppyy.
+"""The Memoizer's decisions against a fake run (memo.host.MemoHost): no ns-3, no cppyy.
 
 Each test drives the Memoizer as the memo driver does (arrivals, finishes,
 due completions) over a real store in a temporary directory, and asserts what
@@ -13,7 +13,18 @@ import pytest
 from wormhole_ns3.core.links import link_id
 from wormhole_ns3.core.trace import TraceKind
 from wormhole_ns3.memo import episodes
-from wormhole_ns3.memo.episodes import MemoDecision, Memoizer, _named_links
+from wormhole_ns3.memo.decisions import (
+    Cause,
+    CoursesPart,
+    Intruders,
+    JoinedApart,
+    MemoDecision,
+    OneCourse,
+    Stopped,
+    UnforeseeableFlows,
+)
+from wormhole_ns3.memo.episodes import Memoizer
+from wormhole_ns3.memo.policy import ALIKE_ENDS_SHARE
 from wormhole_ns3.memo.record import (
     MIN_COMPLETED_PER_DIVERGENCE,
     TrajectoryPoint,
@@ -157,10 +168,7 @@ def test_once_a_callback_on_a_delivery_created_a_flow_nothing_is_replayed_or_mir
     assert kinds(memo)[-2:] == [MemoDecision.MISS, MemoDecision.MISS]
     assert host.held == [10, 11] and host.started[-4:] == [20, 21, 30, 31]
     assert memo.stats.hits == 1 and memo.stats.mirrored == 0
-    assert memo.trace[-1].detail.endswith(
-        "(the run starts flows from callbacks on what flows deliver (flow 20, created at 0.011000000 s by a "
-        "callback on a packet of the flow tagged 3): no workload tells what may meet a replay or mirror before "
-        "it ends, and a resumed flow is not exact)")
+    assert memo.trace[-1].facts.refusal == UnforeseeableFlows(host.delivery_creation)
     for flow in (10, 11):
         assert memo.completing(host.completions[flow], flow)  # the replay taken before goes on
 
@@ -228,7 +236,7 @@ def test_a_recording_absorbs_an_episode_opened_apart_and_its_replay_holds_both(s
     memo.arrive(2 * MS, [meeting])
     assert kinds(memo) == [MemoDecision.MISS, MemoDecision.MISS, MemoDecision.ABSORBED]
     assert memo.trace[-1].kind.trace_kind is TraceKind.MEMO_ABSORBED
-    assert memo.trace[-1].flows == (apart,) and "at +1000000 ns" in memo.trace[-1].detail
+    assert memo.trace[-1].flows == (apart,) and memo.trace[-1].facts.offsets_ns == (MS,)
     finishes = {0: 4 * MS, 1: 5 * MS, apart: 3 * MS, meeting: 6 * MS}
     for flow, at in sorted(finishes.items(), key=lambda item: item[1]):
         host.trajectories[flow] = [TrajectoryPoint(at, 1_000_000, (1.0,))]
@@ -247,7 +255,7 @@ def test_a_recording_absorbs_an_episode_opened_apart_and_its_replay_holds_both(s
     memo.arrive(51 * MS, [apart_again])
     memo.arrive(52 * MS, [meeting_again])
     assert kinds(memo)[-2:] == [MemoDecision.REPLAY, MemoDecision.REPLAY]
-    assert "open apart" in memo.trace[-1].detail
+    assert isinstance(memo.trace[-1].facts, JoinedApart)
     assert memo.stats.diverged == 0 and host.started == started
     assert host.held == [*again, apart_again, meeting_again]
     assert host.completions == {10: 54 * MS, 11: 55 * MS, apart_again: 53 * MS, meeting_again: 56 * MS}
@@ -281,7 +289,7 @@ def test_mirrors_of_two_episodes_that_meet_as_their_leaders_did_are_taken_in_tog
     memo.arrive(2 * MS, [meeting, copy_meeting])
     assert kinds(memo) == [MemoDecision.MISS, MemoDecision.MIRROR, MemoDecision.MISS, MemoDecision.MIRROR,
                            MemoDecision.ABSORBED, MemoDecision.ABSORBED]
-    assert memo.trace[-1].flows == (copy_apart,) and "takes in 1 mirror" in memo.trace[-1].detail
+    assert memo.trace[-1].flows == (copy_apart,) and memo.trace[-1].facts.mirrors == 1
     assert host.started == [*incast_flows, apart, meeting]
     assert host.held == [*copy_incast, copy_apart, copy_meeting]
     finishes = {0: 4 * MS, 1: 5 * MS, apart: 3 * MS, meeting: 6 * MS}
@@ -366,7 +374,7 @@ def test_dcqcn_twins_opening_in_one_instant_each_mirror_the_recording_they_meet_
     memo.arrive(100, [*rail, *twin_rail])
     assert kinds(memo) == [MemoDecision.MISS, MemoDecision.MIRROR, MemoDecision.MISS, MemoDecision.NO_MIRROR,
                            MemoDecision.MISS, MemoDecision.MIRROR, MemoDecision.MIRROR]
-    assert "being recorded by episode 2 " in memo.trace[5].detail and "by episode 3 " in memo.trace[6].detail
+    assert memo.trace[5].facts.leader == 2 and memo.trace[6].facts.leader == 3
     memo.arrive(MS // 2, [7, 8])
     assert kinds(memo)[-2:] == [MemoDecision.ABSORBED, MemoDecision.ABSORBED]
     assert host.started == [send, *rail, 7] and host.held == [twin, *twin_rail, 8]
@@ -414,7 +422,7 @@ def test_a_mirror_of_an_absorbed_episode_that_nobody_takes_in_diverges_when_its_
     (due, check), = [(time, action) for time, action in host.calls if time == 2 * MS + 1]
     check()
     assert kinds(memo)[-1] is MemoDecision.DIVERGED and memo.trace[-1].flows == (lonely,)
-    assert "no mirror of that one met it" in memo.trace[-1].detail
+    assert memo.trace[-1].facts.cause is Cause.ABSORBED_UNMET
 
 
 def test_paced_flows_meeting_an_episode_merge_with_it_and_are_simulated(store):
@@ -452,7 +460,7 @@ def test_a_mirror_follows_its_leader_only_if_the_flows_due_to_join_them_come_at_
         assert kinds(memo) == [MemoDecision.MISS, MemoDecision.MIRROR]
     else:
         assert kinds(memo) == [MemoDecision.MISS, MemoDecision.MISS]
-        assert "no stored continuation opens like it" in memo.trace[1].detail
+        assert memo.trace[1].facts.refusal is None and not memo.trace[1].facts.relearn
 
 
 def test_a_stored_continuation_is_replayed_only_with_the_flows_it_had_due_to_join(store):
@@ -639,9 +647,9 @@ def test_twins_opening_at_once_each_find_their_own_joiners_without_trying_each_o
     finish(flows[1], 3 * MS)
     finish(last, 3 * MS)
     assert kinds(memo) == [MemoDecision.MISS, MemoDecision.RECORDED]
-    (record,) = memo._continuations(key)
+    (record,) = memo.continuations.of(key)
     # what makes the twins alike: the first joiner holds no link of the episode, the second names it (2)
-    assert [_named_links(a.signature) for a in record.arrivals[2:4]] == [((), 4), ((0, 0, 2), 1)]
+    assert [a.signature.named_links() for a in record.arrivals[2:4]] == [((), 4), ((0, 0, 2), 1)]
 
     openings = [rail(host, 10 * r, switch=100 * (r + 1), t0=10 * MS)[0] for r in range(1, 41)]
     asked = []
@@ -698,7 +706,7 @@ def test_a_step_right_after_a_replayed_step_is_keyed_as_after_a_simulated_one(st
     host.queues[link_id(102, 1)] = 7
     simulate_step(memo, host, second, MS, 3 * MS, queued={})
     assert kinds(memo) == [MemoDecision.MISS, MemoDecision.RECORDED] * 2
-    assert "left out" not in memo.trace[2].detail
+    assert memo.trace[2].facts.left_out == 0
 
     first, second = ring_steps(host, 10, switch=200)
     end = replay_step(memo, host, first, 10 * MS)
@@ -723,8 +731,8 @@ def test_a_recording_made_after_a_replay_stands_in_until_a_plain_like_one_replac
     end = replay_step(memo, host, first, 10 * MS)
     simulate_step(memo, host, second, end, end + MS, queued={})
     assert kinds(memo)[2:] == [MemoDecision.REPLAY, MemoDecision.MISS, MemoDecision.RECORDED]
-    assert "left out 7 queued packets" in memo.trace[3].detail
-    key = memo.trace[3].detail.split()[2]
+    assert memo.trace[3].facts.left_out == 7
+    key = memo.trace[3].facts.key
 
     first, second = ring_steps(host, 20, switch=300)
     end = replay_step(memo, host, first, 20 * MS)
@@ -739,9 +747,8 @@ def test_a_recording_made_after_a_replay_stands_in_until_a_plain_like_one_replac
     host.queues[link_id(402, 1)] = 7
     simulate_step(memo, host, second, 31 * MS, 33 * MS, queued={})
     assert kinds(memo)[7:] == [MemoDecision.MISS, MemoDecision.RECORDED] * 2
-    assert memo.trace[9].detail.split()[2] == key
-    full_key = next(entry.key for entry in store.entries() if entry.key.startswith(key.rstrip(":")))
-    (record,), _ = decode_value(store.get(bytes.fromhex(full_key)))
+    assert memo.trace[9].facts.key == key
+    (record,), _ = decode_value(store.get(key))
     assert record.left_out == 0 and record.outcomes[0].finish_ns == 2 * MS
 
 
@@ -758,12 +765,12 @@ def test_a_course_two_recordings_took_is_followed_before_its_joiners_are_known(s
         flows, joiner = incast_and_joiner(host, 10 * i, switch=switch)
         run_incast_and_joiner(memo, host, flows, joiner, t0=10 * MS * i)
     assert kinds(memo) == [MemoDecision.MISS, MemoDecision.RECORDED] * 2
-    assert memo.trace[3].detail.startswith("confirmed ") and memo.stats.recorded == 1
+    assert memo.trace[3].facts.seen == 1 and memo.stats.recorded == 1
 
     flows, joiner = incast_and_joiner(host, 20, switch=300)
     run_incast_and_joiner(memo, host, flows, joiner, t0=20 * MS)
     assert kinds(memo)[4:] == [MemoDecision.REPLAY]
-    assert memo.trace[4].detail.endswith("joiners the run cannot foresee yet are followed as 2 recordings had them")
+    assert memo.trace[4].facts.confirmed == 2
     assert set(host.held) == {20, 21, 25} and memo.stats.diverged == 0
 
 
@@ -776,7 +783,7 @@ def test_a_course_of_paced_flows_is_not_followed_before_its_joiners_are_known(st
         host.paced |= {*flows, joiner}
         run_incast_and_joiner(memo, host, flows, joiner, t0=10 * MS * i)
     assert kinds(memo) == [MemoDecision.MISS, MemoDecision.RECORDED] * 3
-    assert memo.trace[3].detail.startswith("confirmed ") and memo.trace[5].detail.startswith("confirmed ")
+    assert memo.trace[3].facts.seen == 1 and memo.trace[5].facts.seen == 2
     assert not host.held and memo.stats.diverged == 0
 
 
@@ -809,7 +816,7 @@ def test_paced_twins_are_recorded_when_a_joiner_would_meet_other_flows_due_or_an
     leader, follower = paced_twins_with_joiners(host, also_due=[frozenset({link_id(299, 1), link_id(299, 2)})])
     memo.arrive(0, [*leader, *follower])
     assert kinds(memo) == [MemoDecision.MISS, MemoDecision.NO_MIRROR, MemoDecision.MISS]
-    assert "reach 1 link(s) where other flows due or an episode still open will be" in memo.trace[1].detail
+    assert memo.trace[1].facts.links == 1 and memo.trace[1].facts.paced
 
     # the leader's joiner reaches a link a recording holds: the leader would merge, and end its mirrors
     host = FakeMemoHost(drain_ns=MS)
@@ -851,7 +858,7 @@ def test_a_flow_due_on_a_paced_joiners_links_alone_joins_with_it_if_grouped_and_
         assert host.held == follower
     else:
         assert kinds(memo) == [MemoDecision.MISS, MemoDecision.NO_MIRROR, MemoDecision.MISS]
-        assert "reach 1 link(s) where other flows due" in memo.trace[1].detail
+        assert memo.trace[1].facts.links == 1 and memo.trace[1].facts.paced
 
 
 def up(node: int) -> int:
@@ -953,7 +960,8 @@ def test_a_grouped_paced_replay_is_taken_only_if_no_unforeseen_flow_may_reach_it
     assert (kinds(memo)[-1] is MemoDecision.REPLAY) is taken
     assert (host.held == [opening]) is taken
     if not taken:
-        assert "a flow the run cannot foresee yet may reach 1 of its links" in memo.trace[-1].detail
+        refusal = memo.trace[-1].facts.refusal
+        assert isinstance(refusal, Intruders) and refusal.links == 1
 
 
 @pytest.mark.parametrize("apart_ns, replayed", [(40, True), (2_000, False)])
@@ -967,22 +975,21 @@ def test_grouped_paced_continuations_ending_a_few_ns_apart_are_one_course(store,
     host, memo = record_all_to_all_step(store)
     [entry] = store.entries()
     key = bytes.fromhex(entry.key)
-    [record] = memo._continuations(key)
+    [record] = memo.continuations.of(key)
     outcomes = list(record.outcomes)
     outcomes[-1] = replace(outcomes[-1], finish_ns=outcomes[-1].finish_ns - apart_ns)
-    assert memo._update(key, lambda value: add_continuation(value, replace(record, outcomes=tuple(outcomes))))
+    assert memo.continuations.update(key, lambda value: add_continuation(value, replace(record,
+                                                                                       outcomes=tuple(outcomes))))
 
     memo = Memoizer(store, "context", host)  # a later run: it reads both continuations
     opening, _ = all_to_all_step(host, 10, base=200, t0=2 * MS, grouped=True)
     memo.arrive(2 * MS, [opening])
     if replayed:
         assert kinds(memo)[-1] is MemoDecision.REPLAY and host.held == [opening]
-        assert memo.trace[-1].detail.endswith(
-            f"; its 2 stored continuations differ only in ends at most {apart_ns} ns apart (under 0.1% of "
-            f"their span): the one 1 recording(s) took is followed")
+        assert memo.trace[-1].facts.chosen == OneCourse(alike=2, spread_ns=apart_ns, share=ALIKE_ENDS_SHARE, seen=1)
     else:
         assert kinds(memo)[-1] is MemoDecision.MISS and host.held == []
-        assert "its 2 stored continuations end otherwise, and a paced resume is not exact" in memo.trace[-1].detail
+        assert memo.trace[-1].facts.refusal == CoursesPart(2)
 
 
 def grow_a_recording(memo: Memoizer, host: FakeMemoHost, joiners: int) -> list[int]:
@@ -1007,8 +1014,7 @@ def test_a_recording_grown_past_its_bound_while_nothing_paid_is_simulated_and_no
     assert stopped.kind.trace_kind is TraceKind.BACK_OFF and stopped.kind.value == "recording stopped"
     # four flows recorded at the 4 ms arrival of the fifth: it and the sixth are simulated unrecorded
     assert stopped.time == pytest.approx(4e-3) and stopped.flows == (0, 1, 2, 3)
-    assert stopped.detail.startswith(f"recording of {memo.trace[0].detail.split()[2].rstrip(':')} stopped: "
-                                     "4 flows since it opened 0.003000 s ago and 1 joining, past 4")
+    assert stopped.facts == Stopped(memo.trace[0].facts.key, flows=4, since_ns=3 * MS, joining=1, bound=4)
     assert host.started == flows and host.held == []
     assert memo.stats.recorded == 0 and host.recorded == 0 and store.stats().entries == 0
 

@@ -1,7 +1,7 @@
 """Which flows the memo driver takes as started by a callback on a flow's delivery (``MemoDriver.take_over``).
 
 Such flows are known to no workload oracle: once the run made one, the Memoizer
-replays and mirrors nothing (``Memoizer._delivery_started``). A flow made in a
+replays and mirrors nothing (``Admission.unforeseeable``). A flow made in a
 workload's event (a FlowDag release) or at time 0 (the script's set-up) is not one.
 """
 

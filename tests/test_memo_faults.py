@@ -24,7 +24,8 @@ from test_memo_decisions import incast, kinds, record_episode
 from test_memo_store import episode_value
 
 from wormhole_ns3.memo import store as store_module
-from wormhole_ns3.memo.episodes import MemoDecision, Memoizer
+from wormhole_ns3.memo.decisions import MemoDecision
+from wormhole_ns3.memo.episodes import Memoizer
 from wormhole_ns3.memo.errors import MemoStoreError
 from wormhole_ns3.memo.maintenance import compact
 from wormhole_ns3.memo.record import RECORD_FORMAT, decode_value
@@ -131,7 +132,7 @@ def test_a_value_forged_between_read_and_update_is_quarantined_and_the_update_ma
     with MemoStore.open(path) as store:
         memo = Memoizer(store, "context", host)
         memo.arrive(0, incast(host, 0, 100))
-        (episode,) = memo._episodes.values()
+        (episode,) = memo.table.episodes.values()
         # another process, say
         store.put(episode.key, b'{"format": %d, "continuations": [{"flows": 7}]}' % RECORD_FORMAT, {})
         for flow, after in ((0, MS), (1, MS)):

@@ -14,12 +14,19 @@ import pytest
 
 from wormhole_ns3.core.draws import DrawCase, Fidelity, RandomSource
 from wormhole_ns3.core.links import link_id, link_node
-from wormhole_ns3.memo.episodes import MemoDecision, Memoizer
+from wormhole_ns3.memo.decisions import Cause, DependsOnDraws, MemoDecision
+from wormhole_ns3.memo.episodes import Memoizer
 from wormhole_ns3.memo.randomness import AGREEMENT_BOUND, admit_mirror, admit_records, agree
 from wormhole_ns3.memo.record import Arrival, EpisodeRecord, FlowOutcome, add_continuation, decode_value
+from wormhole_ns3.memo.signature import Signature
 from wormhole_ns3.memo.store import MemoStore
 
 from fakes import MS, FakeMemoHost, incast, kinds, record_episode
+
+
+def _sig(name: str) -> Signature:
+    """A signature naming a flow and none of its links: enough for a record's bookkeeping."""
+    return Signature(name, (), ())
 
 
 @pytest.fixture
@@ -33,7 +40,7 @@ RED = RandomSource("ns3::RedQueueDisc marks or drops at random between MinTh and
 
 def record(finishes: list[int], draws: int = 0, digest: int = 1) -> EpisodeRecord:
     return EpisodeRecord(
-        initial=len(finishes), arrivals=tuple(Arrival(0, f"flow {i}") for i in range(len(finishes))),
+        initial=len(finishes), arrivals=tuple(Arrival(0, _sig(f"flow {i}")) for i in range(len(finishes))),
         outcomes=tuple(FlowOutcome(finish, ()) for finish in finishes), close_ns=max(finishes),
         events=10_000, events_avoided=0, draws=draws, draw_digests=(digest,) if draws else ())
 
@@ -104,13 +111,13 @@ def test_an_episode_whose_recording_drew_is_simulated_under_same_seed(store):
     host = FakeMemoHost()
     memo = Memoizer(store, "context", host)
     record_episode(memo, host, drawing_incast(host, 0, 100, digest=10), t0=0, finishes=[3 * MS, 4 * MS])
-    assert "drew 80 random numbers" in memo.trace[-1].detail
+    assert memo.trace[-1].facts.draws == 80
 
     # the same incast again, twice: its course depends on the draws, so it is simulated every time
     record_episode(memo, host, drawing_incast(host, 10, 200, digest=20), t0=10 * MS, finishes=[3 * MS, 4 * MS])
     miss = memo.trace[-2]
     assert miss.kind is MemoDecision.MISS and miss.draws is DrawCase.DEPENDS and memo.stats.draw_dependent == 1
-    assert "drew random numbers" in miss.detail
+    assert isinstance(miss.facts.refusal, DependsOnDraws)
     memo.arrive(20 * MS, drawing_incast(host, 20, 300, digest=30))
     assert memo.trace[-1].kind is MemoDecision.MISS and memo.stats.draw_dependent == 2
 
@@ -130,7 +137,7 @@ def test_twins_on_links_whose_models_may_draw_are_recorded_not_mirrored(store):
     host.random_sources = {link_id(200, 1): (RED,)}  # where the twin's two flows meet
     memo.arrive(MS, leader + twin)
     assert kinds(memo) == [MemoDecision.MISS, MemoDecision.MISS] and memo.stats.mirrored == 0
-    assert memo.trace[1].draws is DrawCase.DEPENDS and "between MinTh and MaxTh" in memo.trace[1].detail
+    assert memo.trace[1].draws is DrawCase.DEPENDS and RED.what in memo.trace[1].facts.refusal.reason
     assert host.started == leader + twin
 
 
@@ -147,7 +154,7 @@ def test_a_twin_mirrors_where_nothing_may_draw_and_resumes_once_its_leader_drew(
     memo.finished(3 * MS, leader[0])
     diverged = memo.trace[-1]
     assert diverged.kind is MemoDecision.DIVERGED and diverged.draws is DrawCase.DEPENDS
-    assert "drew 3 random numbers" in diverged.detail and set(host.resumed) == set(twin)
+    assert diverged.facts.cause is Cause.LEADER_DREW and set(host.resumed) == set(twin)
 
 
 def test_flows_drawing_at_a_node_keep_later_twins_there_from_mirroring(store):
@@ -155,7 +162,7 @@ def test_flows_drawing_at_a_node_keep_later_twins_there_from_mirroring(store):
     memo = Memoizer(store, "context", host)
     memo.arrive(MS, incast(host, 0, switch=100) + incast(host, 10, switch=200))
     assert kinds(memo) == [MemoDecision.MISS, MemoDecision.MISS]
-    assert "node 201" in memo.trace[1].detail
+    assert memo.trace[1].draws is DrawCase.DEPENDS and "node 201" in memo.trace[1].facts.refusal.reason
 
 
 def test_twins_on_links_whose_models_may_draw_mirror_once_links_like_theirs_were_seen_quiet(store):
@@ -185,7 +192,7 @@ def test_once_flows_drew_on_links_of_a_kind_twins_there_are_recorded_not_mirrore
     host.random_sources = {link: red for route in host.routes.values() for link in route[0] + route[1]}
     memo.arrive(10 * MS, leader + twin)
     assert kinds(memo)[-2:] == [MemoDecision.MISS, MemoDecision.MISS]
-    assert "not yet seen quiet" in memo.trace[-1].detail
+    assert memo.trace[-1].draws is DrawCase.DEPENDS and RED.what in memo.trace[-1].facts.refusal.reason
 
 
 def test_twins_whose_flows_cannot_make_a_queue_mirror_on_links_whose_models_draw_only_at_a_queue(store):

@@ -96,7 +96,6 @@ def test_a_warm_store_replays_every_step_with_the_same_results(ring_runs):
     assert warm["events"] * 5 < cold["events"]
     for row in trace:
         assert row["kind"] == TraceKind.MEMO_REPLAY
-        assert "memo hit" in row["reason"] and "idle links" in row["reason"]
         assert int(row["events_avoided"]) > 0
 
 

@@ -25,9 +25,15 @@ from wormhole_ns3.memo.record import (
     decode_value,
     encode_continuations,
 )
+from wormhole_ns3.memo.signature import Signature
 from wormhole_ns3.memo.store import MemoStore, default_memo_path
 
 from conftest import REPO
+
+
+def _sig(name: str) -> Signature:
+    """A signature naming a flow and none of its links: enough for a record's bookkeeping."""
+    return Signature(name, (), ())
 
 WRITER = REPO / "tests" / "scripts" / "memo_writer.py"
 
@@ -54,7 +60,7 @@ def _no_memo_key(monkeypatch):
 def episode_value(seed: int, points: int = 3) -> bytes:
     """A stored value a replay reads: one continuation of a one-flow episode."""
     trajectory = tuple(TrajectoryPoint(1000 * i, 100 * i + seed, (10.0, 1.0 * seed)) for i in range(points))
-    record = EpisodeRecord(initial=1, arrivals=(Arrival(0, f"flow {seed}"),),
+    record = EpisodeRecord(initial=1, arrivals=(Arrival(0, _sig(f"flow {seed}")),),
                            outcomes=(FlowOutcome(1000 * points + seed, trajectory),),
                            close_ns=1000 * points + seed, events=1000 + seed, events_avoided=0)
     return encode_continuations([record])
@@ -375,7 +381,7 @@ def test_the_default_path_comes_from_the_environment(monkeypatch, tmp_path):
 def test_a_track_record_survives_new_continuations_and_keeps_the_entry_meta(tmp_path):
     """How a key's replays went is kept with its continuations, across runs, and judged."""
     def record(finish_ns: int) -> EpisodeRecord:
-        return EpisodeRecord(initial=1, arrivals=(Arrival(0, "s"),), outcomes=(FlowOutcome(finish_ns, ()),),
+        return EpisodeRecord(initial=1, arrivals=(Arrival(0, _sig("s")),), outcomes=(FlowOutcome(finish_ns, ()),),
                              close_ns=finish_ns, events=10, events_avoided=0)
 
     key = b"k" * 16
@@ -398,7 +404,7 @@ def test_a_track_record_survives_new_continuations_and_keeps_the_entry_meta(tmp_
 
 def test_a_record_reads_back_as_written_with_its_trailing_queues_and_what_it_lacked():
     outcome = FlowOutcome(5000, (TrajectoryPoint(1000, 10, (10.0, 2.0)),), rank=1, trailing=(587, 29, 0))
-    record = EpisodeRecord(initial=1, arrivals=(Arrival(0, "flow"),), outcomes=(outcome,), close_ns=5000,
+    record = EpisodeRecord(initial=1, arrivals=(Arrival(0, _sig("flow")),), outcomes=(outcome,), close_ns=5000,
                            events=900, events_avoided=0, foreseen="p", left_out=616, seen=3)
     (read,), _ = decode_value(encode_continuations([record]))
     assert read == record
@@ -408,7 +414,7 @@ def test_a_record_reads_back_as_written_with_its_trailing_queues_and_what_it_lac
 def test_a_recording_that_lacked_packets_gives_way_only_to_a_plain_like_one_of_its_situation():
     """Situation: the opening flows and the joiners foreseen, what a lookup tells records apart by."""
     def record(finish: int, foreseen: str, left_out: int) -> EpisodeRecord:
-        return EpisodeRecord(initial=1, arrivals=(Arrival(0, "flow"),), outcomes=(FlowOutcome(finish, ()),),
+        return EpisodeRecord(initial=1, arrivals=(Arrival(0, _sig("flow")),), outcomes=(FlowOutcome(finish, ()),),
                              close_ns=finish, events=900, events_avoided=0, foreseen=foreseen, left_out=left_out)
 
     def kept(value: bytes) -> list[tuple[int, str, int]]:
@@ -423,7 +429,7 @@ def test_a_recording_that_lacked_packets_gives_way_only_to_a_plain_like_one_of_i
 
 
 def test_a_recording_that_took_a_stored_course_counts_it_seen_once_more():
-    record = EpisodeRecord(initial=1, arrivals=(Arrival(0, "flow"), Arrival(50, "joiner")),
+    record = EpisodeRecord(initial=1, arrivals=(Arrival(0, _sig("flow")), Arrival(50, _sig("joiner"))),
                            outcomes=(FlowOutcome(100, ()), FlowOutcome(120, ())), close_ns=120, events=900,
                            events_avoided=0)
     value = add_continuation(add_continuation(None, record), record)

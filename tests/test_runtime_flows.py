@@ -119,7 +119,7 @@ def test_ring_steps_born_in_callbacks_on_deliveries_are_simulated_not_replayed_a
     mirrored) flow delivers nothing until its completion, so a script that reacts to
     deliveries would see them at other times: once the run has created a flow in a
     delivery, the memo simulates and records every later episode and replays none
-    (``Memoizer._delivery_started``).
+    (``Admission.unforeseeable``).
     """
     baseline, base_out, memo, memo_out = memo_ring
     base, fast = _allreduce_times(base_out), _allreduce_times(memo_out)

@@ -9,7 +9,7 @@ from wormhole_ns3.accel.controller import ACTIVE, Controller, RunSnapshot
 from wormhole_ns3.config import AcceleratorConfig
 from wormhole_ns3.core.flows import FlowResult
 from wormhole_ns3.core.trace import SkipRecord
-from wormhole_ns3.memo.episodes import MemoStats
+from wormhole_ns3.memo.decisions import MemoStats
 from wormhole_ns3.run.session import Session, SimulationReport
 from wormhole_ns3.runtime.implementation import GLOBAL_VALUES, Selection, chosen_by_user
 from wormhole_ns3.runtime.queues import PortQueue, queue_comparison

@@ -7,7 +7,7 @@ The runner takes the flows from the harness and the iterations from the
 the first at its opening, which the script set up; every later message is a
 BulkSend a sink's Rx callback creates, which no workload oracle tells of, so
 from the first of them on every episode is simulated and recorded
-(``Memoizer._delivery_started``). PacketSink totals and the script's output
+(``Admission.unforeseeable``). PacketSink totals and the script's output
 must be the same as plain ns-3's, every FCT and iteration time to the
 nanosecond. The numbers are those of the real runs: plain ns-3's events for
 this script and preset (a changed script changes them), and the memo's

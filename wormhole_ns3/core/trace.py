@@ -15,7 +15,7 @@ class TraceKind(Label):
 
     #: A fast-forward of a steady partition.
     STEADY = "steady"
-    #: Memo events (memo.episodes.MemoDecision.trace_kind maps each decision to its row kind).
+    #: Memo events (memo.decisions.MemoDecision.trace_kind maps each decision to its row kind).
     MEMO_MISS = "memo-miss"
     MEMO_REPLAY = "memo-replay"
     MEMO_MIRROR = "memo-mirror"

@@ -19,10 +19,13 @@ from typing import Any, Protocol
 
 from wormhole_ns3.core.backoff import Ledger
 from wormhole_ns3.core.draws import Draws, Fidelity, RandomSource
-from wormhole_ns3.core.flows import ACK_CLOCKED_CONGESTION_CONTROL, FlowKind, is_paced
+from wormhole_ns3.core.flows import ACK_CLOCKED_CONGESTION_CONTROL, FlowKind
 from wormhole_ns3.core.ports import BoundaryPort, Callback, MemoSimulatorPort, MemoTrackerPort
 from wormhole_ns3.core.shortcuts import GuardKind
-from wormhole_ns3.memo.episodes import GROUPED_PACED_KINDS, MemoEvent, MemoHost, Memoizer, MemoStats
+from wormhole_ns3.memo.decisions import MemoEvent, MemoStats
+from wormhole_ns3.memo.episodes import Memoizer
+from wormhole_ns3.memo.host import DueFlow, EarliestStart, MemoHost, Release
+from wormhole_ns3.memo.policy import TransportPolicy, policy_of
 from wormhole_ns3.memo.record import STATE_FIELDS, TrajectoryPoint
 from wormhole_ns3.memo.store import MemoStore
 from wormhole_ns3.runtime.boundary import int_rows, planned_congestion_control, planned_route
@@ -292,11 +295,8 @@ class MemoDriver(MemoHost):
     def drawn_nodes(self) -> frozenset[int]:
         return frozenset(int(node) for node in self._impl.GetDrawNodes())
 
-    def flow_paced(self, flow: int) -> bool:
-        return is_paced(self._kind(flow))
-
-    def paced_grouped(self, flow: int) -> bool:
-        return self._kind(flow) in GROUPED_PACED_KINDS
+    def flow_transport(self, flow: int) -> TransportPolicy:
+        return policy_of(self._kind(flow))
 
     def _kind(self, flow: int) -> str:
         if flow not in self._kinds:
@@ -348,7 +348,7 @@ class MemoDriver(MemoHost):
             self._sizes[flow] = int(self.tracker.GetSize(flow))
         return self._sizes[flow]
 
-    def upcoming(self, now_ns: int, horizon_ns: int) -> list[tuple[int, frozenset[int], tuple[int, int]]]:
+    def upcoming(self, now_ns: int, horizon_ns: int) -> list[DueFlow]:
         """Flows whose start within the horizon is already known, with the links they will load and their nodes.
 
         Those waiting for their start (taken over from their applications), and those
@@ -356,14 +356,14 @@ class MemoDriver(MemoHost):
         compute that is running, or when held flows end whose completions are scheduled.
         """
         until = now_ns + horizon_ns
-        known = [(time, frozenset(self._links(flow)), self.flow_nodes(flow))
+        known = [DueFlow(time, frozenset(self._links(flow)), self.flow_nodes(flow))
                  for flow, (time, _) in sorted(self._gated.items()) if time <= until]
         released, _ = self._released(horizon_ns, {}, [])
-        known += [(start, route, nodes) for start, route, nodes, _, _ in released]
+        known += [DueFlow(start, route, nodes) for start, route, nodes, _, _ in released]
         return known
 
     def releases(self, now_ns: int, horizon_ns: int, flow_ends: dict[int, int], coming_ends: list[tuple[Any, int]],
-                 ) -> list[tuple[int, frozenset[int], tuple[int, int], int, Any]]:
+                 ) -> list[Release]:
         """What the workloads would start within the horizon if these flows ended then.
 
         ``flow_ends``: tracked flows and when they would end; ``coming_ends``: flows
@@ -374,17 +374,17 @@ class MemoDriver(MemoHost):
         released, upcoming = self._released(horizon_ns, flow_ends, coming_ends)
         # a flow is named by its place in this answer's vector: copied out only if it is
         # asked about again (a lookup plays a replay forward over hundreds of flows)
-        return [(start, route, nodes, task, (upcoming, index)) for start, route, nodes, task, index in released]
+        return [Release(start, route, nodes, task, (upcoming, index)) for start, route, nodes, task, index in released]
 
     def earliest(self, now_ns: int, horizon_ns: int, flow_ends: dict[int, int], coming_ends: list[tuple[Any, int]],
-                 ) -> list[tuple[int, frozenset[int], int]]:
+                 ) -> list[EarliestStart]:
         """Every flow the workloads may start within the horizon, at the earliest it may: (start, links, task).
 
         The ends given are taken as they are; every other running flow is taken to
         end now, and every flow to come to end as it starts (FlowDag::GetUpcomingFlows).
         """
         released, _ = self._released(horizon_ns, flow_ends, coming_ends, earliest=True)
-        return [(start, route, task) for start, route, _, task, _ in released]
+        return [EarliestStart(start, route, task) for start, route, _, task, _ in released]
 
     def _released(self, horizon_ns: int, flow_ends: dict[int, int], coming_ends: list[tuple[Any, int]],
                   earliest: bool = False) -> tuple[list[tuple[int, frozenset[int], tuple[int, int], int, int]], Any]:

@@ -25,9 +25,19 @@ seen so far.
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass, replace
 
 from wormhole_ns3.core.flows import FlowKind
+from wormhole_ns3.memo.signature import (
+    AnySignature,
+    ApartSignature,
+    Direction,
+    LinkName,
+    LinkState,
+    PathLink,
+    Signature,
+)
 
 #: Changes whenever the record layout or what a replay assumes changes.
 #: 2: each flow's rank among the episode's completions.
@@ -36,7 +46,7 @@ from wormhole_ns3.core.flows import FlowKind
 #: after a replay is what a plain run has there; links are released as their flows
 #: end; a joiner's signature has its creation rank; the flows due to join at the
 #: opening (``foreseen``).
-#: 4: ``foreseen`` is the pattern of the joiners that came (``Memoizer._joined_pattern``),
+#: 4: ``foreseen`` is the pattern of the joiners that came (``Forecast.joined_pattern``),
 #: not of those known at the opening.
 #: 5: each flow's ``trailing`` queues, which a replay's completion leaves out, and the
 #: packets a recording's links lacked as it opened (``left_out``), and how many recordings
@@ -71,10 +81,67 @@ class RecordError(ValueError):
 
 @dataclass(frozen=True)
 class Arrival:
-    """A flow joining the episode: when, and what it was (see ``episodes.signature``)."""
+    """A flow joining the episode: when, and what it was (``signature.py``)."""
 
     offset_ns: int
-    signature: str
+    signature: AnySignature
+
+
+_APART = "apart "
+_CREATED = " created "
+_HELD = re.compile(r"(\d+)([da])(\d+)")
+_NEW = re.compile(r"x([da])(\d+):([0-9a-f]+):(\d+)")
+_APART_TEXT = re.compile(r"apart ([0-9a-f]*) (\d+)")
+
+
+def signature_text(signature: AnySignature) -> str:
+    """A signature as a record stores it (and the order of alike joiners: ``Memoizer._join``).
+
+    ``digest|data links|ACK links`` with `` created N`` for a joiner, each link
+    ``{index}{d|a}{hop}`` if the episode held it, else ``x{d|a}{hop}:{digest}:{queue}``;
+    an absorbed episode's opening flow is ``apart {key} {index}``.
+    """
+    if isinstance(signature, ApartSignature):
+        return f"{_APART}{signature.key.hex()} {signature.index}"
+    paths = "|".join(",".join(map(_link_text, path)) for path in (signature.data, signature.ack))
+    created = f"{_CREATED}{signature.created}" if signature.created is not None else ""
+    return f"{signature.attributes}|{paths}{created}"
+
+
+def _link_text(link: PathLink) -> str:
+    if isinstance(link, LinkName):
+        return f"{link.index}{link.direction.value}{link.hop}"
+    return f"x{link.direction.value}{link.hop}:{link.digest}:{link.queue}"
+
+
+def parse_signature(text: str) -> AnySignature:
+    """The signature a record stored as ``text`` (``signature_text``); RecordError if it is none."""
+    apart = _APART_TEXT.fullmatch(text)
+    if apart:
+        return ApartSignature(bytes.fromhex(apart[1]), int(apart[2]))
+    body, rank = text, None
+    if _CREATED in text:
+        body, created = text.rsplit(_CREATED, 1)
+        if not created.isdigit():
+            raise RecordError(f"not an episode record (signature {text!r:.60})")
+        rank = int(created)
+    parts = body.split("|")
+    if len(parts) != 3:
+        raise RecordError(f"not an episode record (signature {text!r:.60})")
+    attributes, data, ack = parts
+    return Signature(attributes, _path(data, text), _path(ack, text), rank)
+
+
+def _path(text: str, signature: str) -> tuple[PathLink, ...]:
+    links: list[PathLink] = []
+    for name in filter(None, text.split(",")):
+        if held := _HELD.fullmatch(name):
+            links.append(LinkName(int(held[1]), Direction(held[2]), int(held[3])))
+        elif new := _NEW.fullmatch(name):
+            links.append(LinkState(Direction(new[1]), int(new[2]), new[3], int(new[4])))
+        else:
+            raise RecordError(f"not an episode record (signature {signature!r:.60})")
+    return tuple(links)
 
 
 @dataclass(frozen=True)
@@ -100,7 +167,7 @@ class FlowOutcome:
     #: Packets queued on each of its links (data path, then ACK path) as its last byte
     #: arrived: the ACKs queued behind the data of the flows it shared hosts with. A
     #: replay's completion puts none of them on the wire, so a lookup right after it
-    #: counts them in (``Memoizer._queue``).
+    #: counts them in (``LinkLedger.queue``).
     trailing: tuple[int, ...] = ()
 
     def at(self, offset_ns: int) -> tuple[int, TrajectoryPoint | None]:
@@ -131,7 +198,7 @@ class EpisodeRecord:
     close_ns: int  #: when the episode's links were idle again
     events: int  #: events the recording executed for the episode's flows
     events_avoided: int  #: events the recording's steady skips avoided
-    #: the flows that joined it before it could end, as a pattern (``Memoizer._joined_pattern``):
+    #: the flows that joined it before it could end, as a pattern (``Forecast.joined_pattern``):
     #: a lookup foreseeing other flows due follows another continuation, or records one
     foreseen: str = ""
     #: packets replays had left out of its links as it was recorded (``FlowOutcome.trailing``):
@@ -172,7 +239,7 @@ class EpisodeRecord:
             "draws": self.draws,
             "draw_digests": list(self.draw_digests),
             "flows": [
-                [a.offset_ns, a.signature, o.finish_ns,
+                [a.offset_ns, signature_text(a.signature), o.finish_ns,
                  [[p.offset_ns, p.delivered, *p.state] for p in o.trajectory], o.rank, list(o.trailing)]
                 for a, o in zip(self.arrivals, self.outcomes)
             ],
@@ -183,7 +250,7 @@ class EpisodeRecord:
         try:
             arrivals, outcomes = [], []
             for offset, signature, finish, points, rank, trailing in document["flows"]:
-                arrivals.append(Arrival(int(offset), str(signature)))
+                arrivals.append(Arrival(int(offset), parse_signature(str(signature))))
                 outcomes.append(FlowOutcome(int(finish), tuple(
                     TrajectoryPoint(int(p[0]), int(p[1]), tuple(float(x) for x in p[2:]))
                     for p in points

@@ -27,7 +27,7 @@ from typing import Any
 from wormhole_ns3.accel.controller import Controller, RunSnapshot
 from wormhole_ns3.core.flows import FlowResult
 from wormhole_ns3.core.trace import SkipRecord
-from wormhole_ns3.memo.episodes import MemoStats
+from wormhole_ns3.memo.decisions import MemoStats
 from wormhole_ns3.memo.store import MemoStore
 from wormhole_ns3.runtime.queues import PortQueue
 

@@ -1,0 +1,65 @@
+"""How the memo treats each kind of flow: its ``TransportPolicy``.
+
+Kinds differ in what a replay can promise for them. A TCP flow resumed from a
+recorded trajectory goes on close to where plain ns-3 has it; a paced (RDMA)
+queue pair resumed so is not exact, so a replay of paced flows is taken only
+where nothing can stop it half-way. DCQCN flows group into episodes as TCP
+flows do; HPCC flows are kept apart (grouped so, on moe-small-hpcc replays that
+nothing disturbed ended pipeline sends beside them up to 30% off; the first
+suspect is state that outlives an episode and no key holds, the switches'
+in-band telemetry).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from wormhole_ns3.core.flows import FlowKind, is_paced
+
+#: Stored continuations of alike-ending flows whose every flow ends within this share of
+#: their span of the others' are one course to a replay (``TransportPolicy.end_tolerance``).
+ALIKE_ENDS_SHARE = 1e-3
+
+
+@dataclass(frozen=True)
+class TransportPolicy:
+    """What the memo may assume of a kind of flow, each a rule of the Memoizer's."""
+
+    #: flows meeting at once group into one episode, absorbs follow, and a finished flow frees
+    #: its links (False: each flow on fresh links opens an episode, meetings merge, and an
+    #: episode keeps its links to its end)
+    grouped: bool
+    #: a flow resumed from its recorded trajectory goes on as plain ns-3 would (False: paced,
+    #: so a replay is taken only where nothing its record lacks can come)
+    exact_resume: bool
+    #: alike joiners are told apart by their creation rank (False: matched in any order, as
+    #: DCQCN's queue pairs are paced from their first packet)
+    rank_sensitive: bool
+    #: continuations ending within this share of their span of one another are one course
+    #: (0: continuations that end otherwise are all followed, and part when they part)
+    end_tolerance: float
+
+    @property
+    def guarded(self) -> bool:
+        """Grouped, yet not exact to resume: replayed or mirrored only where no unforeseeable flow may reach."""
+        return self.grouped and not self.exact_resume
+
+    @property
+    def kept_apart(self) -> bool:
+        """Paced and not grouped: it opens episodes of its own, and meetings merge."""
+        return not self.grouped
+
+
+TCP = TransportPolicy(grouped=True, exact_resume=True, rank_sensitive=True, end_tolerance=0.0)
+DCQCN = TransportPolicy(grouped=True, exact_resume=False, rank_sensitive=False, end_tolerance=ALIKE_ENDS_SHARE)
+HPCC = TransportPolicy(grouped=False, exact_resume=False, rank_sensitive=True, end_tolerance=0.0)
+
+#: Paced (RDMA) kinds grouped into episodes as TCP flows are.
+GROUPED_PACED_KINDS = frozenset({FlowKind.RDMA_DCQCN})
+
+
+def policy_of(kind: str) -> TransportPolicy:
+    """The policy of a kind of flow as the tracker names it: TCP's for every unpaced kind."""
+    if not is_paced(kind):
+        return TCP
+    return DCQCN if kind in GROUPED_PACED_KINDS else HPCC

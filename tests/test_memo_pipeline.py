@@ -10,6 +10,7 @@ import pytest
 from wormhole_ns3.core.draws import DrawCase, Fidelity
 from wormhole_ns3.core.links import link_id
 from wormhole_ns3.core.shortcuts import MEMO_KINDS, GuardKind
+from wormhole_ns3.core.transport import DCQCN, HPCC, TCP, policy_of
 from wormhole_ns3.memo.admission import Admission, one_course
 from wormhole_ns3.memo.decisions import (
     Cause,
@@ -23,7 +24,6 @@ from wormhole_ns3.memo.decisions import (
 from wormhole_ns3.memo.episodes import Memoizer
 from wormhole_ns3.memo.forecast import Forecast
 from wormhole_ns3.memo.links import LinkLedger
-from wormhole_ns3.memo.policy import DCQCN, HPCC, TCP, policy_of
 from wormhole_ns3.memo.record import (
     Arrival,
     EpisodeRecord,

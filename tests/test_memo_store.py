@@ -13,6 +13,7 @@ import lmdb
 import pytest
 from scripts.memo_writer import value_of
 
+from wormhole_ns3.core.flows import TrajectoryPoint
 from wormhole_ns3.memo import environment as environment_module
 from wormhole_ns3.memo import schema
 from wormhole_ns3.memo.errors import CorruptEntry, MemoStoreError
@@ -20,7 +21,6 @@ from wormhole_ns3.memo.record import (
     Arrival,
     EpisodeRecord,
     FlowOutcome,
-    TrajectoryPoint,
     add_continuation,
     add_replays,
     decode_value,

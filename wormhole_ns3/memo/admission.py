@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 from wormhole_ns3.core.draws import DrawCase, Fidelity, port_loads
+from wormhole_ns3.core.ports import MemoHost
 from wormhole_ns3.core.shortcuts import GuardKind
 from wormhole_ns3.memo.decisions import (
     CoursesPart,
@@ -25,7 +26,6 @@ from wormhole_ns3.memo.decisions import (
     UnforeseeableFlows,
 )
 from wormhole_ns3.memo.forecast import Forecast
-from wormhole_ns3.memo.host import MemoHost
 from wormhole_ns3.memo.links import LinkLedger
 from wormhole_ns3.memo.randomness import admit_mirror, admit_records
 from wormhole_ns3.memo.record import Arrival, EpisodeRecord

@@ -28,7 +28,7 @@ import json
 import re
 from dataclasses import dataclass, replace
 
-from wormhole_ns3.core.flows import FlowKind
+from wormhole_ns3.core.flows import FlowKind, TrajectoryPoint
 from wormhole_ns3.memo.signature import (
     AnySignature,
     ApartSignature,
@@ -142,15 +142,6 @@ def _path(text: str, signature: str) -> tuple[PathLink, ...]:
         else:
             raise RecordError(f"not an episode record (signature {signature!r:.60})")
     return tuple(links)
-
-
-@dataclass(frozen=True)
-class TrajectoryPoint:
-    """A flow's delivered bytes and congestion state at one sampling instant."""
-
-    offset_ns: int
-    delivered: int
-    state: tuple[float, ...]  #: STATE_FIELDS of the flow's kind, in order
 
 
 @dataclass(frozen=True)

@@ -31,7 +31,14 @@ class TraceKind(Label):
 
     @property
     def memo(self) -> bool:
-        return self.value.startswith("memo-")
+        """Whether the row reports a memo event (one of the MEMO_ kinds)."""
+        return self in _MEMO_KINDS
+
+
+_MEMO_KINDS = frozenset({
+    TraceKind.MEMO_MISS, TraceKind.MEMO_REPLAY, TraceKind.MEMO_MIRROR, TraceKind.MEMO_RECORDED,
+    TraceKind.MEMO_DIVERGED, TraceKind.MEMO_DISTRUSTED, TraceKind.MEMO_NO_MIRROR, TraceKind.MEMO_ABSORBED,
+})
 
 
 #: The trace's columns, in order.

@@ -5,6 +5,7 @@ from __future__ import annotations
 import csv
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Protocol
 
 from wormhole_ns3.core.draws import DrawCase
 from wormhole_ns3.core.vocabulary import Label
@@ -41,6 +42,12 @@ _MEMO_KINDS = frozenset({
 })
 
 
+class Facts(Protocol):
+    """The typed facts a decision was made on; ``render`` is its trace row's prose (``memo/decisions.py``)."""
+
+    def render(self) -> str: ...
+
+
 #: The trace's columns, in order.
 COLUMNS = (
     "time", "partition", "flows", "dt", "events_moved", "events_avoided", "credited_bytes",
@@ -64,6 +71,9 @@ class SkipRecord:
     kind: TraceKind = TraceKind.STEADY
     #: Its case with respect to ns-3's random draws (core/draws.py); None where none applies.
     draws: DrawCase | None = None
+    #: The facts a memo event's ``reason`` is rendered from (None for a skip: its reason is the steady
+    #: verdict's). Not a column: what tests and tools that read the run in its process assert on.
+    facts: Facts | None = None
 
     @property
     def partition(self) -> str:

@@ -9,11 +9,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import Enum
-from typing import Protocol
 
 from wormhole_ns3.core.backoff import BackOff
 from wormhole_ns3.core.draws import DrawCase
-from wormhole_ns3.core.trace import TraceKind
+from wormhole_ns3.core.trace import Facts, TraceKind
 from wormhole_ns3.core.vocabulary import Label
 from wormhole_ns3.memo.randomness import DependsOnDraws, describe_case
 
@@ -66,12 +65,6 @@ def short(key: bytes) -> str:
 
 def _case(case: DrawCase | None) -> str:
     return f"; {describe_case(case)}" if case and case is not DrawCase.DREW_NOTHING else ""
-
-
-class Facts(Protocol):
-    """The facts a decision was made on; ``render`` is its trace row's prose."""
-
-    def render(self) -> str: ...
 
 
 @dataclass(frozen=True)

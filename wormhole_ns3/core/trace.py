@@ -67,13 +67,13 @@ class SkipRecord:
     queue_packets: int  #: the partition's longest egress queue, held as it is during the skip
     limit: str  #: what ended the skip (the memo decision for a memo event)
     reason: str  #: why the partition was judged steady
+    #: The facts a memo event's ``reason`` is rendered from (None for a skip: its reason is the steady
+    #: verdict's). Not a column: what tests and tools that read the run in its process assert on.
+    facts: Facts | None = None
     #: A fast-forward, or a memo event.
     kind: TraceKind = TraceKind.STEADY
     #: Its case with respect to ns-3's random draws (core/draws.py); None where none applies.
     draws: DrawCase | None = None
-    #: The facts a memo event's ``reason`` is rendered from (None for a skip: its reason is the steady
-    #: verdict's). Not a column: what tests and tools that read the run in its process assert on.
-    facts: Facts | None = None
 
     @property
     def partition(self) -> str:

@@ -8,8 +8,10 @@ holds one simulator.
 from __future__ import annotations
 
 import csv
+import itertools
 import json
 import os
+import pickle
 import subprocess
 import sys
 from dataclasses import dataclass
@@ -23,6 +25,9 @@ DUMBBELL = REPO / "wormhole_ns3" / "examples" / "dctcp_dumbbell.py"
 #: ``wormhole-ns3`` with the ring experiment of tests/scripts registered (tests only)
 EXPERIMENT_CLI = REPO / "tests" / "scripts" / "experiment_cli.py"
 CLING_NOISE = "[runStaticInitializersOnce]"
+#: ``wormhole-ns3`` that also pickles the memo's events with their typed facts (the ``memo_facts`` fixture)
+MEMO_FACTS = REPO / "tests" / "scripts" / "memo_facts.py"
+_FACTS_RUNS = itertools.count()
 
 
 @dataclass
@@ -56,6 +61,18 @@ def wormhole(tmp_path):
 
     def run(*args: str, timeout: float = 600) -> Completed:
         return _run([sys.executable, "-m", "wormhole_ns3", *map(str, args)], tmp_path, timeout)
+
+    return run
+
+
+@pytest.fixture
+def memo_facts(tmp_path):
+    """Run ``wormhole-ns3 ARGS`` in a scratch folder; also hand back its memo events (SkipRecords) with their facts."""
+
+    def run(*args: str, timeout: float = 600) -> tuple[Completed, list]:
+        facts = tmp_path / f"facts-{next(_FACTS_RUNS)}.pickle"
+        done = _run([sys.executable, str(MEMO_FACTS), str(facts), *map(str, args)], tmp_path, timeout)
+        return done, (pickle.loads(facts.read_bytes()) if facts.exists() else [])
 
     return run
 

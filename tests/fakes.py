@@ -4,9 +4,9 @@
 the run observer), ``FakeImpl`` for WormholeSimulatorImpl, ``FakeTracker`` for
 the FlowTracker (the flow records ``runtime.boundary`` reads and the few
 actions a skip takes), ``FakeBoundary`` for the cppyy boundary, and
-``FakeMemoHost`` for what the Memoizer asks of a run (``memo.host.MemoHost``).
+``FakeMemoHost`` for what the Memoizer asks of a run (``core.ports.MemoHost``).
 They record what they are told, so a test asserts the decisions. Each declares
-the port it stands for (``core/ports.py``'s Protocols, ``memo.host.MemoHost``) and
+the port it stands for (one of ``core/ports.py``'s Protocols) and
 is ``@final``: mypy (pyproject.toml checks this file) fails on a fake that lacks a
 method of its port or takes other arguments than the port does.
 """
@@ -18,13 +18,21 @@ from types import SimpleNamespace
 from typing import final
 
 from wormhole_ns3.core.draws import Draws, RandomSource
+from wormhole_ns3.core.flows import TrajectoryPoint
 from wormhole_ns3.core.links import link_id, link_node
-from wormhole_ns3.core.ports import BoundaryPort, SimulatorPort, Time, TrackerPort
+from wormhole_ns3.core.ports import (
+    BoundaryPort,
+    DueFlow,
+    EarliestStart,
+    MemoHost,
+    Release,
+    SimulatorPort,
+    Time,
+    TrackerPort,
+)
+from wormhole_ns3.core.transport import DCQCN, HPCC, TCP, TransportPolicy
 from wormhole_ns3.memo.decisions import MemoDecision
 from wormhole_ns3.memo.episodes import Memoizer
-from wormhole_ns3.memo.host import DueFlow, EarliestStart, MemoHost, Release
-from wormhole_ns3.memo.policy import DCQCN, HPCC, TCP, TransportPolicy
-from wormhole_ns3.memo.record import TrajectoryPoint
 
 NEVER_NS = 10**15
 
@@ -460,7 +468,7 @@ def dumbbell(senders: int, bottleneck_bps: float = 1e9, access_bps: float = 10e9
 @final
 @dataclass
 class FakeMemoHost(MemoHost):
-    """``memo.host.MemoHost``: flows with routes and attributes; it records the Memoizer's actions."""
+    """``core.ports.MemoHost``: flows with routes and attributes; it records the Memoizer's actions."""
 
     routes: dict[int, tuple[tuple[int, ...], tuple[int, ...]]] = field(default_factory=dict)
     attributes: dict[int, str] = field(default_factory=dict)

@@ -1,4 +1,4 @@
-"""The Memoizer's decisions against a fake run (memo.host.MemoHost): no ns-3, no cppyy.
+"""The Memoizer's decisions against a fake run (core.ports.MemoHost): no ns-3, no cppyy.
 
 Each test drives the Memoizer as the memo driver does (arrivals, finishes,
 due completions) over a real store in a temporary directory, and asserts what
@@ -10,8 +10,10 @@ from dataclasses import replace
 
 import pytest
 
+from wormhole_ns3.core.flows import TrajectoryPoint
 from wormhole_ns3.core.links import link_id
 from wormhole_ns3.core.trace import TraceKind
+from wormhole_ns3.core.transport import ALIKE_ENDS_SHARE
 from wormhole_ns3.memo import episodes
 from wormhole_ns3.memo.decisions import (
     Cause,
@@ -24,14 +26,7 @@ from wormhole_ns3.memo.decisions import (
     UnforeseeableFlows,
 )
 from wormhole_ns3.memo.episodes import Memoizer
-from wormhole_ns3.memo.policy import ALIKE_ENDS_SHARE
-from wormhole_ns3.memo.record import (
-    MIN_COMPLETED_PER_DIVERGENCE,
-    TrajectoryPoint,
-    add_continuation,
-    add_replays,
-    decode_value,
-)
+from wormhole_ns3.memo.record import MIN_COMPLETED_PER_DIVERGENCE, add_continuation, add_replays, decode_value
 from wormhole_ns3.memo.store import MemoStore
 
 from fakes import MS, FakeMemoHost, incast, kinds, record_episode

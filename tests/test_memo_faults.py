@@ -23,13 +23,15 @@ import pytest
 from test_memo_decisions import incast, kinds, record_episode
 from test_memo_store import episode_value
 
-from wormhole_ns3.memo import store as store_module
+from wormhole_ns3.memo import entry as entry_module
+from wormhole_ns3.memo import environment as environment_module
+from wormhole_ns3.memo import schema
 from wormhole_ns3.memo.decisions import MemoDecision
 from wormhole_ns3.memo.episodes import Memoizer
 from wormhole_ns3.memo.errors import MemoStoreError
 from wormhole_ns3.memo.maintenance import compact
 from wormhole_ns3.memo.record import RECORD_FORMAT, decode_value
-from wormhole_ns3.memo.seal import KEY_ENVIRONMENT
+from wormhole_ns3.memo.seal import KEY_ENVIRONMENT, read_memo_key
 from wormhole_ns3.memo.store import MemoStore
 
 from conftest import REPO, child_environment, load_json
@@ -226,7 +228,7 @@ def refused_import(target: Path, exported: Path, **open_options) -> str:
 def test_an_export_says_who_wrote_it_and_imports_whole(tmp_path, target):
     _, exported = export_of(tmp_path)
     header = json.loads(exported.read_text().splitlines()[0])
-    assert header["product"].startswith("wormhole-ns3 ") and header["schema"] == store_module.SCHEMA_VERSION
+    assert header["product"].startswith("wormhole-ns3 ") and header["schema"] == schema.SCHEMA_VERSION
     assert "@" in header["written_by"] and header["written_at"].endswith("Z") and header["ns3"]
     with MemoStore.open(target) as store:
         assert store.import_file(exported) == 2
@@ -280,7 +282,7 @@ def test_an_export_of_another_schema_or_without_a_digest_is_refused(tmp_path, ta
 
 
 def test_a_store_under_one_key_is_refused_under_another_and_without_one(tmp_path, keys, monkeypatch):
-    a, b = (store_module.read_memo_key(k) for k in keys)
+    a, b = (read_memo_key(k) for k in keys)
     path = tmp_path / "memo"
     with MemoStore.open(path, key=a) as store:
         store.put(b"episode", episode_value(1), {})
@@ -303,14 +305,14 @@ def test_a_store_under_one_key_is_refused_under_another_and_without_one(tmp_path
 
 
 def test_a_value_sealed_without_the_key_is_never_replayed_from_a_keyed_store(tmp_path, keys, capsys):
-    a = store_module.read_memo_key(keys[0])
+    a = read_memo_key(keys[0])
     path = tmp_path / "memo"
     with MemoStore.open(path, key=a):
         pass
     # an intruder writes straight into the LMDB, sealing with a bare SHA-256 as an unkeyed store would
-    payload = store_module._record({}, episode_value(1))
+    payload = entry_module.encode_record({}, episode_value(1))
     with lmdb.open(str(path), max_dbs=3) as env, env.begin(write=True) as txn:
-        txn.put(b"episode", store_module._PLAIN.seal(b"episode", payload), db=env.open_db(b"values", txn=txn))
+        txn.put(b"episode", environment_module.PLAIN.seal(b"episode", payload), db=env.open_db(b"values", txn=txn))
     with MemoStore.open(path, key=a) as store:
         assert store.get(b"episode") is None
         assert "written without the store's key" in capsys.readouterr().err
@@ -318,7 +320,7 @@ def test_a_value_sealed_without_the_key_is_never_replayed_from_a_keyed_store(tmp
 
 
 def test_an_export_under_one_key_is_refused_under_another_and_without_one(tmp_path, keys):
-    a, b = (store_module.read_memo_key(k) for k in keys)
+    a, b = (read_memo_key(k) for k in keys)
     _, exported = export_of(tmp_path, key=a)
     for name, key, problem in (
         ("keyed-b", b, "the export is sealed with another key; refusing to import it"),
@@ -347,7 +349,7 @@ def test_a_key_file_must_hold_a_real_key(tmp_path, wormhole, monkeypatch):
     short = tmp_path / "short.key"
     short.write_text("secret\n")
     with pytest.raises(MemoStoreError, match=r"short.key: the memo key is 6 bytes, at least 16 are needed"):
-        store_module.read_memo_key(short)
+        read_memo_key(short)
     done = wormhole("memo", "stats", "--memo", tmp_path / "memo", "--memo-key", tmp_path / "none.key")
     assert (done.returncode, done.stderr_lines) == (
         2, [f"wormhole-ns3: error: {tmp_path / 'none.key'}: cannot read the memo key (No such file or directory)"]
@@ -356,7 +358,7 @@ def test_a_key_file_must_hold_a_real_key(tmp_path, wormhole, monkeypatch):
 
 def test_memo_cli_seals_with_memo_key(tmp_path, wormhole, keys):
     path = tmp_path / "memo"
-    with MemoStore.open(path, key=store_module.read_memo_key(keys[0])) as store:
+    with MemoStore.open(path, key=read_memo_key(keys[0])) as store:
         store.put(b"episode", episode_value(1), {})
     done = wormhole("memo", "--memo-key", keys[0], "stats", "--memo", path)
     assert done.returncode == 0 and "sealed with  hmac-sha256" in done.stdout
@@ -532,10 +534,10 @@ def test_compact_refuses_what_is_not_a_store_or_under_another_key(tmp_path, keys
     with pytest.raises(MemoStoreError, match="none: no memo store here"):
         compact(tmp_path / "none", key=None)
     path = tmp_path / "memo"
-    MemoStore.open(path, key=store_module.read_memo_key(keys[0])).close()
+    MemoStore.open(path, key=read_memo_key(keys[0])).close()
     before = store_bytes(path)
     with pytest.raises(MemoStoreError, match="sealed with another key"):
-        compact(path, key=store_module.read_memo_key(keys[1]))
+        compact(path, key=read_memo_key(keys[1]))
     assert store_bytes(path) == before
 
 

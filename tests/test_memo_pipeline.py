@@ -10,10 +10,10 @@ import pytest
 from wormhole_ns3.core.draws import DrawCase, Fidelity
 from wormhole_ns3.core.links import link_id
 from wormhole_ns3.core.shortcuts import MEMO_KINDS, GuardKind
+from wormhole_ns3.core.transport import DCQCN, HPCC, TCP, policy_of
 from wormhole_ns3.memo.admission import Admission, one_course
 from wormhole_ns3.memo.decisions import (
     Cause,
-    DependsOnDraws,
     Intruders,
     MemoDecision,
     MemoStats,
@@ -23,7 +23,7 @@ from wormhole_ns3.memo.decisions import (
 from wormhole_ns3.memo.episodes import Memoizer
 from wormhole_ns3.memo.forecast import Forecast
 from wormhole_ns3.memo.links import LinkLedger
-from wormhole_ns3.memo.policy import DCQCN, HPCC, TCP, policy_of
+from wormhole_ns3.memo.randomness import DrewAtItsNodes, StoredCoursesDrew
 from wormhole_ns3.memo.record import (
     Arrival,
     EpisodeRecord,
@@ -133,7 +133,7 @@ def test_a_course_that_drew_is_refused_under_same_seed_and_admitted_under_statis
     drew = course(draws=12)
     admitted, episode = admit(host, [drew])
     assert admitted == [] and episode.draw_case is DrawCase.DEPENDS
-    assert isinstance(episode.refusal, DependsOnDraws)
+    assert episode.refusal == StoredCoursesDrew(drawing=1, most=12)
     admitted, episode = admit(host, [drew], fidelity=Fidelity.STATISTICAL)
     assert admitted == [drew] and episode.draw_case is DrawCase.STATISTICAL
 
@@ -245,6 +245,7 @@ def test_a_miss_renders_its_facts_as_its_trace_row():
     miss = Miss(bytes.fromhex("00112233445566778899"), flows=2, left_out=0, relearn=False, refusal=None)
     assert miss.render() == ("memo miss 001122334455: 2 flows simulated and recorded "
                              "(no stored continuation opens like it)")
-    assert Miss(b"\x01", 1, 3, False, DependsOnDraws("it drew")).render() == (
+    assert Miss(b"\x01", 1, 3, False, DrewAtItsNodes((6, 7))).render() == (
         "memo miss 01: 1 flows simulated and recorded, kept only until one like a plain run is: replays just "
-        "ended on its links left out 3 queued packets a plain run has there (it drew)")
+        "ended on its links left out 3 queued packets a plain run has there (no recording of its key yet, and "
+        "flows drew random numbers at nodes 6, 7 of its links earlier in this run)")

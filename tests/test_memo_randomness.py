@@ -14,9 +14,18 @@ import pytest
 
 from wormhole_ns3.core.draws import DrawCase, Fidelity, RandomSource
 from wormhole_ns3.core.links import link_id, link_node
-from wormhole_ns3.memo.decisions import Cause, DependsOnDraws, MemoDecision
+from wormhole_ns3.memo.decisions import Cause, MemoDecision
 from wormhole_ns3.memo.episodes import Memoizer
-from wormhole_ns3.memo.randomness import AGREEMENT_BOUND, admit_mirror, admit_records, agree
+from wormhole_ns3.memo.randomness import (
+    AGREEMENT_BOUND,
+    DependsOnDraws,
+    DrewAtItsNodes,
+    MayDraw,
+    StoredCoursesDrew,
+    admit_mirror,
+    admit_records,
+    agree,
+)
 from wormhole_ns3.memo.record import Arrival, EpisodeRecord, FlowOutcome, add_continuation, decode_value
 from wormhole_ns3.memo.signature import Signature
 from wormhole_ns3.memo.store import MemoStore
@@ -64,7 +73,8 @@ def test_under_same_seed_a_course_that_drew_never_stands_in():
     steady, alone = record([MS, 2 * MS]), record([MS, 2 * MS], draws=30, digest=7)
     assert admit_records([steady], Fidelity.SAME_SEED).case is DrawCase.DREW_NOTHING
     refused = admit_records([alone], Fidelity.SAME_SEED)
-    assert refused.records == [] and refused.case is DrawCase.DEPENDS and "move its random streams" in refused.refusal
+    assert refused.records == [] and refused.case is DrawCase.DEPENDS
+    assert refused.refusal == StoredCoursesDrew(drawing=1, most=30)
     # not even once recordings under other draws took its course: its draws would still be left out
     other = record([MS + 1_000, 2 * MS], draws=25, digest=8)
     assert admit_records([alone, other], Fidelity.SAME_SEED).records == []
@@ -91,7 +101,7 @@ def test_a_mirror_needs_twins_no_draw_can_part():
     assert admit_mirror([], links, {}, none, Fidelity.SAME_SEED).case is DrawCase.NO_SOURCE
     gentle = {links[1]: (RandomSource("ns3::RedQueueDisc marks or drops at random above MaxTh (Gentle)", True),)}
     red = admit_mirror([], links, gentle, none, Fidelity.SAME_SEED)
-    assert red.case is DrawCase.DEPENDS and "Gentle" in red.refusal
+    assert red.case is DrawCase.DEPENDS and red.refusal == MayDraw((gentle[links[1]][0].what,))
     # RED draws only once a queue stands: where its flows cannot make one, it never does
     assert admit_mirror([], links, gentle, none, Fidelity.SAME_SEED, queueless=lambda link: True).case \
         is DrawCase.QUIET_SO_FAR
@@ -99,7 +109,7 @@ def test_a_mirror_needs_twins_no_draw_can_part():
     assert admit_mirror([], links, jitter, none, Fidelity.SAME_SEED, queueless=lambda link: True).case \
         is DrawCase.DEPENDS
     drew_here = admit_mirror([], links, {}, frozenset({6}), Fidelity.SAME_SEED)
-    assert drew_here.case is DrawCase.DEPENDS and "node 6" in drew_here.refusal
+    assert drew_here.case is DrawCase.DEPENDS and drew_here.refusal == DrewAtItsNodes((6,))
     assert admit_mirror([record([MS])], links, gentle, none, Fidelity.SAME_SEED).case \
         is DrawCase.DREW_NOTHING  # a recording of the key drew nothing: a deterministic course
     assert admit_mirror([record([MS], draws=4)], links, {}, none, Fidelity.SAME_SEED).case is DrawCase.DEPENDS
@@ -137,7 +147,7 @@ def test_twins_on_links_whose_models_may_draw_are_recorded_not_mirrored(store):
     host.random_sources = {link_id(200, 1): (RED,)}  # where the twin's two flows meet
     memo.arrive(MS, leader + twin)
     assert kinds(memo) == [MemoDecision.MISS, MemoDecision.MISS] and memo.stats.mirrored == 0
-    assert memo.trace[1].draws is DrawCase.DEPENDS and RED.what in memo.trace[1].facts.refusal.reason
+    assert memo.trace[1].draws is DrawCase.DEPENDS and memo.trace[1].facts.refusal == MayDraw((RED.what,))
     assert host.started == leader + twin
 
 
@@ -162,7 +172,8 @@ def test_flows_drawing_at_a_node_keep_later_twins_there_from_mirroring(store):
     memo = Memoizer(store, "context", host)
     memo.arrive(MS, incast(host, 0, switch=100) + incast(host, 10, switch=200))
     assert kinds(memo) == [MemoDecision.MISS, MemoDecision.MISS]
-    assert memo.trace[1].draws is DrawCase.DEPENDS and "node 201" in memo.trace[1].facts.refusal.reason
+    assert memo.trace[1].draws is DrawCase.DEPENDS
+    assert memo.trace[1].facts.refusal == DrewAtItsNodes((link_node(link_id(201, 1)),))
 
 
 def test_twins_on_links_whose_models_may_draw_mirror_once_links_like_theirs_were_seen_quiet(store):
@@ -192,7 +203,7 @@ def test_once_flows_drew_on_links_of_a_kind_twins_there_are_recorded_not_mirrore
     host.random_sources = {link: red for route in host.routes.values() for link in route[0] + route[1]}
     memo.arrive(10 * MS, leader + twin)
     assert kinds(memo)[-2:] == [MemoDecision.MISS, MemoDecision.MISS]
-    assert memo.trace[-1].draws is DrawCase.DEPENDS and RED.what in memo.trace[-1].facts.refusal.reason
+    assert memo.trace[-1].draws is DrawCase.DEPENDS and memo.trace[-1].facts.refusal == MayDraw((RED.what,))
 
 
 def test_twins_whose_flows_cannot_make_a_queue_mirror_on_links_whose_models_draw_only_at_a_queue(store):

@@ -10,6 +10,7 @@ import csv
 import pytest
 
 from wormhole_ns3.core.trace import TraceKind
+from wormhole_ns3.memo.decisions import Cause, Miss
 
 from conftest import REPO, load_json
 
@@ -25,6 +26,14 @@ def _run(wormhole, tmp_path, name, *args, memo=None, baseline=False):
     assert done.returncode == 0, done.stderr
     rows = list(csv.DictReader(trace.open())) if trace.exists() else []
     return load_json(results), rows, done.stdout
+
+
+def _memo_events(memo_facts, tmp_path, name, *args, memo):
+    """A run's results and its memo events with their typed facts (``SkipRecord.facts``)."""
+    results = tmp_path / f"{name}.json"
+    done, events = memo_facts("run", "--results", results, "--memo", memo, RING, *args)
+    assert done.returncode == 0, done.stderr
+    return load_json(results), events
 
 
 def _fcts(run):
@@ -101,26 +110,28 @@ def test_a_warm_store_replays_every_step_with_the_same_results(ring_runs):
 
 @pytest.mark.parametrize("change", [["--rate", "20Gbps"], ["--tcp", "TcpNewReno"], ["--mb", "8"]])
 def test_a_changed_link_rate_congestion_control_or_size_never_hits_an_old_entry(
-    ring_runs, wormhole, tmp_path, change
+    ring_runs, memo_facts, tmp_path, change
 ):
     """The store knows every step of the 10 Gbps DCTCP 16 MB ring; none of them may match."""
     *_, memo = ring_runs
-    run, trace, _ = _run(wormhole, tmp_path, "changed", "--iterations", "1", *change, memo=memo)
-    # the first step was simulated, not replayed, and the trace says why
-    assert trace[0]["kind"] == TraceKind.MEMO_MISS and "no stored continuation opens like it" in trace[0]["reason"]
+    run, events = _memo_events(memo_facts, tmp_path, "changed", "--iterations", "1", *change, memo=memo)
+    # the first step was simulated, not replayed, because no stored continuation opens like it
+    first = events[0]
+    assert first.kind is TraceKind.MEMO_MISS and isinstance(first.facts, Miss)
+    assert first.facts.refusal is None and not first.facts.relearn
     assert run["memo_recorded"] >= 1
 
 
 def test_an_unexpected_flow_during_a_replay_makes_it_diverge_and_resume_for_real(
-    ring_runs, wormhole, tmp_path
+    ring_runs, wormhole, memo_facts, tmp_path
 ):
     *_, memo = ring_runs
     args = ["--intruder-iteration", "1", "--intruder-mb", "6"]
     baseline, _, _ = _run(wormhole, tmp_path, "base", *args, baseline=True)
-    run, trace, _ = _run(wormhole, tmp_path, "intruded", *args, memo=memo)
-    diverged = [row for row in trace if row["kind"] == TraceKind.MEMO_DIVERGED]
+    run, events = _memo_events(memo_facts, tmp_path, "intruded", *args, memo=memo)
+    diverged = [event for event in events if event.kind is TraceKind.MEMO_DIVERGED]
     assert run["memo_diverged"] == len(diverged) == 1
-    assert "was not expected" in diverged[0]["reason"]
+    assert diverged[0].facts.cause is Cause.UNEXPECTED_JOINER
     assert run["flows_resumed"] == 4  # the ring step in flight when the intruder came
     assert run["memo_hits"] >= 12  # the other steps still replay
     base = {(f["src"], f["dst"], f["sport"], f["dport"]): f for f in baseline["flows"]}

@@ -13,18 +13,20 @@ import lmdb
 import pytest
 from scripts.memo_writer import value_of
 
-from wormhole_ns3.memo import store as store_module
+from wormhole_ns3.core.flows import TrajectoryPoint
+from wormhole_ns3.memo import environment as environment_module
+from wormhole_ns3.memo import schema
 from wormhole_ns3.memo.errors import CorruptEntry, MemoStoreError
 from wormhole_ns3.memo.record import (
     Arrival,
     EpisodeRecord,
     FlowOutcome,
-    TrajectoryPoint,
     add_continuation,
     add_replays,
     decode_value,
     encode_continuations,
 )
+from wormhole_ns3.memo.seal import KEY_ENVIRONMENT
 from wormhole_ns3.memo.signature import Signature
 from wormhole_ns3.memo.store import MemoStore, default_memo_path
 
@@ -54,7 +56,7 @@ def committed(lines: list[str]) -> list[tuple[float, int, bool]]:
 
 @pytest.fixture(autouse=True)
 def _no_memo_key(monkeypatch):
-    monkeypatch.delenv(store_module.KEY_ENVIRONMENT, raising=False)
+    monkeypatch.delenv(KEY_ENVIRONMENT, raising=False)
 
 
 def episode_value(seed: int, points: int = 3) -> bytes:
@@ -85,7 +87,7 @@ def test_put_get_and_counters_persist_across_opens(tmp_path):
     with MemoStore.open(path, create=False) as store:
         stats = store.stats()
         assert (stats.entries, stats.hits, stats.misses, stats.bytes) == (1, 2, 1, len(b"outcome one"))
-        assert stats.schema_version == store_module.SCHEMA_VERSION
+        assert stats.schema_version == schema.SCHEMA_VERSION
         assert stats.created_by.startswith("wormhole-ns3 ")
         [entry] = store.entries()
         assert (entry.key, entry.meta, entry.hits, entry.size) == (b"k1".hex(), {"flows": 2}, 2, 11)
@@ -222,7 +224,7 @@ def test_a_tampered_schema_record_is_refused_and_the_store_left_as_it_is(tmp_pat
     path = tmp_path / "memo"
     with MemoStore.open(path) as store:
         store.put(b"episode", b"outcome", {})
-    version = store_module.SCHEMA_VERSION
+    version = schema.SCHEMA_VERSION
     tampered = tamper(path / "data.mdb", f'"schema": {version}'.encode(), f'"schema": {version + 1}'.encode())
 
     with pytest.raises(MemoStoreError) as refused:
@@ -235,7 +237,7 @@ def test_a_tampered_schema_record_is_refused_and_the_store_left_as_it_is(tmp_pat
 
 def test_a_store_of_another_schema_is_refused(tmp_path, monkeypatch):
     path = tmp_path / "memo"
-    monkeypatch.setattr(store_module, "SCHEMA_VERSION", 7)
+    monkeypatch.setattr(environment_module, "SCHEMA_VERSION", 7)
     MemoStore.open(path).close()
     monkeypatch.undo()
     before = (path / "data.mdb").read_bytes()
@@ -243,7 +245,7 @@ def test_a_store_of_another_schema_is_refused(tmp_path, monkeypatch):
         MemoStore.open(path)
     message = str(refused.value)
     assert message.startswith(f"{path}: memo store of schema 7 (created by wormhole-ns3 ")
-    assert message.endswith(f"reads schema {store_module.SCHEMA_VERSION}, use another --memo path")
+    assert message.endswith(f"reads schema {schema.SCHEMA_VERSION}, use another --memo path")
     assert "\n" not in message
     assert (path / "data.mdb").read_bytes() == before
 
@@ -345,7 +347,7 @@ def test_clear_then_import_of_an_export_gives_back_the_same_entries(tmp_path):
     # the entry lines are the same; the header says who wrote it when, the last line is a digest
     assert again.read_text().splitlines()[1:-1] == exported.read_text().splitlines()[1:-1]
     header, *lines, trailer = [json.loads(line) for line in exported.read_text().splitlines()]
-    assert header["kind"] == store_module.EXPORT_KIND and header["schema"] == store_module.SCHEMA_VERSION
+    assert header["kind"] == schema.EXPORT_KIND and header["schema"] == schema.SCHEMA_VERSION
     assert header["entries"] == 20 and header["seal"] == "sha256" and "@" in header["written_by"]
     assert header["product"].startswith("wormhole-ns3 ") and header["ns3"] and header["written_at"]
     assert trailer["seal"] == "sha256" and len(trailer["digest"]) == 64

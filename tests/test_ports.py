@@ -1,8 +1,11 @@
-"""The C++ side of every port: each method a Protocol of core/ports.py lists exists on the loaded C++ class.
+"""Both sides of every port: each method a Protocol of core/ports.py lists exists where it is implemented.
 
 mypy checks the fakes and the boundary against the Protocols, but cppyy's
 proxies carry no types: this is what keeps the native classes from drifting
 away from what the Python calls (one load of the native modules, then lookups).
+``MemoHost``, the port the Python implements itself, is declared by its
+implementations, so a method one of them lacks would be the Protocol's empty
+stub: each must define every method itself.
 """
 
 from __future__ import annotations
@@ -13,6 +16,9 @@ from typing import Protocol
 import pytest
 
 from wormhole_ns3.core import ports
+from wormhole_ns3.memo.driver import MemoDriver
+
+from fakes import FakeMemoHost
 
 #: Each port, and the C++ class (in namespace ns3) that implements it.
 PORTS = {
@@ -41,8 +47,16 @@ def members(port: type) -> set[str]:
 def test_every_c_plus_plus_port_is_checked_here():
     cxx_ports = {value for value in vars(ports).values()
                  if isinstance(value, type) and getattr(value, "_is_protocol", False)
-                 and value.__module__ == ports.__name__} - {ports.BoundaryPort}
+                 and value.__module__ == ports.__name__} - {ports.BoundaryPort, ports.MemoHost}
     assert cxx_ports == set(PORTS)
+
+
+@pytest.mark.parametrize("host", [MemoDriver, FakeMemoHost], ids=lambda host: host.__name__)
+def test_every_memo_host_defines_every_method_of_the_port(host):
+    assert ports.MemoHost in host.__mro__
+    inherited = sorted(name for name in members(ports.MemoHost)
+                       if getattr(host, name) is getattr(ports.MemoHost, name))
+    assert inherited == []
 
 
 def test_members_reads_a_port_and_its_bases():

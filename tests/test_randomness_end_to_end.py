@@ -11,6 +11,10 @@ import csv
 
 import pytest
 
+from wormhole_ns3.core.draws import DrawCase
+from wormhole_ns3.core.trace import TraceKind
+from wormhole_ns3.memo.randomness import MayDraw
+
 from conftest import REPO, load_json
 
 pytestmark = pytest.mark.slow
@@ -25,19 +29,23 @@ def trace_rows(path):
         return list(csv.DictReader(rows))
 
 
-def test_groups_whose_queues_draw_at_random_are_simulated_apart_and_exact(wormhole, tmp_path):
-    done = wormhole("compare", "--json", tmp_path / "c.json", "--trace", tmp_path / "t.csv", MOE, *ONE_LAYER)
+def test_groups_whose_queues_draw_at_random_are_simulated_apart_and_exact(wormhole, memo_facts, tmp_path):
+    done = wormhole("compare", "--json", tmp_path / "c.json", MOE, *ONE_LAYER)
     assert done.returncode == 0, done.stderr
     summary = load_json(tmp_path / "c.json")
     assert summary["fct_max_rel_err"] == 0.0
     assert summary["rx_bytes_exact"] and summary["stdout_identical"]
     assert summary["memo_mirrored"] == 0
-    rows = trace_rows(tmp_path / "t.csv")
-    refused = [r for r in rows if r["draws"] == "depends-on-draws"]
-    assert refused and all(r["kind"] == "memo-miss" for r in refused)
-    assert "ns3::RedQueueDisc marks or drops at random above MaxTh (Gentle)" in refused[0]["reason"]
-    stored = [r for r in rows if r["kind"] == "memo-recorded"]
-    assert stored and all("random numbers" in r["reason"] for r in stored)
+    # why: the accelerated run again (the same decisions, deterministic), its memo events' facts read
+    done, events = memo_facts("run", MOE, *ONE_LAYER)
+    assert done.returncode == 0, done.stderr
+    refused = [event for event in events if event.draws is DrawCase.DEPENDS]
+    assert refused and all(event.kind is TraceKind.MEMO_MISS for event in refused)
+    refusal = refused[0].facts.refusal
+    assert isinstance(refusal, MayDraw)
+    assert "ns3::RedQueueDisc marks or drops at random above MaxTh (Gentle)" in refusal.models
+    stored = [event.facts for event in events if event.kind is TraceKind.MEMO_RECORDED]
+    assert stored and all(facts.draws > 0 for facts in stored)
 
 
 def test_the_guard_checks_mirrors_and_stops_one_that_stands_for_other_draws(wormhole, tmp_path):

@@ -13,6 +13,7 @@ import pytest
 
 from wormhole_ns3.core.flows import FlowKind
 from wormhole_ns3.core.trace import TraceKind
+from wormhole_ns3.memo.decisions import Cause, Intruders
 
 from conftest import REPO, load_json
 
@@ -28,6 +29,14 @@ def _run(wormhole, tmp_path, name, *args, memo=None, baseline=False):
     assert done.returncode == 0, done.stderr_lines[-5:]
     rows = list(csv.DictReader(trace.open())) if trace.exists() else []
     return load_json(results), rows, done.stdout
+
+
+def _memo_events(memo_facts, tmp_path, name, *args, memo):
+    """A run's results, its memo events with their typed facts (``SkipRecord.facts``) and its stdout."""
+    results = tmp_path / f"{name}.json"
+    done, events = memo_facts("run", "--results", results, "--memo", memo, RING, *args)
+    assert done.returncode == 0, done.stderr_lines[-5:]
+    return load_json(results), events, done.stdout
 
 
 def _by_tuple(run):
@@ -83,7 +92,7 @@ def _fct_errors(run, baseline):
 INTRUDER = ("--intruder-iteration", "1", "--intruder-mb", "8")
 
 
-def test_a_dcqcn_replay_an_unforeseen_flow_may_reach_is_not_taken(wormhole, tmp_path, memo_store):
+def test_a_dcqcn_replay_an_unforeseen_flow_may_reach_is_not_taken(wormhole, memo_facts, tmp_path, memo_store):
     """The store holds every step; iteration 1 gets a flow 0 -> 2 in the middle of its first step.
 
     It is released when an 8 MB flow between two outside hosts arrives, which no lookup
@@ -91,28 +100,28 @@ def test_a_dcqcn_replay_an_unforeseen_flow_may_reach_is_not_taken(wormhole, tmp_
     is simulated, not replayed: no queue pair is resumed.
     """
     baseline, _, base_out = _run(wormhole, tmp_path, "base", *INTRUDER, baseline=True)
-    run, trace, out = _run(wormhole, tmp_path, "intruded", *INTRUDER, memo=memo_store)
+    run, events, out = _memo_events(memo_facts, tmp_path, "intruded", *INTRUDER, memo=memo_store)
     assert run["memo_diverged"] == run["flows_resumed"] == 0 and run["memo_hits"] >= 8
-    intruded = next(row for row in trace if row["partition"].split()[0] == "25")
-    assert intruded["kind"] == TraceKind.MEMO_MISS and "cannot foresee" in intruded["reason"]
+    intruded = next(event for event in events if event.flow_ids[0] == 25)
+    assert intruded.kind is TraceKind.MEMO_MISS and isinstance(intruded.facts.refusal, Intruders)
     errors = _fct_errors(run, baseline)
     # DCQCN's shares are chaotic where the intruder meets the ring (tests/test_rdma_accel_skip.py)
     assert max(errors.values()) < 0.03 and sum(errors.values()) / len(errors) < 0.002
     assert len(_flow_lines(out)) == len(_flow_lines(base_out))
 
 
-def test_an_intruder_makes_an_hpcc_replay_diverge_and_its_queue_pairs_resume(wormhole, tmp_path):
+def test_an_intruder_makes_an_hpcc_replay_diverge_and_its_queue_pairs_resume(wormhole, memo_facts, tmp_path):
     """HPCC flows are not grouped, and their replays are taken without asking the earliest
     starts: the intruder stops the replay, which resumes its queue pairs."""
     memo = tmp_path / "memo"
     _run(wormhole, tmp_path, "fill", "--cc", "Hpcc", memo=memo)
     baseline, _, base_out = _run(wormhole, tmp_path, "base", "--cc", "Hpcc", *INTRUDER, baseline=True)
-    run, trace, out = _run(wormhole, tmp_path, "intruded", "--cc", "Hpcc", *INTRUDER, memo=memo)
-    diverged = [row for row in trace if row["kind"] == TraceKind.MEMO_DIVERGED]
+    run, events, out = _memo_events(memo_facts, tmp_path, "intruded", "--cc", "Hpcc", *INTRUDER, memo=memo)
+    diverged = [event for event in events if event.kind is TraceKind.MEMO_DIVERGED]
     assert run["memo_diverged"] == len(diverged) == 1
-    assert "was not expected" in diverged[0]["reason"]
+    assert diverged[0].facts.cause is Cause.UNEXPECTED_JOINER
     assert run["flows_resumed"] == 4 and run["memo_hits"] >= 12
-    resumed = {int(f) for f in diverged[0]["partition"].split()}
+    resumed = set(diverged[0].flow_ids)
     errors = _fct_errors(run, baseline)
     for flow in run["flows"]:
         if flow["id"] in resumed:

@@ -428,7 +428,7 @@ class Controller:
                 SkipRecord(
                     time=e.time, flow_ids=e.flows, dt=e.span, events_moved=0,
                     events_avoided=e.events_avoided, credited_bytes=0, queue_packets=0,
-                    limit=e.kind.value, reason=e.detail, kind=e.kind.trace_kind, draws=e.draws,
+                    limit=e.kind.value, reason=e.detail, kind=e.kind.trace_kind, draws=e.draws, facts=e.facts,
                 )
                 for e in self.memo.events
             ]

@@ -131,3 +131,12 @@ class FlowResult:
     #: Which of the process's simulations it was in (0, 1, ... at each ``Simulator::Destroy()``), so that
     #: flows of two simulations between the same addresses and ports are told apart.
     simulation: int = 0
+
+
+@dataclass(frozen=True)
+class TrajectoryPoint:
+    """A flow's delivered bytes and congestion state at one sampling instant, from the start of its episode."""
+
+    offset_ns: int
+    delivered: int
+    state: tuple[float, ...]  #: the congestion state's fields of the flow's kind, in order (memo/record.py)

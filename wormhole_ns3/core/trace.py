@@ -5,6 +5,7 @@ from __future__ import annotations
 import csv
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Protocol
 
 from wormhole_ns3.core.draws import DrawCase
 from wormhole_ns3.core.vocabulary import Label
@@ -31,7 +32,20 @@ class TraceKind(Label):
 
     @property
     def memo(self) -> bool:
-        return self.value.startswith("memo-")
+        """Whether the row reports a memo event (one of the MEMO_ kinds)."""
+        return self in _MEMO_KINDS
+
+
+_MEMO_KINDS = frozenset({
+    TraceKind.MEMO_MISS, TraceKind.MEMO_REPLAY, TraceKind.MEMO_MIRROR, TraceKind.MEMO_RECORDED,
+    TraceKind.MEMO_DIVERGED, TraceKind.MEMO_DISTRUSTED, TraceKind.MEMO_NO_MIRROR, TraceKind.MEMO_ABSORBED,
+})
+
+
+class Facts(Protocol):
+    """The typed facts a decision was made on; ``render`` is its trace row's prose (``memo/decisions.py``)."""
+
+    def render(self) -> str: ...
 
 
 #: The trace's columns, in order.
@@ -53,6 +67,9 @@ class SkipRecord:
     queue_packets: int  #: the partition's longest egress queue, held as it is during the skip
     limit: str  #: what ended the skip (the memo decision for a memo event)
     reason: str  #: why the partition was judged steady
+    #: The facts a memo event's ``reason`` is rendered from (None for a skip: its reason is the steady
+    #: verdict's). Not a column: what tests and tools that read the run in its process assert on.
+    facts: Facts | None = None
     #: A fast-forward, or a memo event.
     kind: TraceKind = TraceKind.STEADY
     #: Its case with respect to ns-3's random draws (core/draws.py); None where none applies.

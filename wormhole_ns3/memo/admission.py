@@ -15,17 +15,16 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 from wormhole_ns3.core.draws import DrawCase, Fidelity, port_loads
+from wormhole_ns3.core.ports import MemoHost
 from wormhole_ns3.core.shortcuts import GuardKind
 from wormhole_ns3.memo.decisions import (
     CoursesPart,
-    DependsOnDraws,
     Intruders,
     MemoStats,
     OneCourse,
     UnforeseeableFlows,
 )
 from wormhole_ns3.memo.forecast import Forecast
-from wormhole_ns3.memo.host import MemoHost
 from wormhole_ns3.memo.links import LinkLedger
 from wormhole_ns3.memo.randomness import admit_mirror, admit_records
 from wormhole_ns3.memo.record import Arrival, EpisodeRecord
@@ -75,8 +74,8 @@ class Admission:
                    and (episode.left_out or not r.left_out)]
         admission = admit_records(records, self.fidelity)
         records = admission.records if GuardKind.REPLAY in allowed else []
-        if admission.refusal:
-            episode.refusal = DependsOnDraws(admission.refusal)
+        if admission.refusal is not None:
+            episode.refusal = admission.refusal
             episode.draw_case = DrawCase.DEPENDS if not records else None
         if records:
             records = self.foreseen(now_ns, episode, order, due, records, batch)
@@ -101,7 +100,7 @@ class Admission:
         if leaders:
             mirroring = self._mirror_draws(order, continuations)
             if mirroring.case is DrawCase.DEPENDS:
-                episode.refusal, episode.draw_case, leaders = DependsOnDraws(mirroring.refusal), DrawCase.DEPENDS, []
+                episode.refusal, episode.draw_case, leaders = mirroring.refusal, DrawCase.DEPENDS, []
             else:
                 episode.draw_case = mirroring.case
         return leaders

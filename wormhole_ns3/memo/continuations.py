@@ -25,6 +25,7 @@ from wormhole_ns3.memo.decisions import (
 from wormhole_ns3.memo.record import (
     MIN_COMPLETED_PER_DIVERGENCE,
     EpisodeRecord,
+    NotARecord,
     RecordError,
     TrackRecord,
     add_continuation,
@@ -159,4 +160,4 @@ def _unreadable(problem: BaseException) -> str:
     """Why a stored value is no record a replay can read, as a quarantine reason."""
     if isinstance(problem, RecursionError):
         return "is not an episode record (nested too deeply)"
-    return f"is {problem}" if str(problem).startswith("not ") else f"is not a readable record ({problem})"
+    return f"is {problem}" if isinstance(problem, NotARecord) else f"is not a readable record ({problem})"

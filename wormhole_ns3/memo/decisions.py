@@ -9,13 +9,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import Enum
-from typing import Protocol
 
 from wormhole_ns3.core.backoff import BackOff
 from wormhole_ns3.core.draws import DrawCase
-from wormhole_ns3.core.trace import TraceKind
+from wormhole_ns3.core.trace import Facts, TraceKind
 from wormhole_ns3.core.vocabulary import Label
-from wormhole_ns3.memo.randomness import describe_case
+from wormhole_ns3.memo.randomness import DependsOnDraws, describe_case
 
 
 class MemoDecision(Label):
@@ -68,12 +67,6 @@ def _case(case: DrawCase | None) -> str:
     return f"; {describe_case(case)}" if case and case is not DrawCase.DREW_NOTHING else ""
 
 
-class Facts(Protocol):
-    """The facts a decision was made on; ``render`` is its trace row's prose."""
-
-    def render(self) -> str: ...
-
-
 @dataclass(frozen=True)
 class UnforeseeableFlows:
     """The run starts flows from callbacks on deliveries, which no oracle foresees (``Admission.unforeseeable``)."""
@@ -83,16 +76,6 @@ class UnforeseeableFlows:
     def render(self) -> str:
         return (f"the run starts flows from callbacks on what flows deliver ({self.created}): no workload "
                 f"tells what may meet a replay or mirror before it ends, and a resumed flow is not exact")
-
-
-@dataclass(frozen=True)
-class DependsOnDraws:
-    """The courses drew random numbers, or may have (``randomness.py``)."""
-
-    reason: str  #: as ``randomness.admit_records`` or ``admit_mirror`` says it
-
-    def render(self) -> str:
-        return self.reason
 
 
 @dataclass(frozen=True)

@@ -19,14 +19,22 @@ from typing import Any, Protocol
 
 from wormhole_ns3.core.backoff import Ledger
 from wormhole_ns3.core.draws import Draws, Fidelity, RandomSource
-from wormhole_ns3.core.flows import ACK_CLOCKED_CONGESTION_CONTROL, FlowKind
-from wormhole_ns3.core.ports import BoundaryPort, Callback, MemoSimulatorPort, MemoTrackerPort
+from wormhole_ns3.core.flows import ACK_CLOCKED_CONGESTION_CONTROL, FlowKind, TrajectoryPoint
+from wormhole_ns3.core.ports import (
+    BoundaryPort,
+    Callback,
+    DueFlow,
+    EarliestStart,
+    MemoHost,
+    MemoSimulatorPort,
+    MemoTrackerPort,
+    Release,
+)
 from wormhole_ns3.core.shortcuts import GuardKind
+from wormhole_ns3.core.transport import TransportPolicy, policy_of
 from wormhole_ns3.memo.decisions import MemoEvent, MemoStats
 from wormhole_ns3.memo.episodes import Memoizer
-from wormhole_ns3.memo.host import DueFlow, EarliestStart, MemoHost, Release
-from wormhole_ns3.memo.policy import TransportPolicy, policy_of
-from wormhole_ns3.memo.record import STATE_FIELDS, TrajectoryPoint
+from wormhole_ns3.memo.record import STATE_FIELDS
 from wormhole_ns3.memo.store import MemoStore
 from wormhole_ns3.runtime.boundary import int_rows, planned_congestion_control, planned_route
 

@@ -11,7 +11,7 @@ right now, ``meetings.py``), their *admission* (``admission.py``, on what the
 ``Forecast`` says is coming), then a *replay* (``replay.py``: held flows
 completed at their recorded offsets) or a *recording* (simulated, and stored
 as a continuation of its key when it closes), and the *host* does it
-(``host.MemoHost``: ``memo/driver.py`` in a run).
+(``core.ports.MemoHost``: ``memo/driver.py`` in a run).
 
 While an episode is open nothing else touches the links it holds, so its
 course depends only on what its flows are, where they go, when they start
@@ -29,17 +29,18 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 
 from wormhole_ns3.core.draws import DrawCase, Fidelity
+from wormhole_ns3.core.flows import TrajectoryPoint
+from wormhole_ns3.core.ports import MemoHost
 from wormhole_ns3.core.shortcuts import MEMO_KINDS, GuardKind
 from wormhole_ns3.memo.admission import Admission
 from wormhole_ns3.memo.continuations import Continuations
 from wormhole_ns3.memo.decisions import Cause, MemoDecision, MemoStats, MemoTrace, Miss, Stopped
 from wormhole_ns3.memo.fingerprint import Episode, FlowDescriptor, LinkDescriptor, fingerprint
 from wormhole_ns3.memo.forecast import Forecast
-from wormhole_ns3.memo.host import MemoHost
 from wormhole_ns3.memo.links import LinkLedger
 from wormhole_ns3.memo.meetings import Leaders, Meetings
 from wormhole_ns3.memo.merge import Merges
-from wormhole_ns3.memo.record import Arrival, EpisodeRecord, FlowOutcome, TrajectoryPoint, signature_text
+from wormhole_ns3.memo.record import Arrival, EpisodeRecord, FlowOutcome, signature_text
 from wormhole_ns3.memo.replay import Replays
 from wormhole_ns3.memo.signature import AnySignature
 from wormhole_ns3.memo.store import MemoStore

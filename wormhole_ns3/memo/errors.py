@@ -6,16 +6,26 @@ it is (``wormhole-ns3: error: ...``) and exits 2.
 
 from __future__ import annotations
 
+from pathlib import Path
+
 
 class MemoStoreError(Exception):
     """A store that cannot be used, in one line naming its path and the problem."""
 
 
-class MemoStoreFull(MemoStoreError):
+class StoreFault(MemoStoreError):
+    """A fault of an open store's LMDB: ``problem`` is the line without the store's path."""
+
+    def __init__(self, path: Path, problem: str) -> None:
+        super().__init__(f"{path}: {problem}")
+        self.problem = problem
+
+
+class MemoStoreFull(StoreFault):
     """A write that does not fit: no space left on the disk, or the map at its limit."""
 
 
-class MemoStoreDamaged(MemoStoreError):
+class MemoStoreDamaged(StoreFault):
     """LMDB's own pages cannot be read: nothing more is written into such a store."""
 
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from wormhole_ns3.memo.host import DueFlow, MemoHost
+from wormhole_ns3.core.ports import DueFlow, MemoHost
 from wormhole_ns3.memo.links import LinkLedger
 from wormhole_ns3.memo.record import EpisodeRecord
 from wormhole_ns3.memo.signature import ApartSignature, Signature

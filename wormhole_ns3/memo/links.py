@@ -13,7 +13,7 @@ import hashlib
 from collections.abc import Iterable
 
 from wormhole_ns3.core.draws import Draws
-from wormhole_ns3.memo.host import MemoHost
+from wormhole_ns3.core.ports import MemoHost
 from wormhole_ns3.memo.randomness import DrawHistory
 from wormhole_ns3.memo.record import FlowOutcome
 from wormhole_ns3.memo.signature import Direction, LinkName, LinkState, PathLink, Signature

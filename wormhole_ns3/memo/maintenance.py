@@ -18,9 +18,9 @@ from pathlib import Path
 
 import lmdb
 
+from wormhole_ns3.memo.environment import check_location, lmdb_reason, open_read_only
 from wormhole_ns3.memo.errors import MemoStoreError
 from wormhole_ns3.memo.seal import FROM_ENVIRONMENT, Sealer, read_memo_key
-from wormhole_ns3.memo.store import check_location, lmdb_reason, open_read_only
 
 
 @dataclass(frozen=True)

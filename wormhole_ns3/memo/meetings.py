@@ -13,9 +13,9 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from wormhole_ns3.core.ports import MemoHost
 from wormhole_ns3.memo.decisions import MemoDecision, MemoStats, MemoTrace, NotMirrored
 from wormhole_ns3.memo.forecast import Forecast
-from wormhole_ns3.memo.host import MemoHost
 from wormhole_ns3.memo.links import LinkLedger
 from wormhole_ns3.memo.table import Batch, EpisodeMode, EpisodeTable, OpenEpisode
 

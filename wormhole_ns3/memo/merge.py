@@ -16,6 +16,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from functools import partial
 
+from wormhole_ns3.core.ports import MemoHost
 from wormhole_ns3.core.shortcuts import GuardKind
 from wormhole_ns3.memo.decisions import (
     Absorbed,
@@ -26,7 +27,6 @@ from wormhole_ns3.memo.decisions import (
     MemoTrace,
     MirrorsAbsorbed,
 )
-from wormhole_ns3.memo.host import MemoHost
 from wormhole_ns3.memo.meetings import Leaders
 from wormhole_ns3.memo.record import Arrival
 from wormhole_ns3.memo.replay import Replays

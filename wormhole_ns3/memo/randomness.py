@@ -37,13 +37,64 @@ AGREEMENT_BOUND = 0.01
 
 
 @dataclass(frozen=True)
+class StoredCoursesDrew:
+    """Stored continuations that open like the episode drew: a replay would leave their draws out."""
+
+    drawing: int  #: the continuations that drew
+    most: int  #: the draws of the one that drew most
+
+    def render(self) -> str:
+        return (f"{self.drawing} of its stored continuations drew random numbers (up to {self.most}): replaying "
+                f"one would leave out the draws plain ns-3 makes there and move its random streams")
+
+
+@dataclass(frozen=True)
+class RecordingsDrew:
+    """The key's recordings drew: a mirror of its twin would leave the twin's own draws out."""
+
+    most: int  #: the draws of the recording that drew most
+
+    def render(self) -> str:
+        return (f"its key's recordings drew random numbers (up to {self.most}): following one would leave out "
+                f"its twin's draws and move ns-3's random streams")
+
+
+@dataclass(frozen=True)
+class DrewAtItsNodes:
+    """No recording of the key yet, and flows drew at nodes of the episode's links earlier in the run."""
+
+    nodes: tuple[int, ...]
+
+    def render(self) -> str:
+        return (f"no recording of its key yet, and flows drew random numbers at node"
+                f"{'s' if len(self.nodes) > 1 else ''} {', '.join(map(str, self.nodes))} of its links earlier "
+                f"in this run")
+
+
+@dataclass(frozen=True)
+class MayDraw:
+    """No recording of the key yet, and models on its links may draw where its flows make a queue."""
+
+    models: tuple[str, ...]  #: what each such model is (``RandomSource.what``), sorted
+
+    def render(self) -> str:
+        return (f"no recording of its key yet, and models on its links may draw random numbers "
+                f"({'; '.join(self.models)}) where its flows can make a queue, not yet seen quiet on links like "
+                f"them: its twin's course may depend on draws of its own")
+
+
+#: Why courses of an episode's key may not stand in for it, given the draws: its course depends on them.
+DependsOnDraws = StoredCoursesDrew | RecordingsDrew | DrewAtItsNodes | MayDraw
+
+
+@dataclass(frozen=True)
 class Admission:
     """The courses that may stand in for an episode, the case they are in, and why the others may not."""
 
     records: list[EpisodeRecord]
     case: DrawCase
-    #: why courses that open like it were not admitted ("" when none was refused for its draws)
-    refusal: str = ""
+    #: why courses that open like it were not admitted (None when none was refused for its draws)
+    refusal: DependsOnDraws | None = None
 
 
 @dataclass
@@ -101,10 +152,8 @@ def admit_records(records: Sequence[EpisodeRecord], fidelity: Fidelity,
         return Admission(list(records), DrawCase.DREW_NOTHING)
     steady = [r for r in records if not r.draws]
     if fidelity is Fidelity.SAME_SEED:
-        return Admission(steady, DrawCase.DREW_NOTHING if steady else DrawCase.DEPENDS, (
-            f"{len(drawing)} of its stored continuations drew random numbers (up to "
-            f"{max(r.draws for r in drawing)}): replaying one would leave out the draws plain ns-3 makes "
-            f"there and move its random streams"))
+        return Admission(steady, DrawCase.DREW_NOTHING if steady else DrawCase.DEPENDS,
+                         StoredCoursesDrew(len(drawing), max(r.draws for r in drawing)))
     confirmed = [r for r in drawing if _confirmed(r, drawing, bound)]
     if confirmed:
         return Admission(steady + _one_per_course(confirmed), DrawCase.AGREED)
@@ -130,25 +179,18 @@ def admit_mirror(records: Sequence[EpisodeRecord], links: Iterable[int],
         drawing = [r for r in records if r.draws]
         if not drawing:
             return Admission([], DrawCase.DREW_NOTHING)
-        return Admission([], DrawCase.DEPENDS, (
-            f"its key's recordings drew random numbers (up to {max(r.draws for r in drawing)}): following "
-            f"one would leave out its twin's draws and move ns-3's random streams"))
+        return Admission([], DrawCase.DEPENDS, RecordingsDrew(max(r.draws for r in drawing)))
     links = sorted(set(links))
     drew = sorted({link_node(link) for link in links} & drawn_nodes)
     if drew:
-        return Admission([], DrawCase.DEPENDS, (
-            f"no recording of its key yet, and flows drew random numbers at node"
-            f"{'s' if len(drew) > 1 else ''} {', '.join(map(str, drew))} of its links earlier in this run"))
+        return Admission([], DrawCase.DEPENDS, DrewAtItsNodes(tuple(drew)))
     sourced = [link for link in links if sources.get(link)]
     if not sourced:
         return Admission([], DrawCase.NO_SOURCE)
     may_draw = sorted({source.what for link in sourced for source in sources[link]
                        if not (source.needs_queue and queueless(link)) and not quiet(link)})
     if may_draw:
-        return Admission([], DrawCase.DEPENDS, (
-            f"no recording of its key yet, and models on its links may draw random numbers "
-            f"({'; '.join(may_draw)}) where its flows can make a queue, not yet seen quiet on links like "
-            f"them: its twin's course may depend on draws of its own"))
+        return Admission([], DrawCase.DEPENDS, MayDraw(tuple(may_draw)))
     return Admission([], DrawCase.QUIET_SO_FAR)
 
 

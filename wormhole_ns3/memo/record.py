@@ -28,7 +28,7 @@ import json
 import re
 from dataclasses import dataclass, replace
 
-from wormhole_ns3.core.flows import FlowKind
+from wormhole_ns3.core.flows import FlowKind, TrajectoryPoint
 from wormhole_ns3.memo.signature import (
     AnySignature,
     ApartSignature,
@@ -79,6 +79,13 @@ class RecordError(ValueError):
     """A stored value that is not a record this version can replay."""
 
 
+class NotARecord(RecordError):
+    """A stored value that is no episode record at all; ``detail`` says what in it is not."""
+
+    def __init__(self, detail: str) -> None:
+        super().__init__(f"not an episode record ({detail})")
+
+
 @dataclass(frozen=True)
 class Arrival:
     """A flow joining the episode: when, and what it was (``signature.py``)."""
@@ -123,11 +130,11 @@ def parse_signature(text: str) -> AnySignature:
     if _CREATED in text:
         body, created = text.rsplit(_CREATED, 1)
         if not created.isdigit():
-            raise RecordError(f"not an episode record (signature {text!r:.60})")
+            raise NotARecord(f"signature {text!r:.60}")
         rank = int(created)
     parts = body.split("|")
     if len(parts) != 3:
-        raise RecordError(f"not an episode record (signature {text!r:.60})")
+        raise NotARecord(f"signature {text!r:.60}")
     attributes, data, ack = parts
     return Signature(attributes, _path(data, text), _path(ack, text), rank)
 
@@ -140,17 +147,8 @@ def _path(text: str, signature: str) -> tuple[PathLink, ...]:
         elif new := _NEW.fullmatch(name):
             links.append(LinkState(Direction(new[1]), int(new[2]), new[3], int(new[4])))
         else:
-            raise RecordError(f"not an episode record (signature {signature!r:.60})")
+            raise NotARecord(f"signature {signature!r:.60}")
     return tuple(links)
-
-
-@dataclass(frozen=True)
-class TrajectoryPoint:
-    """A flow's delivered bytes and congestion state at one sampling instant."""
-
-    offset_ns: int
-    delivered: int
-    state: tuple[float, ...]  #: STATE_FIELDS of the flow's kind, in order
 
 
 @dataclass(frozen=True)
@@ -271,7 +269,7 @@ class EpisodeRecord:
         except RecordError:
             raise
         except (ValueError, KeyError, TypeError, IndexError) as problem:
-            raise RecordError(f"not an episode record ({type(problem).__name__}: {problem})") from None
+            raise NotARecord(f"{type(problem).__name__}: {problem}") from None
         if not 0 < record.initial <= len(record.arrivals):
             raise RecordError(f"record opens with {record.initial} of {len(record.arrivals)} flows")
         return record
@@ -325,7 +323,7 @@ def decode_value(value: bytes) -> tuple[list[EpisodeRecord], TrackRecord]:
     except RecordError:
         raise
     except (ValueError, KeyError, TypeError) as problem:
-        raise RecordError(f"not an episode record ({type(problem).__name__}: {problem})") from None
+        raise NotARecord(f"{type(problem).__name__}: {problem}") from None
     return [EpisodeRecord.from_document(c) for c in continuations], TrackRecord(completed, diverged)
 
 

@@ -20,14 +20,15 @@ from collections.abc import Iterable, Sequence
 from functools import partial
 
 from wormhole_ns3.core.draws import DrawCase
+from wormhole_ns3.core.flows import TrajectoryPoint
+from wormhole_ns3.core.ports import MemoHost
 from wormhole_ns3.core.shortcuts import GuardKind
 from wormhole_ns3.memo.continuations import Continuations
 from wormhole_ns3.memo.decisions import Cause, Diverged, MemoDecision, MemoStats, MemoTrace, Mirrored, Replayed
 from wormhole_ns3.memo.forecast import Forecast
-from wormhole_ns3.memo.host import MemoHost
 from wormhole_ns3.memo.links import LinkLedger
 from wormhole_ns3.memo.meetings import Leaders
-from wormhole_ns3.memo.record import EpisodeRecord, FlowOutcome, TrajectoryPoint
+from wormhole_ns3.memo.record import EpisodeRecord, FlowOutcome
 from wormhole_ns3.memo.table import Batch, Course, EpisodeMode, EpisodeTable, OpenEpisode, ReplayState
 
 

@@ -18,17 +18,14 @@ Faults degrade, never abort, and never lose the user's data:
   pages turn out damaged stops the run's writes, in one warning line: the run goes
   on reading the store (or simulating) and stores nothing more.
 
-Layout: three named databases in one environment. ``info`` holds the sealed
-schema record, the store-wide counters, the key check record of a keyed store and
-the quarantine (``quarantine/...`` keys), ``values`` maps a key to its sealed
-(meta, value) record, ``hits`` maps a key to the number of times it was read.
-Records are sealed as seal.py says, under the store's key if it has one; the
-schema record is always sealed with SHA-256, so that anyone can tell what the
-directory is. Stores without a key are read and written exactly as before keys.
-
-A quarantined entry is kept in ``info`` under ``quarantine/`` + SHA-256(key +
-stored bytes): a header (key, reason, when, by whom, its hits) and the stored
-bytes exactly as they were. Nothing ever deletes it (``memo clear`` neither).
+Layout: three named databases in one LMDB environment (environment.py, which
+checks a directory before it is trusted). ``info`` holds the sealed schema
+record, the store-wide counters, the key check record of a keyed store and the
+quarantine, ``values`` maps a key to its sealed (meta, value) record, ``hits``
+maps a key to the number of times it was read. Records are sealed as seal.py
+says, under the store's key if it has one, and laid out as entry.py says, the
+quarantined ones too; nothing ever deletes a quarantined entry (``memo clear``
+neither). Stores without a key are read and written exactly as before keys.
 
 Export files are exchange.py's, compaction maintenance.py's. A process must open
 a store once (LMDB forbids two environments on one file in a process) and use it
@@ -37,38 +34,49 @@ from one thread.
 
 from __future__ import annotations
 
-import contextlib
-import errno
-import fcntl
-import hashlib
-import json
 import os
 import shutil
-import struct
 import sys
 import tempfile
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TypeVar
 
 import lmdb
 
-from wormhole_ns3 import __version__
-from wormhole_ns3.memo.errors import CorruptEntry, MemoStoreDamaged, MemoStoreError, MemoStoreFull
-from wormhole_ns3.memo.exchange import read_export, write_export
-from wormhole_ns3.memo.schema import EXPORT_KIND as EXPORT_KIND  # re-exported: what an export's first line says
-from wormhole_ns3.memo.schema import SCHEMA_VERSION, STORE_KIND, check_key, now, record_problem, who
-from wormhole_ns3.memo.seal import (
-    DIGEST_SIZE,
-    FROM_ENVIRONMENT,
-    HMAC_SHA256,
-    KEY_ENVIRONMENT,
-    SHA256,
-    Sealer,
-    read_memo_key,
+from wormhole_ns3.memo.entry import (
+    QuarantinedEntry,
+    encode_record,
+    entry_problem,
+    open_record,
+    quarantine_record,
+    read_quarantined,
+    value_size,
 )
+from wormhole_ns3.memo.environment import (
+    COUNTERS,
+    DATABASES,
+    KEY_CHECK,
+    U64,
+    Database,
+    add,
+    as_bytes,
+    check_location,
+    check_not_truncated,
+    create_layout,
+    get_u64,
+    lmdb_reason,
+    quarantine_values,
+    read_schema,
+    run_transaction,
+    verify_layout,
+)
+from wormhole_ns3.memo.errors import CorruptEntry, MemoStoreDamaged, MemoStoreError, StoreFault
+from wormhole_ns3.memo.exchange import read_export, write_export
+from wormhole_ns3.memo.schema import check_key
+from wormhole_ns3.memo.seal import FROM_ENVIRONMENT, HMAC_SHA256, SHA256, Sealer, read_memo_key
 
 #: Address space reserved at first; doubled whenever a write does not fit.
 DEFAULT_MAP_SIZE = 64 << 20
@@ -76,23 +84,7 @@ DEFAULT_MAP_SIZE = 64 << 20
 DEFAULT_MAX_MAP_SIZE = 1 << 40
 #: Reads counted in memory before they are written; a killed process loses at most these.
 DEFAULT_FLUSH_EVERY = 64
-
-_DATABASES = (b"info", b"values", b"hits")
-_SCHEMA = b"schema"
-_KEY_CHECK = b"key-check"
-_QUARANTINE = b"quarantine/"
-_COUNTERS = (b"hits", b"misses", b"bytes")
-#: Smaller than LMDB's two meta pages: no environment at all.
-_MIN_DATA_FILE = 2 * 4096
-_U64 = struct.Struct("<Q")
-_U32 = struct.Struct("<I")
 _T = TypeVar("_T")
-#: The schema record is sealed without a key, always: anyone can tell what the store is.
-_PLAIN = Sealer(None)
-
-#: An open LMDB sub-database (the ``lmdb`` module keeps its type private).
-Database = Any
-
 
 #: What ``--memo`` names for a store of one run only (MemoStore.in_memory), as SQLite names one.
 RUN_ONLY = ":memory:"
@@ -128,18 +120,6 @@ class StoreEntry:
     meta: dict
     hits: int
     size: int  #: bytes of the value
-
-
-@dataclass(frozen=True)
-class QuarantinedEntry:
-    """An entry set aside: why, when, by whom, and its stored bytes exactly as they were."""
-
-    key: str  #: hex
-    reason: str
-    when: str
-    by: str
-    hits: int
-    stored: bytes
 
 
 @dataclass(frozen=True)
@@ -224,12 +204,12 @@ class MemoStore:
         try:
             # metasync=False: one fsync per write instead of two (3 ms, not 6, here); the
             # store stays consistent, and only a system crash may lose the last write.
-            env = lmdb.open(str(path), map_size=min(map_size, max_map_size), max_dbs=len(_DATABASES),
+            env = lmdb.open(str(path), map_size=min(map_size, max_map_size), max_dbs=len(DATABASES),
                             metasync=False, sync=durable)
         except lmdb.Error as error:
             raise MemoStoreError(f"{path}: not a readable LMDB store ({lmdb_reason(error)})") from None
         try:
-            _check_not_truncated(path, env)
+            check_not_truncated(path, env)
             env.reader_check()  # free the read slots of killed processes
             store = cls(path, env, {}, flush_every, Sealer(key), max_map_size, warn)
             store._db = store._transaction(True, lambda txn: store._initialise_or_verify(txn, create))
@@ -273,20 +253,8 @@ class MemoStore:
         if not names and not create:
             raise MemoStoreError(f"{self.path}: no memo store here (an empty LMDB environment)")
         if not names:
-            databases = {name: self._env.open_db(name, txn=txn) for name in _DATABASES}
-            schema = {
-                "kind": STORE_KIND,
-                "schema": SCHEMA_VERSION,
-                "created_by": f"wormhole-ns3 {__version__}",
-            }
-            record = json.dumps(schema, sort_keys=True).encode()
-            txn.put(_SCHEMA, _PLAIN.seal(_SCHEMA, record), db=databases[b"info"])
-            for counter in _COUNTERS:
-                txn.put(counter, _U64.pack(0), db=databases[b"info"])
-            if self._sealer.key:
-                txn.put(_KEY_CHECK, self._sealer.new_key_check(), db=databases[b"info"])
-            return databases
-        return _verify_layout(self.path, self._env, txn, names, self._sealer)
+            return create_layout(self._env, txn, self._sealer)
+        return verify_layout(self.path, self._env, txn, names, self._sealer)
 
     # -- entries ---------------------------------------------------------------
 
@@ -300,15 +268,14 @@ class MemoStore:
         check_key(key)
         value = None
         try:
-            sealed = self._transaction(False, lambda txn: _as_bytes(txn.get(key, db=self._db[b"values"])))
-        except MemoStoreDamaged as error:
-            problem = str(error).removeprefix(f"{self.path}: ")
-            self._stop_writing(f"entry {key.hex()} is unreadable ({problem}): its episode is simulated,"
+            sealed = self._transaction(False, lambda txn: as_bytes(txn.get(key, db=self._db[b"values"])))
+        except MemoStoreDamaged as damaged:
+            self._stop_writing(f"entry {key.hex()} is unreadable ({damaged.problem}): its episode is simulated,"
                                " and this run stores nothing more")
             sealed = None
         if sealed is not None:
             try:
-                value = self._open_record(key, sealed)[1]
+                value = open_record(self.path, self._sealer, key, sealed)[1]
             except CorruptEntry as corrupt:
                 self._set_aside(key, corrupt.reason, lambda stored: stored == sealed)
         if value is None:
@@ -331,7 +298,7 @@ class MemoStore:
             if value is None:
                 return True
             try:
-                return self._open_record(key, stored)[1] == value
+                return open_record(self.path, self._sealer, key, stored)[1] == value
             except CorruptEntry:
                 return True
 
@@ -344,12 +311,12 @@ class MemoStore:
         Returns whether this call stored it (False, too, once the store takes no more writes).
         """
         check_key(key)
-        sealed = self._sealer.seal(key, _record(meta, bytes(value)))
+        sealed = self._sealer.seal(key, encode_record(meta, bytes(value)))
 
         def write(txn: lmdb.Transaction) -> bool:
             stored = txn.put(key, sealed, db=self._db[b"values"], overwrite=False)
             if stored:
-                _add(txn, self._db[b"info"], b"bytes", len(value))
+                add(txn, self._db[b"info"], b"bytes", len(value))
             self._write_counts(txn)
             return stored
 
@@ -373,22 +340,22 @@ class MemoStore:
 
         def write(txn: lmdb.Transaction) -> bool:
             set_aside.clear()
-            sealed = _as_bytes(txn.get(key, db=self._db[b"values"]))
+            sealed = as_bytes(txn.get(key, db=self._db[b"values"]))
             current_meta: dict = {}
             current: bytes | None = None
             if sealed is not None:
                 try:
-                    current_meta, current = self._open_record(key, sealed)
+                    current_meta, current = open_record(self.path, self._sealer, key, sealed)
                 except CorruptEntry as corrupt:
                     self._move_aside(txn, key, sealed, corrupt.reason)
                     set_aside.append(corrupt.reason)
             value = change(current)
             if value is None:
                 return False
-            record = _record(current_meta if meta is None else meta, bytes(value))
+            record = encode_record(current_meta if meta is None else meta, bytes(value))
             txn.put(key, self._sealer.seal(key, record), db=self._db[b"values"])
-            total = _get_u64(txn, self._db[b"info"], b"bytes") + len(value) - len(current or b"")
-            txn.put(b"bytes", _U64.pack(max(total, 0)), db=self._db[b"info"])
+            total = get_u64(txn, self._db[b"info"], b"bytes") + len(value) - len(current or b"")
+            txn.put(b"bytes", U64.pack(max(total, 0)), db=self._db[b"info"])
             self._write_counts(txn)
             return True
 
@@ -417,14 +384,7 @@ class MemoStore:
         """The entries set aside, in the order of their quarantine keys."""
 
         def read(txn: lmdb.Transaction) -> list[QuarantinedEntry]:
-            found = []
-            cursor = txn.cursor(db=self._db[b"info"])
-            if cursor.set_range(_QUARANTINE):
-                for name, raw in cursor:
-                    if not bytes(name).startswith(_QUARANTINE):
-                        break
-                    found.append(_read_quarantined(bytes(raw)))
-            return found
+            return [read_quarantined(raw) for raw in quarantine_values(txn, self._db[b"info"])]
 
         return self._transaction(False, read)
 
@@ -436,8 +396,8 @@ class MemoStore:
             before = self._stats(txn)
             txn.drop(self._db[b"values"], delete=False)
             txn.drop(self._db[b"hits"], delete=False)
-            for counter in _COUNTERS:
-                txn.put(counter, _U64.pack(0), db=self._db[b"info"])
+            for counter in COUNTERS:
+                txn.put(counter, U64.pack(0), db=self._db[b"info"])
             return before
 
         return self._transaction(True, drop)
@@ -454,12 +414,7 @@ class MemoStore:
             for stored_key, sealed in txn.cursor(db=self._db[b"values"]):
                 key, sealed = bytes(stored_key), bytes(sealed)
                 count += 1
-                try:
-                    problem = record_problem(self._open_record(key, sealed)[1])
-                    if problem is not None:
-                        problem = f"is {problem}"
-                except CorruptEntry as error:
-                    problem = error.reason
+                problem = entry_problem(self.path, self._sealer, key, sealed)
                 if problem is not None:
                     corrupt.append((key, sealed, problem))
             return count, corrupt
@@ -470,7 +425,7 @@ class MemoStore:
             for key, sealed, problem in corrupt:
 
                 def move(txn: lmdb.Transaction, key=key, sealed=sealed, problem=problem) -> bool:
-                    if _as_bytes(txn.get(key, db=self._db[b"values"])) != sealed:
+                    if as_bytes(txn.get(key, db=self._db[b"values"])) != sealed:
                         return False
                     self._move_aside(txn, key, sealed, problem)
                     return True
@@ -500,7 +455,7 @@ class MemoStore:
         entry as a record a replay can read; a problem is one line, ``file:line: problem``.
         """
         records = [
-            (key, self._sealer.seal(key, _record(meta, value)), len(value))
+            (key, self._sealer.seal(key, encode_record(meta, value)), len(value))
             for key, meta, value in read_export(Path(path), self._sealer)
         ]
 
@@ -508,7 +463,7 @@ class MemoStore:
             new = 0
             for key, sealed, size in records:
                 if txn.put(key, sealed, db=self._db[b"values"], overwrite=False):
-                    _add(txn, self._db[b"info"], b"bytes", size)
+                    add(txn, self._db[b"info"], b"bytes", size)
                     new += 1
             return new
 
@@ -538,25 +493,18 @@ class MemoStore:
 
     def _stats(self, txn: lmdb.Transaction) -> StoreStats:
         info = self._db[b"info"]
-        schema = _read_schema(self.path, txn, info)
-        cursor = txn.cursor(db=info)
-        quarantined = 0
-        if cursor.set_range(_QUARANTINE):
-            for name in cursor.iternext(values=False):
-                if not bytes(name).startswith(_QUARANTINE):
-                    break
-                quarantined += 1
+        schema = read_schema(self.path, txn, info)
         return StoreStats(
             path=self.path,
             entries=txn.stat(self._db[b"values"])["entries"],
-            hits=_get_u64(txn, info, b"hits"),
-            misses=_get_u64(txn, info, b"misses"),
-            bytes=_get_u64(txn, info, b"bytes"),
+            hits=get_u64(txn, info, b"hits"),
+            misses=get_u64(txn, info, b"misses"),
+            bytes=get_u64(txn, info, b"bytes"),
             disk_bytes=(self.path / "data.mdb").stat().st_size,
             schema_version=schema["schema"],
             created_by=schema["created_by"],
-            quarantined=quarantined,
-            seal=HMAC_SHA256 if txn.get(_KEY_CHECK, db=info) is not None else SHA256,
+            quarantined=sum(1 for _ in quarantine_values(txn, info)),
+            seal=HMAC_SHA256 if txn.get(KEY_CHECK, db=info) is not None else SHA256,
         )
 
     def _entries_with_values(self) -> list[tuple[StoreEntry, bytes]]:
@@ -566,40 +514,18 @@ class MemoStore:
             listed = []
             for stored_key, sealed in txn.cursor(db=self._db[b"values"]):
                 key = bytes(stored_key)
-                meta, value = self._open_record(key, sealed)
-                hits = _get_u64(txn, self._db[b"hits"], key)
+                meta, value = open_record(self.path, self._sealer, key, sealed)
+                hits = get_u64(txn, self._db[b"hits"], key)
                 listed.append((StoreEntry(key.hex(), meta, hits, len(value)), value))
             return listed
 
         return self._transaction(False, read)
 
-    def _open_record(self, key: bytes | memoryview, sealed: bytes | memoryview) -> tuple[dict, bytes]:
-        """The meta and value of a sealed record; CorruptEntry if its seal fails or its meta is unreadable."""
-        key, sealed = bytes(key), bytes(sealed)
-        payload = self._sealer.unseal(key, sealed)
-        if payload is None:
-            reason = "is corrupt (checksum mismatch)" if not self._sealer.key else \
-                "is corrupt (seal mismatch: altered, or written without the store's key)"
-            raise CorruptEntry(f"{self.path}: entry {key.hex()} {reason}; refusing to replay it", reason)
-        try:
-            (meta_size,) = _U32.unpack_from(payload)
-            meta_end = _U32.size + meta_size
-            if meta_end > len(payload):
-                raise ValueError(f"a meta of {meta_size} bytes in a record of {len(payload)}")
-            meta = json.loads(payload[_U32.size:meta_end])
-            if not isinstance(meta, dict):
-                raise ValueError("its meta is not a JSON object")
-        except (struct.error, ValueError, RecursionError) as error:
-            problem = "nested too deeply" if isinstance(error, RecursionError) else str(error)
-            reason = f"is corrupt (unreadable meta: {problem})"
-            raise CorruptEntry(f"{self.path}: entry {key.hex()} {reason}; refusing to replay it", reason) from None
-        return meta, payload[meta_end:]
-
     def _set_aside(self, key: bytes, reason: str, still: Callable[[bytes], bool]) -> bool:
         """Move the entry under ``key`` to the quarantine if ``still(its stored bytes)``; warn."""
 
         def move(txn: lmdb.Transaction) -> bool:
-            stored = _as_bytes(txn.get(key, db=self._db[b"values"]))
+            stored = as_bytes(txn.get(key, db=self._db[b"values"]))
             if stored is None or not still(stored):
                 return False
             self._move_aside(txn, key, stored, reason)
@@ -620,22 +546,19 @@ class MemoStore:
     def _move_aside(self, txn: lmdb.Transaction, key: bytes, stored: bytes, reason: str) -> None:
         """In ``txn``: the entry's exact bytes into the quarantine, the entry and its hits out."""
         info, hits = self._db[b"info"], self._db[b"hits"]
-        header = {"key": key.hex(), "reason": reason, "when": now(), "by": who(),
-                  "hits": _get_u64(txn, hits, key)}
-        encoded = json.dumps(header, sort_keys=True).encode()
-        name = _QUARANTINE + hashlib.sha256(_U32.pack(len(key)) + key + stored).digest()
-        txn.put(name, _U32.pack(len(encoded)) + encoded + stored, db=info)
+        name, record = quarantine_record(key, stored, reason, get_u64(txn, hits, key))
+        txn.put(name, record, db=info)
         txn.delete(key, db=self._db[b"values"])
         txn.delete(key, db=hits)
-        total = _get_u64(txn, info, b"bytes") - _value_size(stored)
-        txn.put(b"bytes", _U64.pack(max(total, 0)), db=info)
+        total = get_u64(txn, info, b"bytes") - value_size(stored)
+        txn.put(b"bytes", U64.pack(max(total, 0)), db=info)
 
     def _write_counts(self, txn: lmdb.Transaction) -> None:
         for key, count in self._pending_hits.items():
             if txn.get(key, db=self._db[b"values"]) is not None:  # not cleared meanwhile
-                _add(txn, self._db[b"hits"], key, count)
-        _add(txn, self._db[b"info"], b"hits", self._pending_hits.total())
-        _add(txn, self._db[b"info"], b"misses", self._pending_misses)
+                add(txn, self._db[b"hits"], key, count)
+        add(txn, self._db[b"info"], b"hits", self._pending_hits.total())
+        add(txn, self._db[b"info"], b"misses", self._pending_misses)
 
     def _forget_counts(self) -> None:
         self._pending_hits.clear()
@@ -647,209 +570,18 @@ class MemoStore:
             return otherwise
         try:
             return self._transaction(True, work)
-        except (MemoStoreFull, MemoStoreDamaged) as error:
-            self._stop_writing(f"{error}; this run goes on without storing")
+        except StoreFault as fault:
+            self._stop_writing(f"{fault.problem}; this run goes on without storing")
         return otherwise
 
-    def _stop_writing(self, why: str) -> None:
+    def _stop_writing(self, problem: str) -> None:
+        """Take no more writes in this run; warn with ``problem``, the store's path before it."""
         self.writable = False
         self._forget_counts()
-        self._warn(why if why.startswith(str(self.path)) else f"{self.path}: {why}")
+        self._warn(f"{self.path}: {problem}")
 
     def _transaction(self, write: bool, work: Callable[[lmdb.Transaction], _T]) -> _T:
-        """Run ``work`` in one transaction, growing the map when it is full.
-
-        A full map aborts the transaction; the map is doubled (up to the store's
-        limit) and the whole transaction rerun. A map grown by another process is
-        adopted. Raises MemoStoreFull for a write that does not fit,
-        MemoStoreDamaged for pages LMDB cannot read.
-        """
+        """Run ``work`` in one transaction of this store's (environment.run_transaction)."""
         if self._closed:
             raise ValueError(f"memo store {self.path} is closed")
-        while True:
-            try:
-                with self._env.begin(write=write) as txn:
-                    return work(txn)
-            except lmdb.MapFullError:
-                size = self._env.info()["map_size"]
-                if size >= self._max_map_size:
-                    raise MemoStoreFull(
-                        f"{self.path}: the store's map is full at its limit ({size} bytes)"
-                    ) from None
-                try:
-                    self._env.set_mapsize(min(size * 2, self._max_map_size))
-                except lmdb.Error as error:
-                    raise MemoStoreFull(f"{self.path}: cannot grow the store's map ({lmdb_reason(error)})") from None
-            except lmdb.MapResizedError:
-                self._env.set_mapsize(0)
-            except (lmdb.DiskError, lmdb.MemoryError) as error:
-                raise MemoStoreFull(f"{self.path}: cannot write the store ({lmdb_reason(error)})") from None
-            except lmdb.Error as error:
-                if _is_out_of_space(error):
-                    raise MemoStoreFull(f"{self.path}: cannot write the store ({lmdb_reason(error)})") from None
-                raise MemoStoreDamaged(f"{self.path}: the store is corrupt ({lmdb_reason(error)})") from None
-
-
-def _verify_layout(
-    path: Path, env: lmdb.Environment, txn: lmdb.Transaction, names: list[bytes], sealer: Sealer
-) -> dict[bytes, Database]:
-    """The databases of a non-empty environment, once it is a store of this schema under this key."""
-    if sorted(names) != sorted(_DATABASES):
-        listed = ", ".join(repr(n.decode(errors="replace")) for n in names[:5])
-        raise MemoStoreError(f"{path}: not a wormhole-ns3 memo store (its LMDB holds {listed})")
-    databases = {name: env.open_db(name, txn=txn, create=False) for name in _DATABASES}
-    _read_schema(path, txn, databases[b"info"])
-    check = _as_bytes(txn.get(_KEY_CHECK, db=databases[b"info"]))
-    if check is None and sealer.key:
-        raise MemoStoreError(
-            f"{path}: the store is not sealed with a key (it was written without one); open it without"
-            f" --memo-key and ${KEY_ENVIRONMENT}, or use another --memo path"
-        )
-    if check is not None and not sealer.key:
-        raise MemoStoreError(
-            f"{path}: the store is sealed with a key (HMAC-SHA256); give it with --memo-key KEYFILE"
-            f" or ${KEY_ENVIRONMENT}"
-        )
-    if check is not None and not sealer.passes_key_check(check):
-        raise MemoStoreError(f"{path}: the store is sealed with another key; refusing to use it")
-    return databases
-
-
-def _read_schema(path: Path, txn: lmdb.Transaction, info: Database) -> dict:
-    sealed = txn.get(_SCHEMA, db=info)
-    if sealed is None:
-        raise MemoStoreError(f"{path}: not a wormhole-ns3 memo store (no schema record)")
-    payload = _PLAIN.unseal(_SCHEMA, bytes(sealed))
-    if payload is None:
-        raise MemoStoreError(f"{path}: the schema record is corrupt (checksum mismatch); refusing to use the store")
-    schema = json.loads(payload)  # intact, so written by some wormhole-ns3
-    if schema.get("schema") != SCHEMA_VERSION:
-        raise MemoStoreError(
-            f"{path}: memo store of schema {schema.get('schema')} (created by"
-            f" {schema.get('created_by')}); wormhole-ns3 {__version__} reads schema {SCHEMA_VERSION},"
-            " use another --memo path"
-        )
-    return schema
-
-
-def check_location(path: Path, create: bool) -> None:
-    """Raise unless ``path`` holds an LMDB environment, or may become one.
-
-    A directory holding only LMDB's lock file is one another process is creating
-    right now; any other file without data.mdb is someone else's directory. An
-    empty or too short data.mdb is a store that lost its data: refused, never
-    re-created over (unless another process is creating it right now).
-    """
-    if path.is_dir():
-        names = {entry.name for entry in path.iterdir()}
-        if "data.mdb" in names:
-            _check_data_file(path)
-            return
-        if names - {"lock.mdb"}:
-            raise MemoStoreError(
-                f"{path}: not a memo store (a directory without data.mdb); refusing to write into it"
-            )
-    elif path.exists():
-        raise MemoStoreError(f"{path}: not a memo store (a file; a store is a directory)")
-    if not create:
-        raise MemoStoreError(f"{path}: no memo store here")
-
-
-def _check_data_file(path: Path) -> None:
-    """Refuse an empty or too short data.mdb, once no process is creating the store in it."""
-    data = path / "data.mdb"
-    size = data.stat().st_size
-    if size >= _MIN_DATA_FILE:
-        return
-    # LMDB writes a new environment's first pages holding lock.mdb's byte 0 exclusively:
-    # a shared lock on it waits for a creator to finish
-    with contextlib.suppress(OSError):
-        lock = os.open(path / "lock.mdb", os.O_RDWR)
-        try:
-            fcntl.lockf(lock, fcntl.LOCK_SH, 1, 0)
-            size = data.stat().st_size
-        finally:
-            os.close(lock)
-    if size == 0:
-        raise MemoStoreError(
-            f"{path}: data.mdb is empty (0 bytes): the store's data is gone; refusing to create a"
-            " store over it (move it away, or use another --memo path)"
-        )
-    if size < _MIN_DATA_FILE:
-        raise MemoStoreError(f"{path}: data.mdb is truncated ({size} bytes, shorter than LMDB's two meta pages)")
-
-
-def _check_not_truncated(path: Path, env: lmdb.Environment) -> None:
-    """A data file shorter than its last page would crash the process on first read (SIGBUS)."""
-    needed = (env.info()["last_pgno"] + 1) * env.stat()["psize"]
-    size = (path / "data.mdb").stat().st_size
-    if size < needed:
-        raise MemoStoreError(f"{path}: data.mdb is truncated ({size} bytes, its pages need {needed})")
-
-
-def open_read_only(where: Path, path: Path, sealer: Sealer) -> tuple[lmdb.Environment, int]:
-    """The LMDB environment at ``where``, read-only and unlocked, and its number of entries.
-
-    For a copy of the store at ``path`` (or the store itself): checked as
-    ``MemoStore.open`` checks a store under ``sealer``'s key, problems named after ``path``.
-    """
-    try:
-        env = lmdb.open(str(where), readonly=True, lock=False, max_dbs=len(_DATABASES))
-    except lmdb.Error as error:
-        raise MemoStoreError(f"{where}: not a readable LMDB store ({lmdb_reason(error)})") from None
-    try:
-        _check_not_truncated(where, env)
-        with env.begin() as txn:
-            names = [bytes(name) for name, _ in txn.cursor()]
-            if not names:
-                raise MemoStoreError(f"{path}: no memo store here (an empty LMDB environment)")
-            databases = _verify_layout(path, env, txn, names, sealer)
-            return env, txn.stat(databases[b"values"])["entries"]
-    except BaseException:
-        env.close()
-        raise
-
-
-def _record(meta: dict, value: bytes) -> bytes:
-    """The payload of a value record: meta size, meta JSON, value."""
-    meta_json = json.dumps(meta, sort_keys=True, separators=(",", ":")).encode()
-    return _U32.pack(len(meta_json)) + meta_json + value
-
-
-def _value_size(stored: bytes) -> int:
-    """The value's size in a stored record, as far as it can be told (0 if not)."""
-    payload = stored[DIGEST_SIZE:]
-    if len(payload) < _U32.size:
-        return 0
-    (meta_size,) = _U32.unpack_from(payload)
-    return max(len(payload) - _U32.size - meta_size, 0)
-
-
-def _read_quarantined(raw: bytes) -> QuarantinedEntry:
-    (size,) = _U32.unpack_from(raw)
-    header = json.loads(raw[_U32.size:_U32.size + size])
-    return QuarantinedEntry(header["key"], header["reason"], header["when"], header["by"], header["hits"],
-                            raw[_U32.size + size:])
-
-
-def _as_bytes(value: bytes | memoryview | None) -> bytes | None:
-    return None if value is None else bytes(value)
-
-
-def _get_u64(txn: lmdb.Transaction, db: Database, key: bytes) -> int:
-    raw = txn.get(key, db=db)
-    return _U64.unpack(raw)[0] if raw is not None else 0
-
-
-def _add(txn: lmdb.Transaction, db: Database, key: bytes, amount: int) -> None:
-    if amount:
-        txn.put(key, _U64.pack(_get_u64(txn, db, key) + amount), db=db)
-
-
-def lmdb_reason(error: lmdb.Error) -> str:
-    return str(error).split(": ", 1)[-1].rstrip(".")
-
-
-def _is_out_of_space(error: lmdb.Error) -> bool:
-    text = str(error)
-    return any(os.strerror(code) in text for code in (errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.ENOMEM))
+        return run_transaction(self.path, self._env, self._max_map_size, write, work)

@@ -21,8 +21,8 @@ from dataclasses import dataclass, field
 from enum import Enum
 
 from wormhole_ns3.core.draws import DrawCase
+from wormhole_ns3.core.ports import MemoHost
 from wormhole_ns3.memo.decisions import OneCourse, Refusal
-from wormhole_ns3.memo.host import MemoHost
 from wormhole_ns3.memo.links import LinkLedger
 from wormhole_ns3.memo.record import Arrival, EpisodeRecord, FlowOutcome
 from wormhole_ns3.memo.signature import AnySignature, Direction, LinkName

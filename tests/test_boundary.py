@@ -140,7 +140,3 @@ def test_warm_up_calls_every_method_of_a_run_and_expects_only_out_of_range():
         boundary.warm_up(ns3, Mismatched(), memo=False)
 
 
-def test_the_planned_congestion_control_is_read_from_the_fingerprint():
-    fingerprint = "bulk-tcp size=1000 app={MaxBytes=1000} socket={SegmentSize=1448} cc=ns3::TcpDctcp{UseEct0=1}"
-    assert boundary.planned_congestion_control(fingerprint) == "ns3::TcpDctcp"
-    assert boundary.planned_congestion_control("rdma-dcqcn size=1000") == ""

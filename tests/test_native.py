@@ -365,6 +365,16 @@ def test_crediting_past_the_application_trims_tcps_unsent_buffer(sim):
     assert sinks[0].GetTotalRx() == tracker.GetSize(0)
 
 
+def test_a_flow_s_congestion_control_is_known_before_its_socket_exists(sim):
+    ns3, test = sim
+    tracker, sinks = _small_dumbbell(ns3)
+    assert tracker.GetCongestionOps(0) == ""  # no socket before the application starts
+    assert tracker.GetPlannedCongestionOps(0) == "ns3::TcpDctcp"
+    ns3.Simulator.Stop(ns3.Seconds(0.101))
+    ns3.Simulator.Run()
+    assert tracker.GetCongestionOps(0) == tracker.GetPlannedCongestionOps(0) == "ns3::TcpDctcp"
+
+
 def test_fingerprints_name_every_parameter_that_shapes_a_flow_and_a_link(sim):
     ns3, test = sim
     tracker, sinks = _small_dumbbell(ns3, flows=2)

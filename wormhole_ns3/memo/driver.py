@@ -36,7 +36,7 @@ from wormhole_ns3.memo.decisions import MemoEvent, MemoStats
 from wormhole_ns3.memo.episodes import Memoizer
 from wormhole_ns3.memo.record import STATE_FIELDS
 from wormhole_ns3.memo.store import MemoStore
-from wormhole_ns3.runtime.boundary import int_rows, planned_congestion_control, planned_route
+from wormhole_ns3.runtime.boundary import int_rows, planned_route
 
 PENDING = 0
 
@@ -323,7 +323,7 @@ class MemoDriver(MemoHost):
             return "route unknown"
         if kind == FlowKind.BULK_TCP:
             # the flow has not started: its socket, and so its congestion control, is still to come
-            control = planned_congestion_control(self.flow_attributes(flow))
+            control = str(tracker.GetPlannedCongestionOps(flow))
             if control not in ACK_CLOCKED_CONGESTION_CONTROL:
                 # a record holds cwnd, ssthresh and RTTs: a flow resumed from it would lose Cubic's epoch
                 return f"{control or 'unknown'} keeps time-based state"

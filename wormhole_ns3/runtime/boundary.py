@@ -200,18 +200,6 @@ def read_outcome(tracker: TrackerPort, flow: int) -> FlowResult:
     )
 
 
-def planned_congestion_control(fingerprint: str) -> str:
-    """The TCP congestion control a flow's socket will get, from its attribute fingerprint.
-
-    A flow that has not started has no socket yet (``GetCongestionOps`` is
-    empty): the fingerprint (``FlowTracker::GetFlowFingerprint``) holds the
-    TypeId its node's TcpL4Protocol will create, as ``cc=ns3::TcpDctcp{...}``.
-    Empty if the fingerprint has none (not a TCP flow).
-    """
-    _, found, rest = fingerprint.partition(" cc=")
-    return rest.split("{", 1)[0] if found else ""
-
-
 #: FlowTracker methods the controller calls during a run (taking a flow as first argument).
 CONTROLLER_METHODS = (
     "GetFlowRecord", "GetFlowOutcome", "GetState", "GetStartTime", "IsConnecting",
@@ -224,6 +212,7 @@ CONTROLLER_METHODS = (
 MEMO_METHODS = (
     "GetKind", "GetSize", "GetTag", "GetDstNode",
     "GetStartEventUid", "GateStart", "DecideStart", "CompleteVirtually", "GetFlowFingerprint",
+    "GetPlannedCongestionOps",
     "GetSnapshots", "SetSnapshotting",
     "ResumeHeld", "GetUpcomingFlows", "GetUpcomingFlowFields",
 )

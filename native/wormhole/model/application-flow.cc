@@ -361,12 +361,24 @@ ApplicationFlow::GetFingerprint() const
     }
     if (m_tcp)
     {
-        TypeIdValue control;
-        m_srcNode->GetObject<TcpL4Protocol>()->GetAttribute("SocketType", control);
         out << " socket=" << wormhole::DescribeDefaults(TcpSocketBase::GetTypeId())
-            << " cc=" << wormhole::DescribeDefaults(control.Get());
+            << " cc=" << wormhole::DescribeDefaults(PlannedCongestionOps());
     }
     return out.str();
+}
+
+TypeId
+ApplicationFlow::PlannedCongestionOps() const
+{
+    TypeIdValue control;
+    m_srcNode->GetObject<TcpL4Protocol>()->GetAttribute("SocketType", control);
+    return control.Get();
+}
+
+std::string
+ApplicationFlow::GetPlannedCongestionOps() const
+{
+    return m_tcp ? PlannedCongestionOps().GetName() : std::string();
 }
 
 } // namespace ns3

@@ -65,11 +65,14 @@ class ApplicationFlow : public TrackedFlow
     uint64_t Credit(uint64_t bytes) override;
     uint64_t Uncredit(uint64_t bytes) override;
     std::string GetFingerprint() const override;
+    std::string GetPlannedCongestionOps() const override;
 
   protected:
     /** A flow's size when the application has no limit. */
     static constexpr uint64_t UNLIMITED = UINT64_MAX / 4;
 
+    /** The congestion control the source node's TcpL4Protocol gives new sockets (TCP flows only). */
+    TypeId PlannedCongestionOps() const;
     /** Read what the application is configured to do (called once, at discovery). */
     void Configure(Ptr<Application> app);
     void DoDispose() override;

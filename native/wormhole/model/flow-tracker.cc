@@ -978,6 +978,12 @@ FlowTracker::GetFlowFingerprint(uint32_t flow) const
 }
 
 std::string
+FlowTracker::GetPlannedCongestionOps(uint32_t flow) const
+{
+    return m_registry->Get(flow).flow->GetPlannedCongestionOps();
+}
+
+std::string
 FlowTracker::GetLinkFingerprint(uint64_t link) const
 {
     return wormhole::LinkFingerprint(link);

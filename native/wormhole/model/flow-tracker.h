@@ -351,6 +351,8 @@ class FlowTracker : public Object
      * they create (so the string is the same before the flow starts as after).
      */
     std::string GetFlowFingerprint(uint32_t flow) const;
+    /** @return the congestion control the flow's sender gets, known before it starts ("" if none). */
+    std::string GetPlannedCongestionOps(uint32_t flow) const;
     /**
      * @return every attribute that shapes a link (egress port): device, its
      * transmit queue, channel and root queue disc, as one canonical string.

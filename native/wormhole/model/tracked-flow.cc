@@ -100,6 +100,12 @@ TrackedFlow::GetCongestionOps() const
 }
 
 std::string
+TrackedFlow::GetPlannedCongestionOps() const
+{
+    return "";
+}
+
+std::string
 TrackedFlow::GetRttEstimator() const
 {
     return "";

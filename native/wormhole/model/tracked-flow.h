@@ -74,6 +74,12 @@ class TrackedFlow : public Object
     virtual double GetAppRate() const;
     /** @return the TypeId name of the flow's congestion control, "" if it has none. */
     virtual std::string GetCongestionOps() const;
+    /**
+     * @return the TypeId name of the congestion control the flow's sender socket
+     * gets, known before the flow starts (its node's TcpL4Protocol SocketType); ""
+     * if the flow has no congestion control.
+     */
+    virtual std::string GetPlannedCongestionOps() const;
     /** @return the TypeId name of the sender's RTT estimator (TCP), "" if it has none. */
     virtual std::string GetRttEstimator() const;
     /**

@@ -353,7 +353,7 @@ def results_dict(session: Session, report: SimulationReport, script: str, argv: 
     }
 
 
-def transient_results(trace: tuple[SkipRecord, ...]) -> dict[str, int]:
+def transient_results(trace: tuple[SkipRecord, ...]) -> dict[str, float]:
     """run.json's ``transient_memo``: its decisions by kind, and the events its restores avoided."""
     kinds = (TraceKind.TRANSIENT_HIT, TraceKind.TRANSIENT_MISS, TraceKind.TRANSIENT_REFUSED,
              TraceKind.TRANSIENT_RECORDED)

@@ -67,6 +67,9 @@ KEY_PREFIX = b"transient/"
 RATE_STEPS = 8
 #: DCTCP's alpha is keyed in steps of 1/ALPHA_STEPS.
 ALPHA_STEPS = 8
+#: A restore needs each flow to have this share more than the recorded transient's bytes left, so
+#: that it ends with real packets after the restore (a skip keeps a tail for the same reason).
+RESERVE = 1 / 16
 #: A link's queue at the change is keyed in steps of this many packets: a queue a
 #: congestion control holds near its marking threshold wanders by tens of packets.
 QUEUE_STEP_PACKETS = 64
@@ -169,7 +172,8 @@ class TransientKey:
 
     @property
     def hex(self) -> str:
-        return self.key.hex()
+        """The key's digest in hex, as the trace names it."""
+        return self.key.removeprefix(KEY_PREFIX).hex()
 
 
 def transient_key(change: Change, context: str) -> TransientKey:
@@ -334,8 +338,8 @@ class TransientMemo:
         for i, f in enumerate(key.order):
             flow = change.flows[f]
             needs = record.delivered[i]
-            # more than twice: the flow ends with real packets, its last ones well after the restore
-            if (flow.remaining is not None and flow.remaining <= 2 * needs) or flow.sendable < needs:
+            # a reserve beyond it: the flow ends with real packets, after the restore
+            if (flow.remaining is not None and flow.remaining <= needs * (1 + RESERVE)) or flow.sendable < needs:
                 return TransientDecision.REFUSED_FLOW_ENDS, (
                     f"flow {f} has {flow.remaining} bytes left ({flow.sendable} to give up), the transient "
                     f"delivers {needs}: it would end within it or soon after")

@@ -59,9 +59,9 @@ class FakeHost:
     delivered: dict[int, int] = field(default_factory=dict)
     events: int = 0
     draws: int = 0
-    #: what is due on the partition's links (None: nothing), and until when the memo asked
+    #: what is due on the partition's links (None: nothing), and until when the memo asked (restore end, flows end)
     due: str | None = None
-    asked_until: list[int] = field(default_factory=list)
+    asked_until: list[tuple[int, int]] = field(default_factory=list)
     steady: Convergence | None = None
     restored: list[tuple[frozenset[int], Restore]] = field(default_factory=list)
 
@@ -74,8 +74,8 @@ class FakeHost:
     def progress(self, flows: frozenset[int]) -> Progress:
         return Progress(delivered={f: self.delivered.get(f, 0) for f in flows}, events=self.events, draws=self.draws)
 
-    def next_change(self, flows: frozenset[int], until_ns: int) -> str | None:
-        self.asked_until.append(until_ns)
+    def next_change(self, flows: frozenset[int], restore_end_ns: int, flows_end_ns: int) -> str | None:
+        self.asked_until.append((restore_end_ns, flows_end_ns))
         return self.due
 
     def converged(self, flows: frozenset[int]) -> Convergence | None:
@@ -127,9 +127,13 @@ def test_a_miss_is_recorded_at_convergence_and_the_next_alike_change_restores_it
     # the new flow (10 segments) is the third in both: 5,000,003 bytes and its end state
     assert restore.credits[9] == 5_000_003 and restore.states[9] == end_state(33)
     assert sorted(restore.credits.values()) == [5_000_001, 5_000_002, 5_000_003]
-    assert host.asked_until == [host.time_ns + 20_000_000]
+    # asked what is due until the restore ends, and until its flows end at the transient's rates: the
+    # slowest, 5,000,001 bytes in 20 ms, has 100,000,000 - 5,000,001 left after it
+    [(restore_end, flows_end)] = host.asked_until
+    assert restore_end == host.time_ns + 20_000_000
+    assert flows_end == restore_end + (100_000_000 - 5_000_001) * 20_000_000 // 5_000_001
     assert memo.counts() == {"hit": 1, "miss": 1, "recorded": 1, "refused-draws": 0, "refused-change-due": 0,
-                             "refused-flow-ends": 0}
+                             "refused-flow-ends": 0, "refused-slow-start": 0}
 
 
 def test_a_change_with_no_record_is_a_miss_and_nothing_is_restored(store):
@@ -168,19 +172,27 @@ def test_a_record_is_refused_when_a_change_is_due_within_its_duration(store):
     memo = TransientMemo(host, store, "ctx")
     record_one(memo, host, {1: 40, 2: 10})
     host.facts = dumbbell({1: 40, 2: 10}, time_ns=500_000_000)
-    host.due = "a flow is due on its links at 0.510000000 s"
+    host.due = "a flow is due on its links at 0.610000000 s"
     assert memo.changed(frozenset({1, 2})) is TransientDecision.REFUSED_CHANGE_DUE
-    assert host.asked_until[-1] == 520_000_000 and not host.restored
+    assert host.asked_until[-1][0] == 520_000_000 and not host.restored
     assert "due on its links" in memo.lookups[-1].detail
 
 
-def test_a_record_is_refused_when_a_flow_would_end_within_it(store):
-    host = FakeHost()
+def test_a_record_is_refused_while_a_flow_is_in_slow_start(store):
+    """A flow joining has not left slow start: its transient is recorded, never restored."""
+    change = dumbbell({1: 40, 2: 10})
+    joining = change.flows[2]
+    change = replace(change, flows={**change.flows, 2: replace(joining, state=replace(joining.state, ssthresh=1e9))})
+    host = FakeHost(facts=change)
     memo = TransientMemo(host, store, "ctx")
-    record_one(memo, host, {1: 40, 2: 10})
-    host.facts = dumbbell({1: 40, 2: 10}, size=5_100_000)  # the transient delivers about 5,000,000 of them
-    assert memo.changed(frozenset({1, 2})) is TransientDecision.REFUSED_FLOW_ENDS
-    assert not host.restored
+    assert memo.changed(frozenset({1, 2})) is TransientDecision.MISS
+    host.time_ns += 20_000_000
+    host.delivered = {1: 4_000_000, 2: 3_000_000}
+    host.steady = Convergence(states={1: end_state(30), 2: end_state(30)}, queued=70)
+    memo.sampled()
+    assert memo.lookups[-1].decision is TransientDecision.RECORDED
+    assert memo.changed(frozenset({1, 2})) is TransientDecision.REFUSED_SLOW_START
+    assert not host.restored and "flow 2 is in slow start" in memo.lookups[-1].detail
 
 
 @pytest.mark.parametrize("alike, other", [

@@ -1,17 +1,18 @@
-"""A DCTCP flow joining and leaving two long ones on a dumbbell, in the same pattern every round.
+"""DCTCP flows on a dumbbell, a third joining two and leaving, every round alike but for the joiner's offset.
 
-The links never go idle (the long flows run throughout), so no contention
-episode ever closes and the whole-episode memo has nothing to replay; but every
-round's changes of the bottleneck's flow set (a flow joins the long ones, then
-leaves) repeat, and so do their transients: what the transient memo
-(``--transient-memo``) restores.
+Each round is an episode (it opens on idle links and closes when its flows end),
+but none repeats: the joiner starts ``--drift-ms`` later in each round than in
+the one before, so the whole-episode memo records every round and replays none.
+Their transients repeat all the same: once the joiner has left, the two long
+flows converge from alike states (within the key's buckets) every round. That is
+what the transient memo (``--transient-memo``) restores.
 
-Senders 0 and 1 each send ``--long-mb`` from 0.1 s (two of them: a DCTCP flow
-alone on these links fills its own host's queue, which marks nothing). In each
-of ``--rounds`` rounds, ``--round-ms`` apart from 0.1 s + ``--first-ms``,
-sender 2 sends ``--mb`` (a new BulkSend each round, on a port of its own).
-Links are 10 Gbps, 10 us, as the demo's (``dctcp_dumbbell.py``). Prints
-``flow <i> bytes <received>`` per sink.
+In each of ``--rounds`` rounds, ``--round-ms`` apart from 0.1 s, senders 0 and 1
+each send ``--long-mb`` (two flows: a DCTCP flow alone on these links fills its
+own host's queue, which marks nothing), and sender 2 sends ``--mb`` from
+``--join-ms`` (+ ``--drift-ms`` a round) after them; new BulkSends each round, on
+ports of their own. Links are 10 Gbps, 10 us, as the demo's
+(``dctcp_dumbbell.py``). Prints ``flow <i> bytes <received>`` per sink.
 """
 
 import argparse
@@ -24,10 +25,11 @@ from wormhole_ns3.examples.dctcp_dumbbell import BASE_PORT, FIRST_START_S, MB, b
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=4)
-    parser.add_argument("--round-ms", type=float, default=120.0)
-    parser.add_argument("--first-ms", type=float, default=30.0, help="the first round's start after the long flows'")
-    parser.add_argument("--mb", type=float, default=30.0, help="each joiner's size, MB")
-    parser.add_argument("--long-mb", type=float, default=250.0)
+    parser.add_argument("--round-ms", type=float, default=150.0)
+    parser.add_argument("--join-ms", type=float, default=30.0, help="the joiner's start after the long flows'")
+    parser.add_argument("--drift-ms", type=float, default=1.0, help="how much later the joiner starts each round")
+    parser.add_argument("--mb", type=float, default=15.0, help="the joiner's size, MB")
+    parser.add_argument("--long-mb", type=float, default=60.0, help="each long flow's size, MB")
     parser.add_argument("--rate", default="10Gbps")
     parser.add_argument("--delay", default="10us")
     args = parser.parse_args()
@@ -47,11 +49,11 @@ def main() -> None:
         bulk.SetAttribute("SendSize", ns.UintegerValue(1448))
         bulk.Install(senders.Get(sender)).Start(ns.Seconds(start))
 
-    flow(0, BASE_PORT, int(args.long_mb * MB), FIRST_START_S)
-    flow(1, BASE_PORT, int(args.long_mb * MB), FIRST_START_S)
     for r in range(args.rounds):
-        start = FIRST_START_S + (args.first_ms + r * args.round_ms) / 1000
-        flow(2, BASE_PORT + 1 + r, int(args.mb * MB), start)
+        start = FIRST_START_S + r * args.round_ms / 1000
+        flow(0, BASE_PORT + 3 * r, int(args.long_mb * MB), start)
+        flow(1, BASE_PORT + 3 * r + 1, int(args.long_mb * MB), start)
+        flow(2, BASE_PORT + 3 * r + 2, int(args.mb * MB), start + (args.join_ms + r * args.drift_ms) / 1000)
     ns.Simulator.Run()
     for i, sink in enumerate(sinks):
         print(f"flow {i} bytes {sink.GetTotalRx()}")

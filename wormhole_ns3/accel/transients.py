@@ -151,11 +151,16 @@ class RunTransients:
             events=self.partitioner.class_events(st), draws=self.partitioner.class_draws(st),
         )
 
-    def next_change(self, flows: frozenset[int], until_ns: int) -> str | None:
-        """What may change the partition before ``until_ns``, in words (None: nothing the run can foresee)."""
+    def next_change(self, flows: frozenset[int], restore_end_ns: int, flows_end_ns: int) -> str | None:
+        """What would meet the partition, in words (None: nothing the run can foresee).
+
+        A flow connecting, due or released on its links before its flows end (it would meet
+        the congestion cycle in the phase the restore leaves: ``SkipEngine._newcomer_due``),
+        or an unattributed event before the restore ends (it may observe any flow).
+        """
         st = self._state(flows)
         assert st is not None
-        now, until = self.network.now(), until_ns * 1e-9
+        now, until = self.network.now(), flows_end_ns * 1e-9
         links = st.partition.links
         connecting = self.arrivals.connecting_on(links, now)
         if connecting is not None:
@@ -167,7 +172,7 @@ class RunTransients:
         if released < until:
             return f"a workload may release a flow on its links at {released:.9f} s"
         unattributed = self.network.simulator.NextUnattributedEventTime().GetSeconds()
-        if unattributed < until:
+        if unattributed < restore_end_ns * 1e-9:
             return f"an unattributed event runs at {unattributed:.9f} s"
         return None
 

@@ -28,9 +28,12 @@ the transients of a repeating pattern repeat while the links never go idle.
   recorded; it closes at the first steady verdict (``converged``). Another
   change before then abandons it.
 * **Lookup** (``TransientMemo.changed``): a record is restored only if nothing
-  else can change the partition within its duration (a flow due on its links, a
-  workload's release, an unattributed event: ``TransientHost.next_change``), every
-  flow has more than the record's bytes left to send, and, under same-seed
+  else can change the partition within its duration (an unattributed event) or
+  before its flows end (a flow due on its links, a workload's release: it would meet
+  the phase of the congestion cycle the restore leaves, not plain ns-3's, as
+  ``SkipEngine._newcomer_due`` says of a skip) (``TransientHost.next_change``), no
+  flow is in slow start, every flow has more than the record's bytes left to send,
+  and, under same-seed
   fidelity, the recorded transient drew no random number (a restore leaves out
   the draws its packets would make: doc/randomness.md).
 
@@ -70,6 +73,8 @@ ALPHA_STEPS = 8
 #: A restore needs each flow to have this share more than the recorded transient's bytes left, so
 #: that it ends with real packets after the restore (a skip keeps a tail for the same reason).
 RESERVE = 1 / 16
+#: How far ahead a lookup asks for what is due: a flow of unknown size runs until then at least.
+MAX_LOOKAHEAD_NS = 10**12
 #: A link's queue at the change is keyed in steps of this many packets: a queue a
 #: congestion control holds near its marking threshold wanders by tens of packets.
 QUEUE_STEP_PACKETS = 64
@@ -88,6 +93,8 @@ class TransientDecision(Label):
     REFUSED_CHANGE_DUE = "refused-change-due"
     #: A record, but a flow would end (or run out of bytes to give up) within it.
     REFUSED_FLOW_ENDS = "refused-flow-ends"
+    #: A record, but a flow is in slow start at the change (a new one): its window was never cut.
+    REFUSED_SLOW_START = "refused-slow-start"
     #: A recording reached convergence and was stored.
     RECORDED = "recorded"
 
@@ -239,7 +246,8 @@ class TransientHost(Protocol):
     def now_ns(self) -> int: ...
     def change(self, flows: frozenset[int]) -> Change | None: ...  # None: not a partition the memo takes
     def progress(self, flows: frozenset[int]) -> Progress: ...
-    def next_change(self, flows: frozenset[int], until_ns: int) -> str | None: ...  # what is due before then
+    #: what is due that would meet the partition: an arrival before its flows end, an outside event within it
+    def next_change(self, flows: frozenset[int], restore_end_ns: int, flows_end_ns: int) -> str | None: ...
     def converged(self, flows: frozenset[int]) -> Convergence | None: ...  # judged steady since its change
     def restore(self, flows: frozenset[int], restore: Restore) -> None: ...
 
@@ -335,6 +343,12 @@ class TransientMemo:
         if record.draws and self.host.fidelity is Fidelity.SAME_SEED:
             return TransientDecision.REFUSED_DRAWS, (
                 f"its recording drew {record.draws} random numbers, which this run would draw otherwise")
+        starting = [f for f in key.order if change.flows[f].state.cwnd < change.flows[f].state.ssthresh]
+        if starting:
+            return TransientDecision.REFUSED_SLOW_START, (
+                f"flow {starting[0]} is in slow start: a restore sets windows and credits bytes only of flows "
+                f"whose windows a congestion signal has cut, as a skip does")
+        last_end = float(change.time_ns + record.duration_ns)
         for i, f in enumerate(key.order):
             flow = change.flows[f]
             needs = record.delivered[i]
@@ -343,9 +357,17 @@ class TransientMemo:
                 return TransientDecision.REFUSED_FLOW_ENDS, (
                     f"flow {f} has {flow.remaining} bytes left ({flow.sendable} to give up), the transient "
                     f"delivers {needs}: it would end within it or soon after")
-        due = self.host.next_change(flows, change.time_ns + record.duration_ns)
+            # its end at the transient's mean rate: none for a flow of unknown size
+            rate = needs / record.duration_ns
+            end = (change.time_ns + record.duration_ns + (flow.remaining - needs) / rate
+                   if flow.remaining is not None and rate > 0 else float("inf"))
+            last_end = max(last_end, end)
+        due = self.host.next_change(flows, change.time_ns + record.duration_ns,
+                                    int(min(last_end, change.time_ns + MAX_LOOKAHEAD_NS)))
         if due is not None:
-            return TransientDecision.REFUSED_CHANGE_DUE, f"{due}, within the transient's {record.duration_ns} ns"
+            return TransientDecision.REFUSED_CHANGE_DUE, (
+                f"{due}, before its flows end (at about {last_end * 1e-9:.6f} s): it would meet the phase a "
+                f"restore leaves, not the one plain ns-3 reaches")
         return None, ""
 
     def _decided(self, change: Change, flows: frozenset[int], decision: TransientDecision, key: TransientKey,

@@ -284,7 +284,8 @@ class TransientMemo:
         record = self._lookup(key)
         if record is None:
             self.recordings[flows] = Recording(key, change, self.host.progress(flows))
-            return self._decided(change, flows, TransientDecision.MISS, key, detail="simulated and recorded")
+            return self._decided(change, flows, TransientDecision.MISS, key,
+                                 detail=f"simulated and recorded; keyed {_keyed(change, key)}")
         decision, detail = self._refusal(change, flows, record, key)
         if decision is not None:
             return self._decided(change, flows, decision, key, record, detail)
@@ -386,3 +387,9 @@ class TransientMemo:
             counts[lookup.decision.value] += 1
         return counts
 
+
+def _keyed(change: Change, key: TransientKey) -> str:
+    """The bucketed states a key holds, in its canonical order, and the longest queue's step: a miss's words."""
+    buckets = ", ".join(f"flow {f} {change.flows[f].bucket}" for f in key.order)
+    queued = max((a.queued for a in change.links.values()), default=0)
+    return f"{buckets}; queue step {queued // QUEUE_STEP_PACKETS} ({queued} packets)"

@@ -219,7 +219,8 @@ class Restore:
         return (f"transient {self.key.hex[:12]} restored: {len(self.credits)} flows credited "
                 f"{sum(self.credits.values())} bytes over {self.duration_ns / 1e6:.3f} ms, their congestion state "
                 f"set as recorded at convergence; no flow due on its links before its flows end, none in slow "
-                f"start, every flow has more left; recorded queue {self.queued_at_change} -> {self.queued_at_convergence} packets")
+                f"start, every flow has more left; recorded queue {self.queued_at_change} -> "
+                f"{self.queued_at_convergence} packets")
 
 
 @dataclass(frozen=True)

@@ -25,11 +25,11 @@ from wormhole_ns3.examples.dctcp_dumbbell import BASE_PORT, FIRST_START_S, MB, b
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=3)
-    parser.add_argument("--round-ms", type=float, default=250.0)
+    parser.add_argument("--round-ms", type=float, default=320.0)
     parser.add_argument("--join-ms", type=float, default=30.0, help="the joiner's start after the long flows'")
     parser.add_argument("--drift-ms", type=float, default=1.0, help="how much later the joiner starts each round")
     parser.add_argument("--mb", type=float, default=60.0, help="the joiner's size, MB")
-    parser.add_argument("--long-mb", type=float, default=100.0, help="each long flow's size, MB")
+    parser.add_argument("--long-mb", type=float, default=150.0, help="each long flow's size, MB")
     parser.add_argument("--rate", default="10Gbps")
     parser.add_argument("--delay", default="10us")
     args = parser.parse_args()

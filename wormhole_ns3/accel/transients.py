@@ -78,6 +78,8 @@ class RunTransients:
     def repartitioned(self) -> None:
         """After the flow events of an instant: look up each partition whose flow set changed."""
         assert self.memo is not None
+        if self._in_child():
+            return
         states = self.partitioner.partitions
         self._seen = {flows: seen for flows, seen in self._seen.items() if flows in states}
         for flows, st in list(states.items()):
@@ -88,7 +90,21 @@ class RunTransients:
     def sampled(self) -> None:
         """After a sample: recordings whose partitions were found steady are stored."""
         assert self.memo is not None
+        if self._in_child():
+            return
         self.memo.sampled()
+
+    def _in_child(self) -> bool:
+        """Whether this process is a child the guard forked (``--verify``): it neither restores nor stores.
+
+        Its store is the parent's (the same LMDB pages, its descriptors on /dev/null): a
+        recording the child stored there was lost to the parent's later lookups.
+        """
+        if self.verifier.verifying is None:
+            return False
+        assert self.memo is not None
+        self.memo.recordings.clear()
+        return True
 
     def trace_rows(self) -> list[SkipRecord]:
         """The lookups' rows of the skip trace (a hit's row is the skipper's, which a skip-back shortens)."""

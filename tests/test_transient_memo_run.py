@@ -12,20 +12,21 @@ SCRIPT = REPO / "tests" / "scripts" / "transient_repeats.py"
 
 
 def test_a_repeated_transient_is_restored_and_the_guard_measures_it(wormhole, tmp_path):
-    """Two rounds of two long DCTCP flows and a joiner: the second round's transients restore the first's.
+    """Three rounds of two long DCTCP flows and a joiner: later rounds restore the first's transient.
 
     The rounds are episodes that differ in the joiner's offset, so the whole-episode
     memo replays none; each round's transient after the joiner leaves starts from a
-    steady state of three flows, and the second one's key is the first's.
+    steady state of three flows, and the later rounds' keys are the first's (rounds 2
+    and 3 restore it: 19.1 ms, 318,421 events each).
     """
     results, trace = tmp_path / "run.json", tmp_path / "trace.csv"
     done = wormhole("run", "--transient-memo", "--verify", "1", "--results", results, "--trace", trace,
-                    SCRIPT, "--rounds", "2")
+                    SCRIPT)
     assert done.returncode == 0, done.stderr
     run = load_json(results)
     counts = run["transient_memo"]
-    assert counts["hit"] >= 1 and counts["recorded"] >= counts["hit"]
-    assert counts["events_avoided"] > 0
+    assert counts["hit"] == 2 and counts["recorded"] >= 1
+    assert counts["events_avoided"] == 2 * 318_421
     with trace.open() as rows:
         hits = [row for row in csv.DictReader(rows) if row["kind"] == "transient-hit"]
     assert len(hits) == counts["hit"]

@@ -109,6 +109,13 @@ class AcceleratorConfig:
     skip_cubic: bool = _setting(
         False, "skip TCP Cubic flows too, each paused at the point of its cycle (default off: Cubic's "
         "window against time then lags plain ns-3's after a skip)")
+    #: The transient memo (memo/transient.py): restore a partition's transient after a change of
+    #: its flow set as a stored one with the same contention graph and bucketed state ended.
+    #: Its restores are not exact (queues stay as they were at the change), hence off.
+    transient_memo: bool = _setting(
+        False, "memoize partitions' transients: at a flow arriving or leaving, restore the bytes, duration and "
+        "congestion state a recorded transient of the same contention graph and bucketed state had at "
+        "convergence (needs a memo store; default off: restores are approximate, see doc/memoization.md)")
     #: Split the accelerated run's Run() wall time by where it went (runtime/profile.py):
     #: timers around every Python entry point, which cost a little per call, hence off.
     profile: bool = _setting(

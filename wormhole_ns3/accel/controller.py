@@ -31,6 +31,7 @@ from wormhole_ns3.accel.packet_level import PacketLevel
 from wormhole_ns3.accel.partitioner import DRAIN_RTTS, Partitioner, PartitionState
 from wormhole_ns3.accel.skip_engine import SkipEngine
 from wormhole_ns3.accel.skipper import Skipper
+from wormhole_ns3.accel.transients import RunTransients
 from wormhole_ns3.accel.verify import Guard, PendingCheck, Verifier
 from wormhole_ns3.config import AcceleratorConfig
 from wormhole_ns3.core.backoff import Ledger
@@ -120,6 +121,8 @@ class Controller:
         self.last_run: RunSnapshot | None = None
         #: Why the watchdog ended a Run(), if it did (see WormholeSimulatorImpl::SetWatchdogLimit).
         self.watchdog: str | None = None
+        #: The transient memo (``--transient-memo``), made with the memo driver when asked for.
+        self.transients: RunTransients | None = None
         #: Follows every port's queue (``--queues``), on both sides of a comparison, from the first Run().
         self.queue_monitor: QueueMonitorPort | None = None
         #: Follows every flow's packet RTTs (TCP, RDMA) along its bytes (``--rtt``), likewise.
@@ -208,6 +211,12 @@ class Controller:
                 self.memo = self.boundary.memo(MemoDriver(self, self._memo_store, self._memo_context,
                                                           self.config.fidelity))
                 self.verifier.memo = self.memo
+                if self.config.transient_memo:
+                    memo = self.memo
+                    self.transients = RunTransients.make(
+                        self.network, self.partitioner, self.arrivals, self.skipper, self.verifier,
+                        self.config.fidelity, lambda flows: bool(memo.held_as(flows)), self._memo_store,
+                        self._memo_context)
 
     def close(self) -> None:
         """Release what the run holds: the memo store, if any (the run's results stay readable)."""
@@ -377,16 +386,22 @@ class Controller:
                 self.ns3.NanoSeconds(max(1, round(drain * 1e9))), self._on_drained
             )
         self.partitioner.repartition(now)
+        if self.transients is not None:
+            self.transients.repartitioned()
 
     def on_drained(self) -> None:
         """A finished flow's last packets are gone: it no longer ties partitions together."""
         now = self.now()
         if self.partitioner.drained(now):
             self.partitioner.repartition(now)
+            if self.transients is not None:
+                self.transients.repartitioned()
 
     def on_sample(self) -> None:
         """The tracker took a rate sample of every sampled flow: the skip engine judges the partitions."""
         self.skip_engine.sampled(self.now())
+        if self.transients is not None:
+            self.transients.sampled()
         if self.progress:
             self._print_progress()
 
@@ -423,6 +438,8 @@ class Controller:
     def trace_records(self) -> list[SkipRecord]:
         """Every skip and every memo event of the run, in time order (the skip trace)."""
         records = list(self.skips) + self.verifier.records + self.skip_engine.backoff_records
+        if self.transients is not None:
+            records += self.transients.trace_rows()
         if self.memo is not None:
             records += [
                 SkipRecord(

@@ -11,7 +11,7 @@ the skip-back): events move back, credit is taken back, the row is shortened.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 
 from wormhole_ns3.accel.fastforward import SkipEnd, SkipPlan
@@ -47,7 +47,7 @@ class Skipper:
 
         ``settled`` says how long its transient lasted (``SkipEngine._settled``), for the trace row.
         """
-        network, tracker, ns3 = self.network, self.network.tracker, self.network.ns3
+        network, tracker = self.network, self.network.tracker
         dt_ns = int(plan.duration * 1e9)
         dt = dt_ns * 1e-9
         window = max(plan.start - st.mark_time, 1e-12)
@@ -55,22 +55,10 @@ class Skipper:
         rates = st.rates
         assert rates is not None, "only a partition judged steady is skipped"
         draw_case, drew = self._draws_in_window(st)
-        credited = {}
-        for f in sorted(st.partition.flows):
-            credited[f] = int(tracker.Credit(f, int(rates[f] * dt)))
-        moved = int(network.simulator.MoveClassExcept(st.tag_class, ns3.NanoSeconds(dt_ns), exempt))
-        for f in st.partition.flows:
-            # an idle flow's events stay in real time, and so do the clocks of its models
-            shift = tracker.ShiftMonitoredPackets if f in st.idle else tracker.ShiftTimes
-            shift(f, ns3.NanoSeconds(dt_ns))
-        st.paused_from, st.paused_until, st.credits = plan.start, plan.start + dt, credited
-        self.watch_unattributed_events()
-        for f in st.partition.flows:
-            self.partitioner.set_sampled(f, False)
+        credited, moved = self.pause(st, plan.start, dt_ns, {f: int(rates[f] * dt) for f in st.partition.flows},
+                                     exempt)
         key = st.partition.key
         st.end = plan.end
-        st.resume_event = network.simulator.ScheduleHousekeepingCallback(ns3.NanoSeconds(dt_ns), self.on_resume)
-        st.skip_record = len(self.skips)
         self.skips.append(
             SkipRecord(
                 time=plan.start,
@@ -92,6 +80,30 @@ class Skipper:
         self.skipped_events += self.skips[-1].events_avoided
         st.patience.won()
         st.held_back_by = None
+
+    def pause(self, st: PartitionState, start: float, dt_ns: int, credits: Mapping[int, int],
+              exempt: list[int]) -> tuple[dict[int, int], int]:
+        """Credit each flow its bytes, move the partition ``dt_ns`` on and pause it until then.
+
+        What a skip does, and a restored transient (``accel/transients.py``) with its
+        recorded bytes and duration. ``exempt`` nodes' events stay in real time (idle
+        flows' hosts). The caller appends the trace row next (``st.skip_record`` is its
+        index). Returns (bytes each flow was credited, events moved).
+        """
+        network, tracker, ns3 = self.network, self.network.tracker, self.network.ns3
+        credited = {f: int(tracker.Credit(f, credits[f])) for f in sorted(st.partition.flows)}
+        moved = int(network.simulator.MoveClassExcept(st.tag_class, ns3.NanoSeconds(dt_ns), exempt))
+        for f in st.partition.flows:
+            # an idle flow's events stay in real time, and so do the clocks of its models
+            shift = tracker.ShiftMonitoredPackets if f in st.idle else tracker.ShiftTimes
+            shift(f, ns3.NanoSeconds(dt_ns))
+        st.paused_from, st.paused_until, st.credits = start, start + dt_ns * 1e-9, credited
+        self.watch_unattributed_events()
+        for f in st.partition.flows:
+            self.partitioner.set_sampled(f, False)
+        st.resume_event = network.simulator.ScheduleHousekeepingCallback(ns3.NanoSeconds(dt_ns), self.on_resume)
+        st.skip_record = len(self.skips)
+        return credited, moved
 
     def _draws_in_window(self, st: PartitionState) -> tuple[DrawCase, str]:
         """A skip's case with respect to random draws, and its words: what its window drew.

@@ -247,6 +247,8 @@ class PendingCheck:
     before: dict[int, int] | None = None
     #: A memo batch's: the flows the memo held (each checked, by how it ended, once it ended).
     held: tuple[int, ...] = ()
+    #: What a check of bytes at an end is of: a skip, or a restored transient.
+    kind: GuardKind = GuardKind.SKIP
 
     @property
     def is_skip(self) -> bool:
@@ -288,12 +290,20 @@ class Verifier:
     def selects_skip(self) -> bool:
         return self.guard is not None and self.guard.selects(GuardKind.SKIP)
 
-    def fork_skip(self, flows: tuple[int, ...], plan: SkipPlan) -> bool:
-        """Fork to check a skip about to be made; True in the child, which must not make it."""
+    def allows(self, kind: GuardKind) -> bool:
+        """Whether this process may make a decision of this kind: not a child checking one, nor past its bound."""
+        return self.verifying is None and (self.guard is None or self.guard.allows(kind))
+
+    def selects(self, kind: GuardKind) -> bool:
+        """Whether to check this decision (of a kind checked by bytes at its end: a skip, a transient)."""
+        return self.guard is not None and self.guard.selects(kind)
+
+    def fork_skip(self, flows: tuple[int, ...], plan: SkipPlan, kind: GuardKind = GuardKind.SKIP) -> bool:
+        """Fork to check a skip (or a transient restore) about to be made; True in the child, which must not make it."""
         network = self.network
         before = {f: int(network.tracker.GetDelivered(f)) for f in flows}
         dt_ns = int(plan.duration * 1e9)  # as SkipEngine moves the partition
-        check = PendingCheck(plan.start, flows, Fork(), before=before)
+        check = PendingCheck(plan.start, flows, Fork(), before=before, kind=kind)
         if check.fork.in_child:
             self._become_child(check)
         else:
@@ -400,7 +410,7 @@ class Verifier:
             ours = {f: int(tracker.GetDelivered(f)) for f in check.flows}
             sizes = {f: self.network.flows[f].size for f in check.flows}
             progress, error = skip_error(check.before, ours, real, sizes)
-            self._record_check(GuardKind.SKIP, check.time, check.flows, error, progress_error=progress,
+            self._record_check(check.kind, check.time, check.flows, error, progress_error=progress,
                                bytes_off=sum(abs(ours[f] - real[f]) for f in check.flows))
             return
         assert self.memo is not None, "a memo batch is checked only with a memo"

@@ -21,6 +21,8 @@ class GuardKind(Label):
     ABSORB = "absorb"
     #: held flows of a replay that diverged, resumed from a recorded trajectory
     RESUME = "resume"
+    #: a partition's transient restored as the transient memo recorded it (``--transient-memo``)
+    TRANSIENT = "transient"
 
 
 #: The kinds of memo shortcut (every kind but the skip).

@@ -25,6 +25,12 @@ class TraceKind(Label):
     MEMO_DISTRUSTED = "memo-distrusted"
     MEMO_NO_MIRROR = "memo-no-mirror"
     MEMO_ABSORBED = "memo-absorbed"
+    #: The transient memo (memo/transient.py, ``--transient-memo``): a restore, a miss recorded,
+    #: a record refused, a recording stored.
+    TRANSIENT_HIT = "transient-hit"
+    TRANSIENT_MISS = "transient-miss"
+    TRANSIENT_REFUSED = "transient-refused"
+    TRANSIENT_RECORDED = "transient-recorded"
     #: The error guard stopped a kind of decision (accel/verify.py).
     GUARD = "guard"
     #: A bet that did not pay is made more rarely (core/backoff.py); ``limit`` says which.

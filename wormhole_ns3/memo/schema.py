@@ -12,6 +12,7 @@ import socket
 import time
 
 from wormhole_ns3.memo.record import RecordError, decode_value
+from wormhole_ns3.memo.transient_record import TransientRecord, is_transient_value
 
 #: Version of the store's layout (see store.py) and of its exports; another version is refused.
 SCHEMA_VERSION = 1
@@ -28,9 +29,12 @@ def check_key(key: bytes) -> None:
 
 
 def record_problem(value: bytes) -> str | None:
-    """Why ``value`` is not a key's stored continuations (what a replay reads), or None if it is."""
+    """Why ``value`` is not a key's stored continuations (what a replay reads) or a transient record, or None."""
     try:
-        decode_value(value)
+        if is_transient_value(value):
+            TransientRecord.decode(value)
+        else:
+            decode_value(value)
     except RecordError as problem:
         return str(problem)
     except RecursionError:

@@ -27,7 +27,7 @@ from wormhole_ns3.accel.controller import Controller
 from wormhole_ns3.accel.verify import Guard
 from wormhole_ns3.config import AcceleratorConfig
 from wormhole_ns3.core.ports import BoundaryPort
-from wormhole_ns3.core.trace import write_trace
+from wormhole_ns3.core.trace import SkipRecord, TraceKind, write_trace
 from wormhole_ns3.memo.store import MemoStore
 from wormhole_ns3.run.session import Session, SimulationReport, watch_runs
 from wormhole_ns3.runtime import implementation, loader, native, trampoline
@@ -344,12 +344,23 @@ def results_dict(session: Session, report: SimulationReport, script: str, argv: 
         "profile": profile_results(session.controller.boundary, report.run_wall, process),
         "python_callbacks": trampoline.results(loader.cppyy_module()),
         "verify": verify_results(session.controller.guard),
+        "transient_memo": transient_results(report.trace) if options.config.transient_memo else None,
         "queues": as_results(snapshot.queues) if snapshot and snapshot.queues is not None else None,
         "event_timeline": snapshot.event_timeline if snapshot else None,
         # every field of a FlowResult is a number, a string or a list of numbers: a shallow copy
         # serializes as asdict's deep one does, which took 1 s of moe-8x7b-64g's 99,200 flows
         "flows": [dict(vars(f)) for f in (snapshot.flows if snapshot else [])],
     }
+
+
+def transient_results(trace: tuple[SkipRecord, ...]) -> dict[str, float]:
+    """run.json's ``transient_memo``: its decisions by kind, and the events its restores avoided."""
+    kinds = (TraceKind.TRANSIENT_HIT, TraceKind.TRANSIENT_MISS, TraceKind.TRANSIENT_REFUSED,
+             TraceKind.TRANSIENT_RECORDED)
+    counts = {kind.value.removeprefix("transient-"): sum(r.kind is kind for r in trace) for kind in kinds}
+    hits = [r for r in trace if r.kind is TraceKind.TRANSIENT_HIT]
+    return {**counts, "events_avoided": sum(r.events_avoided for r in hits),
+            "skipped_time_s": sum(r.dt for r in hits)}
 
 
 #: run.json's fallback of an accelerated run in which no Simulator::Run() reached the accelerator.

@@ -1,10 +1,10 @@
 """TCP flows a script drives through its own sockets, as ns-3 users write them.
 
-A DCTCP dumbbell (wormhole_ns3.examples.dctcp_dumbbell's topology); each sender
-opens a socket with ``Socket::CreateSocket(node, TcpSocketFactory)``, connects to
-a PacketSink on its receiver and sends --mb MB (flow i: --mb * (1 + i / 2)), the
-last flow --late-ms after the others. No BulkSend, no OnOff: the script's own
-code writes, in one of two ways (--writer):
+A DCTCP dumbbell (wormhole_ns3.examples.dctcp_dumbbell's topology); sender i
+opens a socket with ``Socket::CreateSocket(node, TcpSocketFactory)`` at the i-th
+of --starts-ms, connects to a PacketSink on its receiver and sends the i-th of
+--sizes-mb MB. No BulkSend, no OnOff: the script's own code writes, in one of
+two ways (--writer):
 
 * ``callback`` (the usual pattern): the socket's send callback refills the send
   buffer each time room frees up, and closes the socket after the last byte;
@@ -22,7 +22,6 @@ from wormhole_ns3.examples.dctcp_dumbbell import build_topology, configure_tcp
 
 std = ns.cppyy.gbl.std
 BASE_PORT = 7000
-FIRST_START_S = 0.01
 MB = 10**6
 CHUNK = 1448 * 8
 
@@ -31,10 +30,9 @@ alive = []  # C++ only borrows the callables
 
 def parse_args():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--flows", type=int, default=3)
-    parser.add_argument("--mb", type=float, default=12, help="size of flow 0 in MB")
-    parser.add_argument("--late-ms", type=float, default=150, help="how much later the last flow starts")
-    parser.add_argument("--rate", default="1Gbps")
+    parser.add_argument("--sizes-mb", default="40,60,8", help="each flow's size in MB, comma separated")
+    parser.add_argument("--starts-ms", default="10,10,90", help="when each flow starts, comma separated")
+    parser.add_argument("--rate", default="10Gbps")
     parser.add_argument("--tcp", default="TcpDctcp")
     parser.add_argument("--writer", choices=("callback", "timer"), default="callback")
     parser.add_argument("--period-us", type=float, default=200, help="the timer writer's period")
@@ -91,7 +89,7 @@ class Sender:
             if room == 0:
                 return
             chunk = min(room, self.size - self.written, CHUNK)
-            sent = self.socket.Send(ns.Create[ns.Packet](chunk))
+            sent = self.socket.Send(ns.Create[ns.Packet](chunk), 0)
             if sent <= 0:
                 return
             self.written += sent
@@ -102,22 +100,22 @@ class Sender:
 
 def main():
     args = parse_args()
+    sizes = [int(float(mb) * MB) for mb in args.sizes_mb.split(",")]
+    starts = [float(ms) / 1000 for ms in args.starts_ms.split(",")]
     ns.RngSeedManager.SetSeed(1)
     ns.RngSeedManager.SetRun(1)
     configure_tcp(1, args.tcp)
-    senders, receivers, rx_addrs = build_topology(args.flows, args.rate, "10us")
+    senders, receivers, rx_addrs = build_topology(len(sizes), args.rate, "10us")
     sinks, flows = [], []
-    for i in range(args.flows):
+    for i, (size, start) in enumerate(zip(sizes, starts)):
         port = BASE_PORT + i
         helper = ns.PacketSinkHelper(
             "ns3::TcpSocketFactory", ns.InetSocketAddress(ns.Ipv4Address.GetAny(), port).ConvertTo())
         apps = helper.Install(receivers.Get(i))
         apps.Start(ns.Seconds(0))
         sinks.append(ns.DynamicCast[ns.PacketSink](apps.Get(0)))
-        size = int(args.mb * MB * (1 + i / 2))
         sender = Sender(senders.Get(i), rx_addrs[i], port, size, args.writer,
                         ns.MicroSeconds(int(args.period_us)))
-        start = FIRST_START_S + (args.late_ms / 1000 if i == args.flows - 1 and args.flows > 1 else 0)
         ns.Simulator.Schedule(ns.Seconds(start), ns.MakeEvent(keep(sender.start, "void()")))
         flows.append(sender)
     ns.Simulator.Run()

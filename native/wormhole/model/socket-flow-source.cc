@@ -6,6 +6,7 @@
 #include "flow-tracker.h"
 #include "private-access.h"
 #include "socket-flow.h"
+#include "wormhole-simulator-impl.h"
 
 #include "ns3/bulk-send-application.h"
 #include "ns3/inet-socket-address.h"
@@ -174,7 +175,14 @@ SocketFlowSource::Adopt(Ptr<Node> node, Ptr<TcpSocketBase> socket)
     flow->SetSocket(socket);
     uint32_t index = m_tracker->AddFlow(flow);
     NS_LOG_LOGIC("socket flow " << index << " from node " << node->GetId());
-    flow->SetTag(m_tracker->GetTag(index));
+    uint32_t tag = m_tracker->GetTag(index);
+    flow->SetTag(tag);
+    if (WormholeSimulatorImpl* impl = WormholeSimulatorImpl::GetAccelerating())
+    {
+        // the event that connects (the script's own) is the flow's from here on: its
+        // handshake, and what it schedules for the connection, carry the flow's tag
+        impl->AdoptTag(tag);
+    }
     FlowTracker* tracker = m_tracker;
     flow->SetLifecycle(Callback<void>([tracker, index]() { tracker->NotifyFlowStarted(index); }),
                        Callback<void>([tracker, index]() { tracker->NotifyFlowFinished(index); }));

@@ -11,6 +11,7 @@
 
 #include "ns3/abort.h"
 #include "ns3/inet-socket-address.h"
+#include "ns3/ipv4.h"
 #include "ns3/log.h"
 #include "ns3/make-event.h"
 #include "ns3/node.h"
@@ -104,6 +105,10 @@ SocketFlow::SetSocket(Ptr<TcpSocketBase> socket)
     InetSocketAddress to = InetSocketAddress::ConvertFrom(peer);
     m_srcAddress = from.GetIpv4();
     m_srcPort = from.GetPort();
+    if (m_srcAddress.IsAny())
+    {
+        m_srcAddress = m_srcNode->GetObject<Ipv4>()->GetAddress(1, 0).GetLocal();
+    }
     m_dstAddress = to.GetIpv4();
     m_dstPort = to.GetPort();
     m_dstNode = wormhole::NodeOwning(m_dstAddress);

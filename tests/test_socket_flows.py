@@ -22,9 +22,11 @@ from conftest import REPO, load_json
 pytestmark = pytest.mark.slow
 
 SCRIPT = REPO / "tests" / "scripts" / "raw_tcp_socket.py"
-FLOWS, MB = 3, 8
-SIZES = [int(MB * 1e6 * (1 + i / 2)) for i in range(FLOWS)]  # the script's sizes: flow i, MB * (1 + i / 2)
-ARGS = ["--flows", str(FLOWS), "--mb", str(MB)]
+#: The script's default flows: two start together at 10 Gb/s, a third joins the larger one at 90 ms.
+SIZES_MB, STARTS_MS = (40, 60, 8), (10, 10, 90)
+FLOWS = len(SIZES_MB)
+SIZES = sorted(mb * 10**6 for mb in SIZES_MB)
+ARGS = ["--sizes-mb", ",".join(map(str, SIZES_MB)), "--starts-ms", ",".join(map(str, STARTS_MS))]
 
 
 def run_sides(out, script_args: list[str]) -> dict[str, tuple[dict, str]]:

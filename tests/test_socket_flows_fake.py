@@ -5,11 +5,10 @@ partition is asked again before each judgement, and a writer it cannot reproduce
 """
 
 import pytest
+from test_accel_controller_fake import BOTTLENECK, PERIOD_NS, deliver, run_with, sample_at
 
 from wormhole_ns3.accel.packet_level import PacketLevel
 from wormhole_ns3.core.flows import FlowInfo, FlowKind, SenderBlocker, pausable_congestion_control, sender_blocker
-
-from test_accel_controller_fake import BOTTLENECK, PERIOD_NS, deliver, run_with, sample_at
 
 SOCKET = FlowKind.SOCKET_TCP.value
 

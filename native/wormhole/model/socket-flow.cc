@@ -404,7 +404,9 @@ SocketFlow::WrapCallbacks()
 void
 SocketFlow::CheckWrites()
 {
-    if (m_started && m_writesBlocker == SKIPPABLE && Tail() != m_lastTail)
+    // once its FIN left the script can write no more (and the ACK of the FIN moves the
+    // buffer's tail past the FIN's sequence number)
+    if (m_started && !m_closed && m_writesBlocker == SKIPPABLE && Tail() != m_lastTail)
     {
         NS_LOG_LOGIC("flow " << m_srcAddress << ":" << m_srcPort << ": "
                              << (Tail() - m_lastTail)

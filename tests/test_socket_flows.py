@@ -86,6 +86,7 @@ def test_sockets_written_from_their_send_callbacks_are_skipped_within_the_bounds
     assert accelerated["events"] < baseline["events"]
     rows = [row for row in csv.DictReader(io.StringIO(trace)) if row["kind"] == TraceKind.STEADY.value]
     assert len(rows) == accelerated["skips"] and sum(int(row["credited_bytes"]) for row in rows) > 0
+    assert all(int(row["events_moved"]) > 0 for row in rows)  # the flows' events carry their tags
     assert sum(f["credited_bytes"] for f in accelerated["flows"]) == sum(int(row["credited_bytes"]) for row in rows)
     errors = fct_errors(baseline, accelerated)
     assert sum(errors) / len(errors) <= 0.01 and max(errors) <= 0.03

@@ -175,6 +175,12 @@ SocketFlow::GetCongestionOps() const
 }
 
 std::string
+SocketFlow::GetPlannedCongestionOps() const
+{
+    return GetCongestionOps();
+}
+
+std::string
 SocketFlow::GetRttEstimator() const
 {
     Ptr<RttEstimator> estimator = wormhole::TcpRttEstimatorOf(m_socket);

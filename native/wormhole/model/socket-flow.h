@@ -71,6 +71,8 @@ class SocketFlow : public TrackedFlow
     /** ACKs come back between the same ports, reversed. */
     bool GetReversePorts(uint16_t& source, uint16_t& destination) const override;
     std::string GetCongestionOps() const override;
+    /** Its socket's own: the flow is found once its socket connects. */
+    std::string GetPlannedCongestionOps() const override;
     std::string GetRttEstimator() const override;
     /** None: the script's own event connected it. */
     EventId GetStartEvent() const override;

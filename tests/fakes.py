@@ -234,6 +234,8 @@ class FakeFlow:
     windows: list[int] = field(default_factory=list)
     #: started and sending no data yet (FlowTracker::IsConnecting): a handshake on its links
     connecting: bool = False
+    #: what its sender did that a skip could not reproduce (FlowTracker::GetSkipBlocker; 0: nothing)
+    sender_blocker: int = 0
     credited: int = 0
     sampled: bool = True
     shifted_ns: int = 0
@@ -430,6 +432,9 @@ class FakeTracker(TrackerPort):
 
     def GetSendable(self, f: int) -> int:
         return 10**12
+
+    def GetSkipBlocker(self, f: int) -> int:
+        return self.flows[f].sender_blocker
 
     # -- a skip's actions
     def Credit(self, f: int, nbytes: int) -> int:

@@ -32,6 +32,8 @@
 #include "ns3/route-walker.h"
 #include "ns3/run-observer.h"
 #include "ns3/skip-aware-rtt-estimator.h"
+#include "ns3/socket-flow-source.h"
+#include "ns3/socket-flow.h"
 #include "ns3/start-gate.h"
 #include "ns3/tcp-flow-state.h"
 #include "ns3/tracked-flow.h"

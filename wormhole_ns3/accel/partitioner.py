@@ -17,7 +17,7 @@ from wormhole_ns3.accel.network import Network
 from wormhole_ns3.accel.partition import FlowGroups, Partition
 from wormhole_ns3.accel.steady import Limit, Verdict
 from wormhole_ns3.core.backoff import Patience
-from wormhole_ns3.core.flows import pausable_congestion_control
+from wormhole_ns3.core.flows import pausable_congestion_control, sender_blocker
 
 #: Round-trip times a finished flow's last packets (FIN exchange, final ACKs) may
 #: take to leave its links; until then its links' partitions are not split.
@@ -72,6 +72,9 @@ class PartitionState:
     stalled: bool = False
     #: Why a flow of it must run packet by packet, if one must (its flows are its key: it stays).
     blocker: str | None = None
+    #: Whether a flow of it is driven by the script's own code: its sender may forbid a skip
+    #: later (``Partitioner.refresh_blocker``).
+    script_driven: bool = False
     #: Under same-seed fidelity, the models on its links that would draw random numbers while
     #: it is skipped, if any: it runs packet by packet (its flows and links are its key: it stays).
     draws_at: str | None = None
@@ -136,8 +139,28 @@ class Partitioner:
         return bool(gone)
 
     def skip_blocker(self, flow: int) -> str | None:
-        """Why a flow must run packet by packet under this run's settings (Cubic only with skip_cubic), or None."""
-        return self.network.flows[flow].skip_blocker(pausable_congestion_control(self.skip_cubic))
+        """Why a flow must run packet by packet under this run's settings (Cubic only with skip_cubic), or None.
+
+        A flow the script's own code drives is also asked what its sender did so
+        far (``SenderBlocker``: a write from a timer of its own, no sink).
+        """
+        info = self.network.flows[flow]
+        blocker = info.skip_blocker(pausable_congestion_control(self.skip_cubic))
+        if blocker or not info.script_driven:
+            return blocker
+        return sender_blocker(int(self.network.tracker.GetSkipBlocker(flow)))
+
+    def refresh_blocker(self, st: PartitionState) -> None:
+        """Ask the senders the script drives whether they still let the partition skip.
+
+        What the script does with its socket is seen only as it does it: a write
+        from a timer of its own, after its flow started, blocks the partition
+        from then on (its flows are its key: it stays blocked).
+        """
+        if st.blocker is None and st.script_driven:
+            flows = self.network.flows
+            st.blocker = next((b for f in sorted(st.partition.flows)
+                               if flows[f].script_driven and (b := self.skip_blocker(f))), None)
 
     def reverted(self, st: PartitionState) -> None:
         """A skip-back left the partition's flows unsampled: the next repartition samples them."""
@@ -173,6 +196,7 @@ class Partitioner:
                     rtt=max(network.rtt(f) for f in active),
                     changed_at=now,
                     blocker=next((b for f in sorted(active) if (b := self.skip_blocker(f))), None),
+                    script_driven=any(network.flows[f].script_driven for f in active),
                     draws_at=network.queue_draws(active),
                 )
                 self.mark(st, now)

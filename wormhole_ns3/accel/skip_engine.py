@@ -108,6 +108,7 @@ class SkipEngine:
         if not self.verifier.allows_skips():
             return  # a child checking a decision runs packet by packet; so does a kind the guard stopped
         part = st.partition
+        self.partitioner.refresh_blocker(st)
         if st.blocker or st.draws_at:
             return
         if self._settling(st, now):
@@ -363,7 +364,7 @@ class SkipEngine:
             f: (flows[f].app_rate if flows[f].kind == FlowKind.ONOFF_UDP else None)
             for f in part.flows
         }
-        windowed = [f for f in part.flows if flows[f].kind == FlowKind.BULK_TCP]
+        windowed = [f for f in part.flows if flows[f].tcp]
         return judge(
             samples,
             self.period,

@@ -15,9 +15,41 @@ class FlowKind(Label):
     """
 
     BULK_TCP = "bulk-tcp"
+    #: A TCP connection the script drives through its own socket (SocketFlow).
+    SOCKET_TCP = "socket-tcp"
     ONOFF_UDP = "onoff-udp"
     RDMA_DCQCN = "rdma-dcqcn"
     RDMA_HPCC = "rdma-hpcc"
+
+
+#: The TCP kinds: a window-based sender whose congestion control a skip pauses.
+TCP_KINDS = frozenset({FlowKind.BULK_TCP, FlowKind.SOCKET_TCP})
+
+#: Kinds whose sender is the script's own code: what drives it is seen only as the run goes
+#: (FlowTracker::GetSkipBlocker), so it is asked again before each judgement.
+SCRIPT_DRIVEN_KINDS = frozenset({FlowKind.SOCKET_TCP})
+
+
+class SenderBlocker(Label):
+    """What a flow's sender does that a skip could not reproduce (TrackedFlow::SkipBlocker, in its order).
+
+    A skip of a socket the script drives credits only bytes the script handed
+    over already, and tells its send callback of the room freed when the skip
+    ends; a write from any other event (a timer of its own) has an effect no
+    skip can stand in for.
+    """
+
+    WRITES_OUTSIDE_SEND_CALLBACKS = "its application writes to its socket outside the socket's send callbacks"
+    RECEIVER_NOT_PACKET_SINK = "no PacketSink receives it: a credit would reach no one"
+
+
+#: TrackedFlow::SkipBlocker's values, from 1 (0 is SKIPPABLE).
+_SENDER_BLOCKERS = (SenderBlocker.WRITES_OUTSIDE_SEND_CALLBACKS, SenderBlocker.RECEIVER_NOT_PACKET_SINK)
+
+
+def sender_blocker(code: int) -> SenderBlocker | None:
+    """The blocker FlowTracker::GetSkipBlocker's number names, None for SKIPPABLE (0)."""
+    return _SENDER_BLOCKERS[code - 1] if code else None
 
 
 #: Prefix of every RDMA kind ("rdma-" and the congestion control's name).
@@ -83,6 +115,16 @@ class FlowInfo:
         return frozenset(self.path) | frozenset(self.reverse_path)
 
     @property
+    def tcp(self) -> bool:
+        """True for a TCP sender (a BulkSend's, or a socket the script drives): its window is its state."""
+        return self.kind in TCP_KINDS
+
+    @property
+    def script_driven(self) -> bool:
+        """True if the script's own code drives the sender: what it does is seen as the run goes."""
+        return self.kind in SCRIPT_DRIVEN_KINDS
+
+    @property
     def paced(self) -> bool:
         """True if a rate-based congestion control paces the flow: its rate is its state."""
         return is_paced(self.kind)
@@ -94,7 +136,7 @@ class FlowInfo:
         """
         if not self.path:
             return "route unknown (random ECMP or on-demand routing)"
-        if self.kind == FlowKind.BULK_TCP:
+        if self.kind in TCP_KINDS:
             if self.congestion_control in WINDOW_GROWS_WITH_TIME - pausable:
                 return f"{self.congestion_control} keeps time-based state (--skip-cubic pauses it)"
             if self.congestion_control not in pausable:

@@ -205,7 +205,7 @@ CONTROLLER_METHODS = (
     "GetFlowRecord", "GetFlowOutcome", "GetState", "GetStartTime", "IsConnecting",
     "GetDelivered", "GetSendable", "GetSamples", "ClearSamples", "IsQuiet",
     "GetSentSamples", "GetSendingRateSamples", "GetNotificationSamples", "GetWindowSamples",
-    "GetPlannedRoute", "ShiftTimes", "Credit", "Uncredit", "SetSampled",
+    "GetPlannedRoute", "ShiftTimes", "Credit", "Uncredit", "SetSampled", "GetSkipBlocker",
 )
 
 #: FlowTracker methods the memo driver adds.

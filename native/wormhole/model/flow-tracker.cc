@@ -875,6 +875,12 @@ FlowTracker::GetFinishTime(uint32_t flow) const
     return m_registry->Get(flow).finish;
 }
 
+int
+FlowTracker::GetSkipBlocker(uint32_t flow) const
+{
+    return m_registry->Get(flow).flow->GetSkipBlocker();
+}
+
 bool
 FlowTracker::IsQuiet(uint32_t flow) const
 {

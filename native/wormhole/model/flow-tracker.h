@@ -288,6 +288,12 @@ class FlowTracker : public Object
     bool IsQuiet(uint32_t flow) const;
     /** @return the time the last byte arrived, or -1 s while unfinished. */
     Time GetFinishTime(uint32_t flow) const;
+    /**
+     * @return why what drives the flow's sender forbids a skip, as far as it
+     * has been seen (TrackedFlow::SkipBlocker: a script writing to its own
+     * socket from a timer, say); SKIPPABLE (0) if nothing does.
+     */
+    int GetSkipBlocker(uint32_t flow) const;
 
     // Sampling (the RateSampler's: see it for what each sample holds)
     /** RateSampler::Configure: sample each `period`, call `onWindow` every `samplesPerWindow`. */

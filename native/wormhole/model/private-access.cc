@@ -20,10 +20,14 @@
 #include "ns3/tcp-congestion-ops.h"
 #include "ns3/tcp-cubic.h"
 #include "ns3/tcp-dctcp.h"
+#include "ns3/tcp-l4-protocol.h"
 #include "ns3/tcp-socket-state.h"
 #include "ns3/tcp-socket-base.h"
 #include "ns3/tcp-tx-buffer.h"
 #include "ns3/tcp-tx-item.h"
+
+#include <algorithm>
+#include <unordered_map>
 
 namespace ns3
 {
@@ -101,6 +105,13 @@ WORMHOLE_EXPOSE(DctcpNextSeqFlag, TcpDctcp, m_nextSeqFlag, bool);
 WORMHOLE_EXPOSE(CubicEpochStartField, TcpCubic, m_epochStart, Time);
 WORMHOLE_EXPOSE(CubicRoundStart, TcpCubic, m_roundStart, Time);
 WORMHOLE_EXPOSE(CubicLastAck, TcpCubic, m_lastAck, Time);
+using SocketCallbackType = Callback<void, Ptr<Socket>, uint32_t>;
+WORMHOLE_EXPOSE(SocketSendCb, Socket, m_sendCb, SocketCallbackType);
+WORMHOLE_EXPOSE(SocketDataSentCb, Socket, m_dataSent, SocketCallbackType);
+using TcpStateValue = TracedValue<TcpSocket::TcpStates_t>;
+WORMHOLE_EXPOSE(SocketConnectionState, TcpSocketBase, m_state, TcpStateValue);
+using TcpSocketMap = std::unordered_map<uint64_t, Ptr<TcpSocketBase>>;
+WORMHOLE_EXPOSE(L4Sockets, TcpL4Protocol, m_sockets, TcpSocketMap);
 
 #undef WORMHOLE_EXPOSE
 
@@ -295,6 +306,41 @@ TcpUnsentBytes(Ptr<TcpSocketBase> socket)
 {
     TcpTxBuffer* buffer = PeekPointer(PeekPointer(socket)->*MemberPointer(SocketTxBuffer()));
     return buffer->*MemberPointer(TxBufferSize()) - buffer->*MemberPointer(TxBufferSentSize());
+}
+
+Callback<void, Ptr<Socket>, uint32_t>&
+SocketSendCallback(Ptr<Socket> socket)
+{
+    return PeekPointer(socket)->*MemberPointer(SocketSendCb());
+}
+
+Callback<void, Ptr<Socket>, uint32_t>&
+SocketDataSentCallback(Ptr<Socket> socket)
+{
+    return PeekPointer(socket)->*MemberPointer(SocketDataSentCb());
+}
+
+TcpSocket::TcpStates_t
+TcpConnectionState(Ptr<TcpSocketBase> socket)
+{
+    return (PeekPointer(socket)->*MemberPointer(SocketConnectionState())).Get();
+}
+
+std::vector<Ptr<TcpSocketBase>>
+TcpSocketsOf(Ptr<TcpL4Protocol> tcp)
+{
+    const TcpSocketMap& sockets = PeekPointer(tcp)->*MemberPointer(L4Sockets());
+    std::vector<std::pair<uint64_t, Ptr<TcpSocketBase>>> byIndex(sockets.begin(), sockets.end());
+    std::sort(byIndex.begin(), byIndex.end(), [](const auto& a, const auto& b) {
+        return a.first < b.first;
+    });
+    std::vector<Ptr<TcpSocketBase>> ordered;
+    ordered.reserve(byIndex.size());
+    for (const auto& [index, socket] : byIndex)
+    {
+        ordered.push_back(socket);
+    }
+    return ordered;
 }
 
 uint32_t

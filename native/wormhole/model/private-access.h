@@ -15,8 +15,12 @@
 #include <string>
 #include <utility>
 
+#include "ns3/callback.h"
 #include "ns3/nstime.h"
+#include "ns3/tcp-socket.h"
 #include "ns3/traced-value.h"
+
+#include <vector>
 
 namespace ns3
 {
@@ -33,6 +37,8 @@ class EventId;
 class Packet;
 class Address;
 class FlowMonitor;
+class Socket;
+class TcpL4Protocol;
 
 namespace wormhole
 {
@@ -134,6 +140,18 @@ uint32_t TcpUnsentBytes(Ptr<TcpSocketBase> socket);
  * @return the number of bytes removed.
  */
 uint32_t TcpTrimUnsentTail(Ptr<TcpSocketBase> socket, uint32_t bytes);
+
+/** @return the callback a socket calls when room frees up in its send buffer (SetSendCallback's). */
+Callback<void, Ptr<Socket>, uint32_t>& SocketSendCallback(Ptr<Socket> socket);
+
+/** @return the callback a socket calls when it has sent new data (SetDataSentCallback's). */
+Callback<void, Ptr<Socket>, uint32_t>& SocketDataSentCallback(Ptr<Socket> socket);
+
+/** @return the state of a TCP socket's connection (LISTEN, SYN_SENT, ESTABLISHED, ...). */
+TcpSocket::TcpStates_t TcpConnectionState(Ptr<TcpSocketBase> socket);
+
+/** @return the TCP sockets of a node's TcpL4Protocol, in the order they were created. */
+std::vector<Ptr<TcpSocketBase>> TcpSocketsOf(Ptr<TcpL4Protocol> tcp);
 
 /**
  * Credit a FlowMonitor flow with `packets` more packets delivered, each with

@@ -198,6 +198,12 @@ TrackedFlow::ShiftTimes(Time /* delta */)
 {
 }
 
+TrackedFlow::SkipBlocker
+TrackedFlow::GetSkipBlocker()
+{
+    return SKIPPABLE;
+}
+
 std::vector<double>
 TrackedFlow::GetCongestionState() const
 {

@@ -42,6 +42,18 @@ class Node;
 class TrackedFlow : public Object
 {
   public:
+    /**
+     * Why a flow's sender forbids a skip whatever the network does: what a skip
+     * could not reproduce of the script driving it. The Python's
+     * core.flows.SenderBlocker names them, in this order.
+     */
+    enum SkipBlocker : uint8_t
+    {
+        SKIPPABLE = 0,                     //!< nothing the sender does forbids a skip
+        WRITES_OUTSIDE_SEND_CALLBACKS = 1, //!< the script writes from events of its own (a timer)
+        RECEIVER_NOT_PACKET_SINK = 2,      //!< no PacketSink counts what arrives: a credit reaches no one
+    };
+
     static TypeId GetTypeId();
     TrackedFlow();
     ~TrackedFlow() override;
@@ -186,6 +198,12 @@ class TrackedFlow : public Object
      * times its objects keep too (pacing clocks, timestamps of past events).
      */
     virtual void ShiftTimes(Time delta);
+    /**
+     * @return what the flow's sender does that a skip could not reproduce, as
+     * far as it has been seen (SKIPPABLE for the applications the tracker
+     * knows: a skip stands in for them whole).
+     */
+    virtual SkipBlocker GetSkipBlocker();
 
     // What a memo needs
     /**

@@ -3,7 +3,9 @@
 ns-3.44's ns3-tcp-cubic suite has such a case: a flow cycles at --rate, the
 bottleneck doubles at --step-s, and the window's climb to the new capacity
 follows its cubic function from wherever its cycle was at the step. Here
-everything else is ns-3's defaults (TcpCubic, FQ-CoDel, 536-byte segments),
+everything else is ns-3's defaults (TcpCubic, FQ-CoDel, 536-byte segments;
+--segment and --no-friendly set the suite's 1448 bytes and a window on the
+cubic function alone),
 with one or more flows of --mb megabytes (0: unlimited, stopped at --stop-s).
 A trace sink in C++ keeps each flow's congestion window; events the script
 schedules print it, in segments, every --read-ms from the step to the stop.
@@ -92,12 +94,20 @@ def parse_args() -> argparse.Namespace:
     parser.add_argument("--step-s", type=float, default=10.0)
     parser.add_argument("--stop-s", type=float, default=14.0)
     parser.add_argument("--read-ms", type=float, default=250.0)
-    parser.add_argument("--delay", default="2ms")
+    parser.add_argument("--delay", default="2ms", help="the bottleneck's delay")
+    parser.add_argument("--segment", type=int, default=0, help="TCP segment size (0: ns-3's default)")
+    parser.add_argument("--no-friendly", action="store_true",
+                        help="Cubic without its Reno-friendly region: its window follows the cubic function only")
     return parser.parse_args()
 
 
 def main() -> None:
     args = parse_args()
+    if args.segment:
+        ns.Config.SetDefault("ns3::TcpSocket::SegmentSize", ns.UintegerValue(args.segment))
+        step.g_segment = args.segment
+    if args.no_friendly:
+        ns.Config.SetDefault("ns3::TcpCubic::TcpFriendliness", ns.BooleanValue(False))
     senders, receivers, routers = ns.NodeContainer(), ns.NodeContainer(), ns.NodeContainer()
     senders.Create(args.flows)
     receivers.Create(args.flows)

@@ -224,7 +224,7 @@ def test_cubic_ns3s_default_is_skipped_by_default_and_its_clocks_move_with_the_s
     deliver(tracker, {0: 0.49 * BOTTLENECK, 1: 0.49 * BOTTLENECK})
     sample_at(refused, ns3, 11 * PERIOD_NS)
     assert refused.skips == []
-    assert refused.skip_blocker(0) == "ns3::TcpCubic keeps time-based state (--skip-cubic pauses it)"
+    assert refused.skip_blocker(0) == "ns3::TcpCubic keeps time-based state (--no-skip-cubic)"
 
     # flows that met no congestion signal: their windows are held, nothing to cut to whole cycles
     controller, tracker, ns3 = run_with([(10**8, "ns3::TcpCubic")] * 2, config)

@@ -143,7 +143,7 @@ class Partitioner:
         return bool(gone)
 
     def skip_blocker(self, flow: int) -> str | None:
-        """Why a flow must run packet by packet under this run's settings (Cubic only with skip_cubic), or None.
+        """Why a flow must run packet by packet under this run's settings (Cubic unless skip_cubic), or None.
 
         A flow the script's own code drives is also asked what its sender did so
         far (``SenderBlocker``: a write from a timer of its own, no sink).

@@ -96,4 +96,5 @@ def test_cubic_s_window_read_by_the_script_after_a_capacity_step_is_plain_ns3_s(
     before, after = readings(plain.stdout), readings(accelerated.stdout)
     assert len(before) == len(after) == 6
     for plain_windows, windows in zip(before, after):
-        assert all(abs(w - p) <= max(3.0, 0.03 * p) for w, p in zip(windows, plain_windows)), (before, after)
+        # within 2 segments (2%): paused at 1.69 s and resumed at the step, 3.03 cycles on, they read 5 more
+        assert all(abs(w - p) <= max(2.0, 0.02 * p) for w, p in zip(windows, plain_windows)), (before, after)

@@ -57,6 +57,7 @@ def test_a_skip_is_cut_to_whole_cycles_within_the_phase_tolerance_of_every_flow(
     # the period's error grows with each cycle: at most PHASE_TOLERANCE of one is allowed
     longest = cut(100.0, {0: fast})
     assert longest is not None and longest.cycles == int(PHASE_TOLERANCE * 0.8 / 0.0125)
+    assert cut(float("inf"), {0: fast}) == longest  # unlimited flows and nothing due: the tolerance bounds it
     # a second flow of another period: the length is a whole number of both, within the tolerance
     slow = Cycle(flow=1, period=1.0, measured=2, rate=1.0, error=0.0)
     both = cut(4.5, {0: fast, 1: slow})

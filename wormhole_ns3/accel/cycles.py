@@ -140,7 +140,7 @@ def cut(limit: float, cycles: Mapping[int, Cycle]) -> Cut | None:
     best: Cut | None = None
     for flow in sorted(cycles):
         own = cycles[flow]
-        most = min(MAX_CYCLES, math.floor(limit / own.period + 1e-9))
+        most = math.floor(min(MAX_CYCLES, limit / own.period + 1e-9))  # limit may be infinite
         for k in range(most, 0, -1):
             length = k * own.period
             if best is not None and length <= best.length:

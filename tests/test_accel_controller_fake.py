@@ -260,7 +260,7 @@ def test_a_cubic_skip_spans_whole_congestion_cycles_and_ends_where_the_next_one_
     assert skip.cycles == 7 and skip.dt == pytest.approx(140 * PERIOD_NS * 1e-9)
     assert st.end is SkipEnd.WHOLE_CYCLES and skip.limit == "whole cycles"
     assert [tracker.flows[f].shifted_ns for f in (0, 1)] == [140 * PERIOD_NS] * 2
-    # what each flow delivered over its whole cycles, for as many
+    # each flow's share for as long
     assert skip.credited_bytes == pytest.approx(2 * 0.49 * BOTTLENECK * 140e-3, abs=2)
     ns3.now_ns = 270 * PERIOD_NS
     controller.on_resume()

@@ -21,8 +21,11 @@ differ by more than the jitter allowed: its window is not yet periodic.
 ``cut`` shortens a planned skip to the longest length that is a whole number
 of every such flow's periods within ``PHASE_TOLERANCE`` of a cycle, counting
 the period's own error (one sample period over the cycles measured, per cycle
-skipped). The credited rate of each such flow is what it delivered over its
-whole measured cycles, so that k T credits what k of its cycles deliver.
+skipped). The rates credited stay the verdict's (fair shares times the window's
+efficiency): at the full bottleneck a Cubic partition is judged at, they are the
+link's payload rate, while what a flow's sink counted between two of its signals
+is biased by the out-of-order bytes it held at each (doc/changelog.md, "Cubic
+skipped by default, in whole congestion cycles").
 """
 
 from __future__ import annotations
@@ -56,8 +59,6 @@ class Cycle:
     period: float
     #: Whole cycles the period was measured over (the repeating ones at the end of its history).
     measured: int
-    #: What it delivered over those cycles, bytes/s.
-    rate: float
     #: Error bound of ``period``: one sample period over the cycles measured, s.
     error: float
 
@@ -100,12 +101,10 @@ def cycle_starts(signals: np.ndarray, windows: np.ndarray) -> list[int]:
     return starts
 
 
-def measure(
-    flow: int, signals: np.ndarray, windows: np.ndarray, delivered: np.ndarray, period: float, needed: int
-) -> Cycle | str:
+def measure(flow: int, signals: np.ndarray, windows: np.ndarray, period: float, needed: int) -> Cycle | str:
     """The flow's period from its samples, or why it has none yet (the skip trace's words).
 
-    ``signals``, ``windows`` and ``delivered`` are the flow's samples, every
+    ``signals`` and ``windows`` are the flow's samples, every
     ``period`` s since its partition's last change; ``needed`` whole cycles at
     least must repeat. The period is measured over the longest run of cycles
     at the end of the history that agree within ``CYCLE_JITTER``.
@@ -127,8 +126,7 @@ def measure(
                 f"more than {CYCLE_JITTER:.1%} apart, its window is not yet periodic")
     first, end = starts[-taken - 1], starts[-1]
     span = (end - first) * period
-    rate = float(delivered[end] - delivered[first]) / span
-    return Cycle(flow=flow, period=span / taken, measured=taken, rate=rate, error=period / taken)
+    return Cycle(flow=flow, period=span / taken, measured=taken, error=period / taken)
 
 
 def cut(limit: float, cycles: Mapping[int, Cycle]) -> Cut | None:

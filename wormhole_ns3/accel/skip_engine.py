@@ -154,7 +154,6 @@ class SkipEngine:
             st.patience.won()
             st.rates, st.reason, st.idle = dict(verdict.rates), verdict.reason, verdict.idle
             st.cycles = measured
-            st.rates.update({f: c.rate for f, c in measured.items()})
             st.rates_until = now + verdict.horizon
         exempt = self._idle_hosts(st)
         if exempt is None:
@@ -207,7 +206,7 @@ class SkipEngine:
             if len(signals) == 0 or signals[-1] == signals[0]:
                 continue
             measured = cycles.measure(f, signals, np.array(tracker.GetWindowSamples(f), dtype=np.int64, copy=True),
-                                      self._samples(f), self.period, self.config.congestion_cycles)
+                                      self.period, self.config.congestion_cycles)
             if isinstance(measured, str):
                 return Verdict(Limit.CYCLE_UNSEEN, measured, f)
             found[f] = measured

@@ -218,23 +218,82 @@ def test_same_seed_judges_a_partition_that_drew_afresh_over_a_window_that_draws_
     assert len(controller.skips) == 1 and controller.skips[0].draws is DrawCase.DREW_NOTHING
 
 
-def test_cubic_ns3s_default_is_skipped_when_asked_and_its_clocks_move_with_the_skip():
+def test_cubic_ns3s_default_is_skipped_by_default_and_its_clocks_move_with_the_skip():
     config = AcceleratorConfig(sample_period=PERIOD_NS * 1e-9, window=WINDOW, tail_rtts=20)
-    refused, tracker, ns3 = run_with([(10**8, "ns3::TcpCubic")] * 2, config)
+    refused, tracker, ns3 = run_with([(10**8, "ns3::TcpCubic")] * 2, replace(config, skip_cubic=False))
     deliver(tracker, {0: 0.49 * BOTTLENECK, 1: 0.49 * BOTTLENECK})
     sample_at(refused, ns3, 11 * PERIOD_NS)
     assert refused.skips == []
-    assert refused.skip_blocker(0) == "ns3::TcpCubic keeps time-based state (--skip-cubic pauses it)"
+    assert refused.skip_blocker(0) == "ns3::TcpCubic keeps time-based state (--no-skip-cubic)"
 
-    controller, tracker, ns3 = run_with([(10**8, "ns3::TcpCubic")] * 2, replace(config, skip_cubic=True))
+    # flows that met no congestion signal: their windows are held, nothing to cut to whole cycles
+    controller, tracker, ns3 = run_with([(10**8, "ns3::TcpCubic")] * 2, config)
     deliver(tracker, {0: 0.49 * BOTTLENECK, 1: 0.49 * BOTTLENECK})
     sample_at(controller, ns3, 11 * PERIOD_NS)
 
-    assert len(controller.skips) == 1
+    assert len(controller.skips) == 1 and controller.skips[0].cycles == 0
     skip_ns = round(controller.skips[0].dt * 1e9)
     assert skip_ns > 0
     # BulkSendFlow::ShiftTimes moves Cubic's epoch and HyStart's clocks by as much
     assert [tracker.flows[f].shifted_ns for f in (0, 1)] == [skip_ns, skip_ns]
+
+
+def cycling(tracker, flows, cycle, samples, offset=0, rate=0.49 * BOTTLENECK):
+    """Samples of Cubic flows cut by a congestion signal every ``cycle`` samples, their windows rising between."""
+    deliver(tracker, {f: rate for f in flows}, samples=samples)
+    for f in flows:
+        starts = range(5 + offset, samples, cycle)
+        tracker.flows[f].notifications = [sum(s <= i for s in starts) for i in range(samples)]
+        tracker.flows[f].windows = [100_000 + 1000 * ((i - 5 - offset) % cycle) for i in range(samples)]
+
+
+def test_a_cubic_skip_spans_whole_congestion_cycles_and_ends_where_the_next_one_would_not_fit():
+    """Cut at every 20th sample, 6 cycles seen: the skip before an event 150 samples on spans 7 cycles, not 7.5."""
+    controller, tracker, ns3 = run_with([(10**9, "ns3::TcpCubic")] * 2)
+    cycling(tracker, (0, 1), cycle=20, samples=131)
+    ns3.impl.next_unattributed_ns = 280 * PERIOD_NS
+    sample_at(controller, ns3, 130 * PERIOD_NS)
+
+    (skip,) = controller.skips
+    st = next(iter(controller.partitions.values()))
+    assert st.cycles[0].period == pytest.approx(20 * PERIOD_NS * 1e-9) and st.cycles[0].measured == 6
+    assert skip.cycles == 7 and skip.dt == pytest.approx(140 * PERIOD_NS * 1e-9)
+    assert st.end is SkipEnd.WHOLE_CYCLES and skip.limit == "whole cycles"
+    assert [tracker.flows[f].shifted_ns for f in (0, 1)] == [140 * PERIOD_NS] * 2
+    # each flow's share for as long
+    assert skip.credited_bytes == pytest.approx(2 * 0.49 * BOTTLENECK * 140e-3, abs=2)
+    ns3.now_ns = 270 * PERIOD_NS
+    controller.on_resume()
+    assert st.rates is None  # judged afresh: the period's error grows with each cycle counted on it
+
+
+def test_a_cubic_skip_spans_no_more_cycles_than_its_measured_period_keeps_within_the_phase_tolerance():
+    """2 cycles of 20 samples seen: the period is known within half a sample, so 4 cycles keep the phase within
+    2 samples (PHASE_TOLERANCE of a cycle), whatever the room."""
+    controller, tracker, ns3 = run_with([(10**9, "ns3::TcpCubic")] * 2)
+    cycling(tracker, (0, 1), cycle=20, samples=51)
+    ns3.impl.next_unattributed_ns = 500 * PERIOD_NS
+    sample_at(controller, ns3, 50 * PERIOD_NS)
+    (skip,) = controller.skips
+    assert skip.cycles == 4 and skip.dt == pytest.approx(80 * PERIOD_NS * 1e-9)
+
+
+def test_a_cubic_skip_is_refused_while_its_cycles_do_not_repeat_and_when_no_whole_cycle_fits():
+    controller, tracker, ns3 = run_with([(10**9, "ns3::TcpCubic")] * 2)
+    cycling(tracker, (0, 1), cycle=20, samples=51)
+    tracker.flows[1].notifications = [n + (i >= 12) for i, n in enumerate(tracker.flows[1].notifications)]
+    tracker.flows[1].windows[12] = tracker.flows[1].windows[13] = 90_000  # cut at 12 and at 25: 7 then 20
+    ns3.impl.next_unattributed_ns = 200 * PERIOD_NS
+    sample_at(controller, ns3, 50 * PERIOD_NS)
+    st = next(iter(controller.partitions.values()))
+    assert controller.skips == [] and st.last_verdict.limit is Limit.CYCLE_UNSEEN and st.last_verdict.flow == 1
+
+    controller, tracker, ns3 = run_with([(10**9, "ns3::TcpCubic")] * 2)
+    cycling(tracker, (0, 1), cycle=20, samples=51)
+    ns3.impl.next_unattributed_ns = 65 * PERIOD_NS  # 15 samples on: no whole cycle of 20
+    sample_at(controller, ns3, 50 * PERIOD_NS)
+    assert controller.skips == []
+    assert set(controller.packet_level_time) == {PacketLevel.SKIP_TOO_SHORT}
 
 
 def test_a_skip_never_crosses_an_unattributed_event_and_is_judged_afresh_after_it():

@@ -56,7 +56,7 @@ def test_the_issues_two_simulations_with_a_broadcast_flow_run_as_plain_python(wo
     script = SCRIPTS / "two_simulations.py"
     plain = plain_python(script)
     assert plain.returncode == 0, plain.stderr
-    done = wormhole("run", "--skip-cubic", "--results", tmp_path / "r.json", script)
+    done = wormhole("run", "--results", tmp_path / "r.json", script)
     assert done.returncode == 0, done.stderr[-3000:]
     assert done.stdout == plain.stdout
     results = load_json(tmp_path / "r.json")

@@ -103,12 +103,11 @@ class AcceleratorConfig:
     enabled: bool = _setting(True, "fast-forward steady partitions (default on)", flag="fast-forward")
     #: Skip TCP Cubic (ns-3's default congestion control) too. Its window grows with the time since
     #: its last reduction, and a skip pauses it with its clocks (BulkSendFlow::ShiftTimes): it resumes
-    #: at the point of its cycle where it paused, not where plain ns-3's would be by then. Its FCTs
-    #: stay close (tests/test_ns3_kinds.py), but a script that reads Cubic's window against time after
-    #: an event of its own sees it lag (ns-3's ns3-tcp-cubic suite then fails), hence off.
+    #: at the point of its cycle where it paused. A skip of its flows therefore spans whole congestion
+    #: cycles of theirs (accel/cycles.py), after which plain ns-3's flow is at that point too; off, a
+    #: Cubic flow runs packet by packet.
     skip_cubic: bool = _setting(
-        False, "skip TCP Cubic flows too, each paused at the point of its cycle (default off: Cubic's "
-        "window against time then lags plain ns-3's after a skip)")
+        True, "skip TCP Cubic flows too, each skip spanning whole congestion cycles of theirs (default on)")
     #: The transient memo (memo/transient.py): restore a partition's transient after a change of
     #: its flow set as a stored one with the same contention graph and bucketed state ended.
     #: Its restores are not exact (queues stay as they were at the change), hence off.

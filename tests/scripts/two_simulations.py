@@ -66,7 +66,7 @@ def bulk_network() -> None:
                                ns.InetSocketAddress(ns.Ipv4Address.GetAny(), port).ConvertTo())
     received = ns.DynamicCast[ns.PacketSink](sink.Install(nodes.Get(1)).Get(0))
     ns.Simulator.Run()
-    # in ms: the transfer (ns-3's default TCP, Cubic) may be skipped (--skip-cubic), and a skip keeps its
+    # in ms: the transfer (ns-3's default TCP, Cubic) may be skipped (in whole cycles), and a skip keeps its
     # times within the accelerator's error, not to the ns; its last event, TIME_WAIT's, ends the run 240 s on
     print(f"second simulation: received {received.GetTotalRx()} bytes, "
           f"ended at {ns.Simulator.Now().GetSeconds():.3f} s")

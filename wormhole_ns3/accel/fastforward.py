@@ -30,6 +30,8 @@ class SkipEnd(Label):
     FLOW_TAIL = "tail"
     HORIZON = "horizon"
     NO_BOUND = "no bound"
+    #: Cut short to whole congestion cycles of flows whose window grows with time (``cycles.py``).
+    WHOLE_CYCLES = "whole cycles"
 
 
 @dataclass(frozen=True)
@@ -49,6 +51,8 @@ class SkipPlan:
     end: SkipEnd
     #: The flow whose tail ended it (``end`` is FLOW_TAIL).
     tail_flow: int | None = None
+    #: Whole congestion cycles it spans, of flows whose window grows with time (0: not cut to cycles).
+    cycles: int = 0
 
     @property
     def limit(self) -> str:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from wormhole_ns3.accel.cycles import Cycle
 from wormhole_ns3.accel.fastforward import SkipEnd
 from wormhole_ns3.accel.network import Network
 from wormhole_ns3.accel.partition import FlowGroups, Partition
@@ -49,6 +50,9 @@ class PartitionState:
     #: Until when the rates may be carried forward (the verdict's horizon from its judgement).
     rates_until: float = float("inf")
     reason: str = ""
+    #: The congestion cycles of its flows whose window grows with time (Cubic), measured with its
+    #: rates: a skip of theirs spans whole cycles (``cycles.py``).
+    cycles: dict[int, Cycle] = field(default_factory=dict)
     last_verdict: Verdict | None = None
     paused_from: float | None = None
     paused_until: float | None = None
@@ -139,7 +143,7 @@ class Partitioner:
         return bool(gone)
 
     def skip_blocker(self, flow: int) -> str | None:
-        """Why a flow must run packet by packet under this run's settings (Cubic only with skip_cubic), or None.
+        """Why a flow must run packet by packet under this run's settings (Cubic unless skip_cubic), or None.
 
         A flow the script's own code drives is also asked what its sender did so
         far (``SenderBlocker``: a write from a timer of its own, no sink).

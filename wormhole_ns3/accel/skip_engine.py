@@ -12,12 +12,13 @@ charged to why it did (``packet_level.py``).
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
+from wormhole_ns3.accel import cycles
 from wormhole_ns3.accel.arrivals import Arrivals
-from wormhole_ns3.accel.fastforward import FlowProgress, SkipEnd, plan_skip
+from wormhole_ns3.accel.fastforward import FlowProgress, SkipEnd, SkipPlan, plan_skip
 from wormhole_ns3.accel.network import Network
 from wormhole_ns3.accel.packet_level import PACKET_LEVEL_BY_LIMIT, PacketLevel
 from wormhole_ns3.accel.partitioner import Partitioner, PartitionState
@@ -137,6 +138,9 @@ class SkipEngine:
             if not st.patience.due(backing_off):
                 return  # refused at every judgement while no shortcut has paid: judged more rarely
             verdict = self._judge(st, early)
+            measured = self._cycles(st) if verdict.steady else {}
+            if isinstance(measured, Verdict):
+                verdict, measured = measured, {}
             self.ledger.judged(len(part.flows))
             st.last_verdict = verdict
             if early and verdict.limit is Limit.WINDOW_NOT_FULL:
@@ -149,6 +153,7 @@ class SkipEngine:
                 return
             st.patience.won()
             st.rates, st.reason, st.idle = dict(verdict.rates), verdict.reason, verdict.idle
+            st.cycles = measured
             st.rates_until = now + verdict.horizon
         exempt = self._idle_hosts(st)
         if exempt is None:
@@ -175,12 +180,63 @@ class SkipEngine:
             min_skip=self.config.min_skip_samples * self.period,
             max_skip=self.config.max_skip,
         )
+        if plan is not None and st.cycles:
+            plan = self._whole_cycles(st, plan)
         if plan is not None:
             if self.verifier.selects_skip() and self.verifier.fork_skip(tuple(sorted(part.flows)), plan):
                 return  # this is the child: it simulates the skip's time packet by packet
             self.skipper.skip(st, plan, exempt, self._settled(st, plan.start))
         elif st.idle:
             st.rates = None  # shares with idle flows hold only until one of them wakes
+
+    def _cycles(self, st: PartitionState) -> dict[int, cycles.Cycle] | Verdict:
+        """The congestion cycles of the partition's flows whose window grows with time, or the verdict refusing them.
+
+        Only flows that met congestion signals since the partition's last change
+        cycle; one that met none has its window held (``judge`` saw to it), which
+        its clocks do not move. A flow whose last cycles do not repeat is refused
+        as ``Limit.CYCLE_UNSEEN``: its period is not yet what a skip may count on.
+        """
+        flows, tracker = self.network.flows, self.network.tracker
+        found: dict[int, cycles.Cycle] = {}
+        for f in sorted(st.partition.flows):
+            if flows[f].congestion_control not in WINDOW_GROWS_WITH_TIME:
+                continue
+            signals = np.array(tracker.GetNotificationSamples(f), dtype=np.int64, copy=True)
+            if len(signals) == 0 or signals[-1] == signals[0]:
+                continue
+            measured = cycles.measure(f, signals, np.array(tracker.GetWindowSamples(f), dtype=np.int64, copy=True),
+                                      self.period, self.config.congestion_cycles)
+            if isinstance(measured, str):
+                return Verdict(Limit.CYCLE_UNSEEN, measured, f)
+            found[f] = measured
+        return found
+
+    def _whole_cycles(self, st: PartitionState, plan: SkipPlan) -> SkipPlan | None:
+        """The plan cut to whole congestion cycles of the partition's cycling flows (``cycles.cut``), or None.
+
+        Uncut when every such flow ends within its tail after the planned skip:
+        its phase is then seen by nothing but its last packets. Cut, it ends at
+        ``SkipEnd.WHOLE_CYCLES`` if that is earlier than planned, and the
+        partition is judged afresh after it (the period's error grows with every
+        cycle a skip spans on one measurement).
+        """
+        rates = st.rates
+        assert rates is not None, "only a partition judged steady is planned"
+        tail = self.config.tail_rtts * st.rtt
+        ending = [f for f in st.cycles
+                  if (left := self._progress_of(f).remaining) is not None
+                  and left - rates[f] * plan.duration <= rates[f] * tail * (1 + 1e-9)]
+        if len(ending) == len(st.cycles):
+            return plan
+        whole = cycles.cut(plan.duration, st.cycles)
+        if whole is None or whole.length < self.config.min_skip_samples * self.period:
+            return None
+        shortened = whole.length < plan.duration * (1 - 1e-12)
+        return replace(plan, duration=whole.length,
+                       credits={f: int(rate * whole.length) for f, rate in rates.items()},
+                       end=SkipEnd.WHOLE_CYCLES if shortened else plan.end,
+                       tail_flow=None if shortened else plan.tail_flow, cycles=whole.cycles)
 
     def _contends(self, st: PartitionState) -> bool:
         """Whether the partition's flows contend (``_contended``), worked out at the first asking."""

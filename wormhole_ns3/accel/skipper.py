@@ -22,8 +22,9 @@ from wormhole_ns3.core.ports import Callback
 from wormhole_ns3.core.trace import SkipRecord
 
 #: Skip ends after which something outside the partition's flows ran (or its rates
-#: expired): its rates are judged afresh.
-JUDGE_AFRESH_AFTER = frozenset({SkipEnd.UNATTRIBUTED_EVENT, SkipEnd.RATES_SEEN_TO_HOLD})
+#: expired, or its congestion cycles' period was counted on as far as one measurement
+#: goes): its rates are judged afresh.
+JUDGE_AFRESH_AFTER = frozenset({SkipEnd.UNATTRIBUTED_EVENT, SkipEnd.RATES_SEEN_TO_HOLD, SkipEnd.WHOLE_CYCLES})
 
 
 @dataclass
@@ -73,8 +74,9 @@ class Skipper:
                     for link in network.flows[f].path
                 ),
                 limit=plan.limit,
-                reason=f"{st.reason}; {settled}{drew}",
+                reason=f"{st.reason}; {settled}{drew}{self._cycle_words(st, plan)}",
                 draws=draw_case,
+                cycles=plan.cycles,
             )
         )
         self.skipped_events += self.skips[-1].events_avoided
@@ -104,6 +106,16 @@ class Skipper:
         st.resume_event = network.simulator.ScheduleHousekeepingCallback(ns3.NanoSeconds(dt_ns), self.on_resume)
         st.skip_record = len(self.skips)
         return credited, moved
+
+    @staticmethod
+    def _cycle_words(st: PartitionState, plan: SkipPlan) -> str:
+        """What the trace row says of the congestion cycles its length was cut to (or why it was not)."""
+        if not st.cycles:
+            return ""
+        periods = ", ".join(c.words() for c in st.cycles.values())
+        if not plan.cycles:
+            return f"; not cut to whole congestion cycles ({periods}): every cycling flow ends within its tail after it"
+        return f"; {plan.cycles} whole congestion cycle(s) ({periods} cycles measured)"
 
     def _draws_in_window(self, st: PartitionState) -> tuple[DrawCase, str]:
         """A skip's case with respect to random draws, and its words: what its window drew.
@@ -162,4 +174,5 @@ class Skipper:
             events_avoided=int(record.events_avoided * (1 - left / full)),
             credited_bytes=record.credited_bytes - taken_back,
             limit=f"skip-back: {why}",
+            cycles=0,  # cut short: no longer whole cycles
         )

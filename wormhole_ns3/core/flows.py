@@ -60,16 +60,17 @@ RDMA_KIND_PREFIX = "rdma-"
 ACK_CLOCKED_CONGESTION_CONTROL = frozenset({"ns3::TcpDctcp", "ns3::TcpNewReno", "ns3::TcpLinuxReno"})
 
 #: Congestion controls whose window grows with the time since their last reduction: Cubic (ns-3's
-#: default), skipped only when asked (AcceleratorConfig.skip_cubic). A skip moves their clocks (its
+#: default), skipped unless told not to (AcceleratorConfig.skip_cubic). A skip moves their clocks (its
 #: epoch's start, HyStart's round) with the flow (BulkSendFlow::ShiftTimes), so that the window resumes
-#: where its cubic function was, W_max and t since the last reduction unchanged; a partition of theirs
-#: is judged steady only at a full bottleneck (steady.FULL_BOTTLENECK), where a growing window cannot
-#: raise their rate.
+#: where its cubic function was, W_max and t since the last reduction unchanged, and spans whole
+#: congestion cycles of theirs (accel/cycles.py), after which plain ns-3's flow is at that point too; a
+#: partition of theirs is judged steady only at a full bottleneck (steady.FULL_BOTTLENECK), where a
+#: growing window cannot raise their rate.
 WINDOW_GROWS_WITH_TIME = frozenset({"ns3::TcpCubic"})
 
 
 def pausable_congestion_control(skip_cubic: bool) -> frozenset[str]:
-    """The congestion controls a skip may pause: the ACK-clocked ones, and Cubic when asked."""
+    """The congestion controls a skip may pause: the ACK-clocked ones, and Cubic unless told not to."""
     return ACK_CLOCKED_CONGESTION_CONTROL | (WINDOW_GROWS_WITH_TIME if skip_cubic else frozenset())
 
 #: The RTT estimator that leaves skipped time out of its samples (FlowTracker gives one to each TCP sender
@@ -138,7 +139,7 @@ class FlowInfo:
             return "route unknown (random ECMP or on-demand routing)"
         if self.kind in TCP_KINDS:
             if self.congestion_control in WINDOW_GROWS_WITH_TIME - pausable:
-                return f"{self.congestion_control} keeps time-based state (--skip-cubic pauses it)"
+                return f"{self.congestion_control} keeps time-based state (--no-skip-cubic)"
             if self.congestion_control not in pausable:
                 return f"{self.congestion_control or 'unknown'} keeps time-based state"
             if self.rtt_estimator != SKIP_AWARE_RTT_ESTIMATOR:

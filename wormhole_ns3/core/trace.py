@@ -57,7 +57,7 @@ class Facts(Protocol):
 #: The trace's columns, in order.
 COLUMNS = (
     "time", "partition", "flows", "dt", "events_moved", "events_avoided", "credited_bytes",
-    "queue_packets", "limit", "reason", "kind", "draws",
+    "queue_packets", "limit", "reason", "kind", "draws", "cycles",
 )
 
 
@@ -80,6 +80,9 @@ class SkipRecord:
     kind: TraceKind = TraceKind.STEADY
     #: Its case with respect to ns-3's random draws (core/draws.py); None where none applies.
     draws: DrawCase | None = None
+    #: Whole congestion cycles the skip spans, of flows whose window grows with time (Cubic): 0 where
+    #: its length is not cut to whole cycles (accel/cycles.py).
+    cycles: int = 0
 
     @property
     def partition(self) -> str:

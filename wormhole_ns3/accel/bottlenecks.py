@@ -14,7 +14,7 @@ its history still describes it.
 
 A flow's *context* is, after max-min fair progressive filling of its
 partition, its rate and every saturated link its data or ACK path crosses with
-the rates of the flows sending data over it. Unsaturated links hold no
+the rates of the flows whose data or ACKs cross it. Unsaturated links hold no
 standing queue in the fluid view, whatever crosses them. The allocation is
 computed per partition: partitions share no link, so a partition's max-min
 rates are those of the whole network.
@@ -87,8 +87,9 @@ class FlowContext:
     """What sets a flow's rate: its max-min rate and who loads the saturated links it crosses."""
 
     rate: float
-    #: Each saturated link of the flow's data or ACK path, with the max-min rate of every flow on it.
-    congested: Mapping[int, Mapping[int, float]]
+    #: Each saturated link of the flow's data or ACK path, with the max-min rate of every flow
+    #: whose data (``(flow, False)``) or ACKs (``(flow, True)``: they queue behind its data) cross it.
+    congested: Mapping[int, Mapping[tuple[int, bool], float]]
 
     def same_as(self, other: FlowContext) -> bool:
         """Whether an event between the two left this flow's rate and its congested links as they were."""
@@ -115,11 +116,13 @@ def contexts(
     known = {f: links for f, links in paths.items() if links}
     rate = water_fill(known, capacity, demand)
     load: dict[int, float] = {}
-    on: dict[int, dict[int, float]] = {}
+    on: dict[int, dict[tuple[int, bool], float]] = {}
     for f in sorted(known):
         for link in known[f]:
             load[link] = load.get(link, 0.0) + rate[f]
-            on.setdefault(link, {})[f] = rate[f]
+            on.setdefault(link, {})[(f, False)] = rate[f]
+        for link in reverse.get(f, frozenset()):
+            on.setdefault(link, {})[(f, True)] = rate[f]
     saturated = {link for link, total in load.items() if total >= capacity[link] * (1 - RATE_TOLERANCE)}
     return {
         f: FlowContext(rate[f], {link: on[link] for link in sorted((known[f] | reverse.get(f, frozenset())) & saturated)})

@@ -105,6 +105,7 @@ def test_an_arrival_on_bottleneck_a_keeps_bottleneck_bs_flows_judged_on_their_hi
     (st,) = controller.partitions.values()
     assert st.partition.flows == {a0, a1, *b}
     assert [len(tracker.flows[f].samples) for f in b] == ([30, 30] if keep else [0, 0])
+    assert st.kept == (frozenset(b) if keep else frozenset())
     assert tracker.flows[a0].samples == []
     assert st.window_from == pytest.approx(30 * PERIOD_NS * 1e-9)  # A's flows sample anew from the arrival
 
@@ -122,7 +123,8 @@ def test_a_departure_that_changes_no_share_keeps_every_sample_and_judges_at_once
     tracker.flows[a0].state = FINISHED
     tracker.on_flow_event(a0, FINISHED)
     st = controller.partitions[frozenset(b)]
-    assert st.window_from == 0.0 and all(len(tracker.flows[f].samples) == 30 for f in b)
+    assert st.window_from == 0.0 and st.kept == frozenset(b)
+    assert all(len(tracker.flows[f].samples) == 30 for f in b)
     ns3.now_ns = 31 * PERIOD_NS
     controller.on_sample()
     assert st.last_verdict is not None and st.last_verdict.limit is not Limit.WINDOW_NOT_FULL

@@ -64,6 +64,9 @@ class PartitionState:
     #: Since when every flow of it has rate samples: a flow a flow event left alone keeps
     #: its older ones (``Partitioner.keep_undisturbed``), and the others start anew.
     window_from: float = 0.0
+    #: The flows whose samples from before the flow event that formed it were kept: the event
+    #: left their max-min rates and congested links as they were.
+    kept: frozenset[int] = frozenset()
     mark_events: int = 0
     #: random numbers the partition's flows had drawn at ``mark_time``
     mark_draws: int = 0
@@ -216,6 +219,7 @@ class Partitioner:
                 since = {f: self._window_from.get(f, now) for f in kept}
                 self.mark(st, now)
                 self._window_from.update(since)
+                st.kept = kept
                 if kept == active:
                     st.window_from = max(since.values(), default=now)
                 network.tracker.ClearSamples([f for f in active if f not in kept])
@@ -237,7 +241,7 @@ class Partitioner:
     def mark(self, st: PartitionState, now: float) -> None:
         """Open the partition's window now: the events and draws it judges by are counted from here."""
         st.mark_time, st.mark_events, st.mark_draws = now, self.class_events(st), self.class_draws(st)
-        st.window_from = now
+        st.window_from, st.kept = now, frozenset()
         for f in st.partition.flows:
             self._window_from[f] = now
 

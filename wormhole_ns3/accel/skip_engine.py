@@ -412,6 +412,9 @@ class SkipEngine:
         aggregate or the shares still moving): what held the skip back until then.
         """
         since = f"{(now - st.changed_at) / st.rtt:.0f} RTTs since last flow event"
+        if st.kept:
+            since += (f", {len(st.kept)} of its {len(st.partition.flows)} flows judged on samples from before "
+                      f"it (it left their max-min rates and congested links as they were)")
         if st.held_back_by is not None:
             since += f", held back until then by {st.held_back_by.value}"
         if self.config.settle_rtts > 0 and not self._contends(st):

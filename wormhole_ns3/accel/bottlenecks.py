@@ -124,10 +124,8 @@ def contexts(
         for link in reverse.get(f, frozenset()):
             on.setdefault(link, {})[(f, True)] = rate[f]
     saturated = {link for link, total in load.items() if total >= capacity[link] * (1 - RATE_TOLERANCE)}
-    return {
-        f: FlowContext(rate[f], {link: on[link] for link in sorted((known[f] | reverse.get(f, frozenset())) & saturated)})
-        for f in known
-    }
+    crossed = {f: (known[f] | reverse.get(f, frozenset())) & saturated for f in known}
+    return {f: FlowContext(rate[f], {link: on[link] for link in sorted(crossed[f])}) for f in known}
 
 
 def undisturbed(before: Mapping[int, FlowContext], after: Mapping[int, FlowContext]) -> frozenset[int]:

@@ -79,10 +79,10 @@ def two_bottlenecks(config: AcceleratorConfig):
     return controller, tracker, ns3
 
 
-def start(controller, tracker, host: int, to: int, size: int = 10**9) -> int:
+def start(controller, tracker, host: int, to: int, size: int = 10**9, kind: str = "bulk-tcp") -> int:
     ack = ACK_A if to == TO_A else ACK_B
     flow = tracker.add_flow(FakeFlow(src_node=host, dst_node=60, size=size, path=(link_id(host, 1), SHARED, to),
-                                     reverse_path=(ack,)))
+                                     reverse_path=(ack,), kind=kind))
     tracker.on_flow_event(flow, ACTIVE)
     return flow
 
@@ -139,3 +139,17 @@ def test_a_departure_that_changes_no_share_keeps_every_sample_and_judges_at_once
     tracker.on_flow_event(a0, FINISHED)
     st = controller.partitions[frozenset(b)]
     assert st.window_from == pytest.approx(0.03) and all(tracker.flows[f].samples == [] for f in b)
+
+
+def test_a_partition_with_a_paced_flow_restarts_every_sample_at_a_flow_event():
+    """DCQCN's rate is its congestion state: its partition keeps the rule it had, every flow anew."""
+    config = AcceleratorConfig(sample_period=PERIOD_NS * 1e-9, window=WINDOW)
+    controller, tracker, ns3 = two_bottlenecks(config)
+    b = [start(controller, tracker, host, TO_B, kind="rdma-dcqcn") for host in (2, 3)]
+    start(controller, tracker, 1, TO_A, kind="rdma-dcqcn")
+    for f in b:
+        tracker.flows[f].samples = history(0.49 * GBPS, 30)
+    ns3.now_ns = 30 * PERIOD_NS
+    start(controller, tracker, 4, TO_A, kind="rdma-dcqcn")
+    (st,) = controller.partitions.values()
+    assert st.kept == frozenset() and all(tracker.flows[f].samples == [] for f in b)

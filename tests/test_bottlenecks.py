@@ -79,10 +79,11 @@ def two_bottlenecks(config: AcceleratorConfig):
     return controller, tracker, ns3
 
 
-def start(controller, tracker, host: int, to: int, size: int = 10**9, kind: str = "bulk-tcp") -> int:
+def start(controller, tracker, host: int, to: int, size: int = 10**9, kind: str = "bulk-tcp",
+          cc: str = "ns3::TcpDctcp") -> int:
     ack = ACK_A if to == TO_A else ACK_B
     flow = tracker.add_flow(FakeFlow(src_node=host, dst_node=60, size=size, path=(link_id(host, 1), SHARED, to),
-                                     reverse_path=(ack,), kind=kind))
+                                     reverse_path=(ack,), kind=kind, congestion_control=cc))
     tracker.on_flow_event(flow, ACTIVE)
     return flow
 
@@ -153,3 +154,18 @@ def test_a_partition_with_a_paced_flow_restarts_every_sample_at_a_flow_event():
     start(controller, tracker, 4, TO_A, kind="rdma-dcqcn")
     (st,) = controller.partitions.values()
     assert st.kept == frozenset() and all(tracker.flows[f].samples == [] for f in b)
+
+
+def test_a_partition_never_judged_keeps_no_sample():
+    """A Cubic flow (not skipped by default) makes its partition run packet by packet: its samples do not matter."""
+    config = AcceleratorConfig(sample_period=PERIOD_NS * 1e-9, window=WINDOW)
+    controller, tracker, ns3 = two_bottlenecks(config)
+    b = [start(controller, tracker, host, TO_B) for host in (2, 3)]
+    start(controller, tracker, 1, TO_A, cc="ns3::TcpCubic")
+    for f in b:
+        tracker.flows[f].samples = history(0.49 * GBPS, 30)
+    ns3.now_ns = 30 * PERIOD_NS
+    start(controller, tracker, 4, TO_A)
+    (st,) = controller.partitions.values()
+    assert st.blocker is not None and st.kept == frozenset()
+    assert all(tracker.flows[f].samples == [] for f in b)

@@ -215,7 +215,7 @@ class Partitioner:
                     script_driven=any(network.flows[f].script_driven for f in active),
                     draws_at=network.queue_draws(active),
                 )
-                kept = self._undisturbed(part)
+                kept = self._undisturbed(part, judged=not (st.blocker or st.draws_at))
                 since = {f: self._window_from.get(f, now) for f in kept}
                 self.mark(st, now)
                 self._window_from.update(since)
@@ -245,16 +245,19 @@ class Partitioner:
         for f in st.partition.flows:
             self._window_from[f] = now
 
-    def _undisturbed(self, part: Partition) -> frozenset[int]:
+    def _undisturbed(self, part: Partition, judged: bool) -> frozenset[int]:
         """The flows of a re-formed partition whose samples still describe them (``bottlenecks.py``).
 
         Those whose max-min rate and congested links (who loads them, at which rates)
         are as they were when their last partition was formed; none if the partition
         has a paced flow (its rate is its congestion state, judged on its own history)
-        or one of unknown path (it may load any link), or keeping is off. Every flow's context is brought up to date.
+        or one of unknown path (it may load any link), or keeping is off; and none,
+        with no work, if it is never ``judged`` (a flow of it must run packet by
+        packet, or its queues draw at random: its flows and links are its key).
+        Every flow's context is brought up to date.
         """
         flows = self.network.flows
-        if not self.keep_undisturbed or any(flows[f].paced or not flows[f].path for f in part.flows):
+        if not (self.keep_undisturbed and judged) or any(flows[f].paced or not flows[f].path for f in part.flows):
             for f in part.flows:
                 self._context.pop(f, None)
             return frozenset()

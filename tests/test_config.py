@@ -41,7 +41,7 @@ def test_every_setting_is_an_option_and_reaches_a_child_process():
     changed = AcceleratorConfig(theta=0.07, window=7, min_window=3, sample_period=1e-4, fairness=0.2,
                                 convergence_budget=0.01, congestion_cycles=1, idle_share=0.01,
                                 settle_rtts=12.0, tail_rtts=9.0, min_skip_samples=2.5, max_skip=0.25, enabled=False,
-                                skip_cubic=False, transient_memo=True,
+                                skip_cubic=False, transient_memo=True, keep_undisturbed=True,
                                 profile=True, queues=True, rtt=True, verify=0.1, verify_bound=0.05,
                                     fidelity=Fidelity.STATISTICAL)
     defaults = AcceleratorConfig()

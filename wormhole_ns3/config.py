@@ -115,6 +115,14 @@ class AcceleratorConfig:
         False, "memoize partitions' transients: at a flow arriving or leaving, restore the bytes, duration and "
         "congestion state a recorded transient of the same contention graph and bucketed state had at "
         "convergence (needs a memo store; default off: restores are approximate, see doc/memoization.md)")
+    #: A flow event clears the rate samples only of the flows whose max-min share, or who
+    #: shares their congested links at which rates, it changes (accel/bottlenecks.py): the
+    #: others keep their history, so a partition where flows keep arriving on one bottleneck
+    #: still judges the flows another one sets on all they showed. Off: every flow of a
+    #: partition a flow event changed starts its samples anew.
+    keep_undisturbed: bool = _setting(
+        False, "keep the samples of flows a flow event leaves their max-min share and congested links "
+        "(default off: a flow event restarts every sample of its partition)")
     #: Split the accelerated run's Run() wall time by where it went (runtime/profile.py):
     #: timers around every Python entry point, which cost a little per call, hence off.
     profile: bool = _setting(

@@ -101,7 +101,7 @@ class Controller:
         self.network = Network(ns3, self.boundary.cxx(
             tracker if tracker is not None else ns3.CreateObject[ns3.FlowTracker]()), config.fidelity)
         self.arrivals = Arrivals(self.network)
-        self.partitioner = Partitioner(self.network, config.skip_cubic)
+        self.partitioner = Partitioner(self.network, config.skip_cubic, config.keep_undisturbed)
         self.verifier = Verifier(self.network)
         self.skipper = Skipper(self.network, self.partitioner, self.watch_unattributed_events)
         #: What the run's bets (judgements, recordings) cost against what its shortcuts saved.

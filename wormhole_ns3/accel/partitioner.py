@@ -12,13 +12,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from wormhole_ns3.accel.bottlenecks import FlowContext, contexts, undisturbed
 from wormhole_ns3.accel.cycles import Cycle
 from wormhole_ns3.accel.fastforward import SkipEnd
 from wormhole_ns3.accel.network import Network
 from wormhole_ns3.accel.partition import FlowGroups, Partition
 from wormhole_ns3.accel.steady import Limit, Verdict
 from wormhole_ns3.core.backoff import Patience
-from wormhole_ns3.core.flows import pausable_congestion_control, sender_blocker
+from wormhole_ns3.core.flows import FlowKind, pausable_congestion_control, sender_blocker
 
 #: Round-trip times a finished flow's last packets (FIN exchange, final ACKs) may
 #: take to leave its links; until then its links' partitions are not split.
@@ -64,6 +65,12 @@ class PartitionState:
     end: SkipEnd | None = None
     idle: frozenset[int] = frozenset()
     mark_time: float = 0.0
+    #: Since when every flow of it has rate samples: a flow a flow event left alone keeps
+    #: its older ones (``Partitioner.keep_undisturbed``), and the others start anew.
+    window_from: float = 0.0
+    #: The flows whose samples from before the flow event that formed it were kept: the event
+    #: left their max-min rates and congested links as they were.
+    kept: frozenset[int] = frozenset()
     mark_events: int = 0
     #: random numbers the partition's flows had drawn at ``mark_time``
     mark_draws: int = 0
@@ -98,6 +105,9 @@ class Partitioner:
     network: Network
     #: Cubic flows may be skipped (``AcceleratorConfig.skip_cubic``).
     skip_cubic: bool
+    #: A re-formed partition keeps the samples of the flows whose max-min share and congested
+    #: links the flow event left as they were (``AcceleratorConfig.keep_undisturbed``).
+    keep_undisturbed: bool = False
     #: The partitions of the active and draining flows, kept up to date per flow event.
     groups: FlowGroups = field(default_factory=FlowGroups)
     #: Finished flows whose last packets (FIN, final ACKs) may still be on their links,
@@ -115,6 +125,10 @@ class Partitioner:
     #: each tag's class (a tag starts in a class of its own) and each flow's sampling.
     _tag_class: dict[int, int] = field(default_factory=dict)
     _sampled: dict[int, bool] = field(default_factory=dict)
+    #: Each active flow's context (its max-min rate, who loads its congested links) when its
+    #: partition was last formed, and since when its samples run (``keep_undisturbed``).
+    _context: dict[int, FlowContext] = field(default_factory=dict)
+    _window_from: dict[int, float] = field(default_factory=dict)
 
     def any_paused(self) -> bool:
         """Whether a skip is running."""
@@ -132,6 +146,8 @@ class Partitioner:
         """A flow finished: its partition's active flows changed, its last packets are gone at ``until``."""
         self.draining[flow] = until
         self.groups.touch(flow)
+        self._context.pop(flow, None)
+        self._window_from.pop(flow, None)
 
     def drained(self, now: float) -> bool:
         """Forget the finished flows whose last packets are gone; whether there were any."""
@@ -203,8 +219,14 @@ class Partitioner:
                     script_driven=any(network.flows[f].script_driven for f in active),
                     draws_at=network.queue_draws(active),
                 )
+                kept = self._undisturbed(part, judged=not (st.blocker or st.draws_at))
+                since = {f: self._window_from.get(f, now) for f in kept}
                 self.mark(st, now)
-                network.tracker.ClearSamples(list(active))
+                self._window_from.update(since)
+                st.kept = kept
+                if kept == active:
+                    st.window_from = max(since.values(), default=now)
+                network.tracker.ClearSamples([f for f in active if f not in kept])
             else:
                 st.partition, st.tag_class = part, self._class_of(members.flows)
             self._state_of[group] = st
@@ -223,6 +245,37 @@ class Partitioner:
     def mark(self, st: PartitionState, now: float) -> None:
         """Open the partition's window now: the events and draws it judges by are counted from here."""
         st.mark_time, st.mark_events, st.mark_draws = now, self.class_events(st), self.class_draws(st)
+        st.window_from, st.kept = now, frozenset()
+        for f in st.partition.flows:
+            self._window_from[f] = now
+
+    def _undisturbed(self, part: Partition, judged: bool) -> frozenset[int]:
+        """The flows of a re-formed partition whose samples still describe them (``bottlenecks.py``).
+
+        Those whose max-min rate and congested links (who loads them, at which rates)
+        are as they were when their last partition was formed; none if the partition
+        has a paced flow (its rate is its congestion state, judged on its own history)
+        or one of unknown path (it may load any link), or keeping is off; and none,
+        with no work, if it is never ``judged`` (a flow of it must run packet by
+        packet, or its queues draw at random: its flows and links are its key).
+        Every flow's context is brought up to date.
+        """
+        flows = self.network.flows
+        if not (self.keep_undisturbed and judged) or any(flows[f].paced or not flows[f].path for f in part.flows):
+            for f in part.flows:
+                self._context.pop(f, None)
+            return frozenset()
+        paths = {f: frozenset(flows[f].path) for f in part.flows}
+        reverse = {f: frozenset(flows[f].reverse_path) for f in part.flows}
+        links = frozenset().union(*paths.values(), *reverse.values())
+        capacity = {link: self.network.link_rate(link) / 8 for link in links}
+        demand = {f: (flows[f].app_rate if flows[f].kind == FlowKind.ONOFF_UDP else None) for f in part.flows}
+        after = contexts(paths, reverse, capacity, demand)
+        kept = undisturbed(self._context, after)
+        for f in part.flows:
+            self._context.pop(f, None)
+        self._context.update(after)
+        return kept
 
     def set_sampled(self, flow: int, sampled: bool) -> None:
         """FlowTracker::SetSampled, unless the flow is sampled (or not) already.
@@ -234,6 +287,8 @@ class Partitioner:
         if self._sampled.get(flow, False) != sampled:
             self._sampled[flow] = sampled
             self.network.tracker.SetSampled(flow, sampled)
+            if not sampled:
+                self._window_from.pop(flow, None)  # unsampled, it has no samples left
 
     def class_events(self, st: PartitionState) -> int:
         """Events executed so far on behalf of the partition's active flows."""

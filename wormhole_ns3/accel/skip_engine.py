@@ -124,7 +124,7 @@ class SkipEngine:
             paced, early = self._paced(st), self._judged_early(st, now)
             shortest = self.config.window if paced and not early else min(self.config.min_window,
                                                                            self.config.window)
-            if now - st.mark_time < shortest * self.period * (1 - 1e-9):
+            if now - st.window_from < shortest * self.period * (1 - 1e-9):
                 return  # the window cannot be full yet: nothing to read
             if paced and not early and self.samples_taken % self.config.window:
                 # paced flows (RDMA) are judged on whole windows only: judged at any sample, a
@@ -327,7 +327,7 @@ class SkipEngine:
             return False
         st.rates, st.held_back_by = None, Limit.DRAWS
         st.last_verdict = Verdict(Limit.DRAWS)
-        st.mark_time, st.mark_events, st.mark_draws = now, self.partitioner.class_events(st), draws
+        self.partitioner.mark(st, now)
         return True
 
     def _backed_off(self, st: PartitionState, now: float) -> None:
@@ -468,6 +468,9 @@ class SkipEngine:
         aggregate or the shares still moving): what held the skip back until then.
         """
         since = f"{(now - st.changed_at) / st.rtt:.0f} RTTs since last flow event"
+        if st.kept:
+            since += (f", {len(st.kept)} of its {len(st.partition.flows)} flows judged on samples from before "
+                      f"it (it left their max-min rates and congested links as they were)")
         if st.held_back_by is not None:
             since += f", held back until then by {st.held_back_by.value}"
         if self.config.settle_rtts > 0 and not self._contends(st):

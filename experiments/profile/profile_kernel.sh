@@ -18,6 +18,12 @@ OUT=$(cd "$OUT" && pwd)  # the script works from TREE
 . "$ROOT/.venv/bin/activate"
 export PYTHONPATH=$TREE
 cd "$TREE"
+# cling compiles cppyy's wrappers for the target its precompiled header was built for (cppyy's
+# own: -march=native); valgrind 3.19 stops at the first AVX-512 instruction (SIGILL in a
+# wrapper), so both sides use a header built for AVX2 at most (made on first use, ~1 minute)
+export EXTRA_CLING_ARGS=${EXTRA_CLING_ARGS:--O2 -march=x86-64-v3}
+export CLING_STANDARD_PCH=${CLING_STANDARD_PCH:-$ROOT/results/pch/allDict.cxx.pch.x86-64-v3}
+mkdir -p "$(dirname "$CLING_STANDARD_PCH")"
 SCRIPT=${SCRIPT:-wormhole_ns3/examples/dctcp_dumbbell.py}
 # build/load the native modules outside valgrind first (cached by source hash)
 python -m wormhole_ns3 run --results "$OUT/warm.json" $SCRIPT "${ARGS[@]}" > /dev/null 2>&1

@@ -4,7 +4,9 @@
 #   experiments/profile/profile_kernel.sh [OUTDIR] [dumbbell args...]
 # Environment: SCRIPT=<ns-3 script> profiles another script (its args then replace the dumbbell's);
 # TREE=<checkout> profiles that checkout's code (PYTHONPATH=TREE, its native/
-# built into WORMHOLE_NS3_CACHE if set); SIDES="base accel" picks the sides to profile.
+# built into WORMHOLE_NS3_CACHE if set); SIDES="base accel" picks the sides to profile;
+# ACCEL_OPTIONS="--no-memo" adds options to the accelerated side (the memo's pynauty, if built
+# with AVX-512, stops valgrind the same way as cling's wrappers: see the README).
 # Writes OUTDIR/{accel,base}.callgrind, OUTDIR/{accel,base}.txt (callgrind_annotate, inclusive
 # and exclusive) and prints each side's total instructions and events.
 set -euo pipefail
@@ -43,6 +45,6 @@ profile() {  # name, function whose calls are measured, extra wormhole-ns3 optio
 for side in $SIDES; do
     case $side in
         base) profile base 'ns3::DefaultSimulatorImpl::Run()' --baseline ;;
-        accel) profile accel 'ns3::WormholeSimulatorImpl::Run()' ;;
+        accel) profile accel 'ns3::WormholeSimulatorImpl::Run()' $ACCEL_OPTIONS ;;
     esac
 done

@@ -19,7 +19,7 @@ LINE = re.compile(r"^\s*([\d,]+) \([ \d.]+%\)\s+(?:\S*:)?(.*?)(?: \[[^\]]*\])?\s
 def costs(path: str, inclusive: bool) -> dict[str, int]:
     """Each function's cost in one callgrind file."""
     text = subprocess.run(
-        ["callgrind_annotate", "--threshold=100", f"--inclusive={'yes' if inclusive else 'no'}", path],
+        ["callgrind_annotate", "--threshold=100", *(["--inclusive=yes"] if inclusive else []), path],
         check=True, capture_output=True, text=True).stdout
     result: dict[str, int] = defaultdict(int)
     for line in text.splitlines():

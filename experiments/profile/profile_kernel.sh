@@ -4,7 +4,9 @@
 #   experiments/profile/profile_kernel.sh [OUTDIR] [dumbbell args...]
 # Environment: SCRIPT=<ns-3 script> profiles another script (its args then replace the dumbbell's);
 # TREE=<checkout> profiles that checkout's code (PYTHONPATH=TREE, its native/
-# built into WORMHOLE_NS3_CACHE if set); SIDES="base accel" picks the sides to profile.
+# built into WORMHOLE_NS3_CACHE if set); SIDES="base accel" picks the sides to profile;
+# ACCEL_OPTIONS="--no-memo" adds options to the accelerated side (the memo's pynauty, if built
+# with AVX-512, stops valgrind the same way as cling's wrappers: see the README).
 # Writes OUTDIR/{accel,base}.callgrind, OUTDIR/{accel,base}.txt (callgrind_annotate, inclusive
 # and exclusive) and prints each side's total instructions and events.
 set -euo pipefail
@@ -18,6 +20,12 @@ OUT=$(cd "$OUT" && pwd)  # the script works from TREE
 . "$ROOT/.venv/bin/activate"
 export PYTHONPATH=$TREE
 cd "$TREE"
+# cling compiles cppyy's wrappers for the target its precompiled header was built for (cppyy's
+# own: -march=native); valgrind 3.19 stops at the first AVX-512 instruction (SIGILL in a
+# wrapper), so both sides use a header built for AVX2 at most (made on first use, ~1 minute)
+export EXTRA_CLING_ARGS=${EXTRA_CLING_ARGS:--O2 -march=x86-64-v3}
+export CLING_STANDARD_PCH=${CLING_STANDARD_PCH:-$ROOT/results/pch/allDict.cxx.pch.x86-64-v3}
+mkdir -p "$(dirname "$CLING_STANDARD_PCH")"
 SCRIPT=${SCRIPT:-wormhole_ns3/examples/dctcp_dumbbell.py}
 # build/load the native modules outside valgrind first (cached by source hash)
 python -m wormhole_ns3 run --results "$OUT/warm.json" $SCRIPT "${ARGS[@]}" > /dev/null 2>&1
@@ -37,6 +45,6 @@ profile() {  # name, function whose calls are measured, extra wormhole-ns3 optio
 for side in $SIDES; do
     case $side in
         base) profile base 'ns3::DefaultSimulatorImpl::Run()' --baseline ;;
-        accel) profile accel 'ns3::WormholeSimulatorImpl::Run()' ;;
+        accel) profile accel 'ns3::WormholeSimulatorImpl::Run()' $ACCEL_OPTIONS ;;
     esac
 done

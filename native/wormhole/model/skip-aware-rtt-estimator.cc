@@ -80,10 +80,10 @@ SkipAwareRttEstimator::GetInstanceTypeId() const
 void
 SkipAwareRttEstimator::Measurement(Time measure)
 {
-    auto impl = DynamicCast<WormholeSimulatorImpl>(Simulator::GetImplementation());
-    if (impl)
+    // every ACK measures: the simulator is looked up once, not cast per call
+    if (WormholeSimulatorImpl* impl = WormholeSimulatorImpl::GetAccelerating())
     {
-        Time now = Simulator::Now();
+        Time now = impl->Now();
         Time paused = impl->PausedWithin(now - measure, now);
         if (paused.IsStrictlyPositive())
         {

@@ -56,6 +56,8 @@ WormholeSimulatorImpl::WormholeSimulatorImpl()
       m_tagClass{UNATTRIBUTED},
       m_tagEventCount{0},
       m_tagDrawCount{0},
+      m_tagDrawNodes(1),
+      m_tagDrawDigest{0},
       m_otherDrawCount(0),
       m_seesDraws(false),
       m_tagPauses(1),
@@ -636,6 +638,8 @@ WormholeSimulatorImpl::NewTag()
     m_tagClass.push_back(tag);
     m_tagEventCount.push_back(0);
     m_tagDrawCount.push_back(0);
+    m_tagDrawNodes.emplace_back();
+    m_tagDrawDigest.push_back(0);
     m_tagPauses.emplace_back();
     m_tagHead.push_back(nullptr);
     return tag;
@@ -895,8 +899,7 @@ WormholeSimulatorImpl::NoteDraw(const RngStream*, double value)
     InsertOnce(m_drawNodes, m_currentContext);
     uint64_t bits;
     std::memcpy(&bits, &value, sizeof bits);
-    uint64_t& digest = m_tagDrawDigest[tag];
-    digest = Mix(digest, bits);
+    m_tagDrawDigest[tag] = Mix(m_tagDrawDigest[tag], bits);
 }
 
 uint64_t
@@ -905,8 +908,7 @@ WormholeSimulatorImpl::GetTagsDrawDigest(const std::vector<uint32_t>& tags) cons
     uint64_t digest = 0;
     for (uint32_t tag : tags)
     {
-        auto found = m_tagDrawDigest.find(tag);
-        digest = Mix(digest, found == m_tagDrawDigest.end() ? 0 : found->second);
+        digest = Mix(digest, IsFlowTag(tag) && tag < m_tagDrawDigest.size() ? m_tagDrawDigest[tag] : 0);
     }
     return digest;
 }
@@ -934,10 +936,9 @@ WormholeSimulatorImpl::GetTagsDrawNodes(const std::vector<uint32_t>& tags) const
     std::vector<uint32_t> nodes;
     for (uint32_t tag : tags)
     {
-        auto found = m_tagDrawNodes.find(tag);
-        if (found != m_tagDrawNodes.end())
+        if (IsFlowTag(tag) && tag < m_tagDrawNodes.size())
         {
-            nodes.insert(nodes.end(), found->second.begin(), found->second.end());
+            nodes.insert(nodes.end(), m_tagDrawNodes[tag].begin(), m_tagDrawNodes[tag].end());
         }
     }
     std::sort(nodes.begin(), nodes.end());

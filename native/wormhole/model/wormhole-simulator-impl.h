@@ -359,9 +359,9 @@ class WormholeSimulatorImpl : public SimulatorImpl
     std::vector<uint64_t> m_tagEventCount;
     /** Per tag, the random numbers its events drew. */
     std::vector<uint64_t> m_tagDrawCount;
-    /** Per tag that drew, the nodes it drew at (sorted, each once), and a digest of what it drew. */
-    std::unordered_map<uint32_t, std::vector<uint32_t>> m_tagDrawNodes;
-    std::unordered_map<uint32_t, uint64_t> m_tagDrawDigest;
+    /** Per tag, the nodes it drew at (sorted, each once), and a digest of what it drew. */
+    std::vector<std::vector<uint32_t>> m_tagDrawNodes;
+    std::vector<uint64_t> m_tagDrawDigest;
     /** Every node a flow's event drew at (sorted, each once). */
     std::vector<uint32_t> m_drawNodes;
     uint64_t m_otherDrawCount;

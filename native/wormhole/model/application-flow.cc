@@ -232,24 +232,7 @@ ApplicationFlow::SendEndOfTransfer()
 Ptr<TcpSocketBase>
 ApplicationFlow::GetReceiverSocket() const
 {
-    if (!m_tcp || !m_sink)
-    {
-        return nullptr;
-    }
-    for (Ptr<Socket> socket : m_sink->GetAcceptedSockets())
-    {
-        Address peer;
-        if (socket->GetPeerName(peer) != 0 || !InetSocketAddress::IsMatchingType(peer))
-        {
-            continue;
-        }
-        InetSocketAddress from = InetSocketAddress::ConvertFrom(peer);
-        if (from.GetIpv4() == m_srcAddress && from.GetPort() == m_srcPort)
-        {
-            return DynamicCast<TcpSocketBase>(socket);
-        }
-    }
-    return nullptr;
+    return m_tcp ? wormhole::AcceptedSocketFrom(m_sink, m_srcAddress, m_srcPort) : nullptr;
 }
 
 bool

@@ -352,24 +352,7 @@ SocketFlow::GetCongestionWindow() const
 Ptr<TcpSocketBase>
 SocketFlow::GetReceiverSocket() const
 {
-    if (!m_sink)
-    {
-        return nullptr;
-    }
-    for (Ptr<Socket> socket : m_sink->GetAcceptedSockets())
-    {
-        Address peer;
-        if (socket->GetPeerName(peer) != 0 || !InetSocketAddress::IsMatchingType(peer))
-        {
-            continue;
-        }
-        InetSocketAddress from = InetSocketAddress::ConvertFrom(peer);
-        if (from.GetIpv4() == m_srcAddress && from.GetPort() == m_srcPort)
-        {
-            return DynamicCast<TcpSocketBase>(socket);
-        }
-    }
-    return nullptr;
+    return wormhole::AcceptedSocketFrom(m_sink, m_srcAddress, m_srcPort);
 }
 
 bool

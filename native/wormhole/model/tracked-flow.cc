@@ -4,9 +4,12 @@
 #include "tracked-flow.h"
 
 #include "ns3/abort.h"
+#include "ns3/inet-socket-address.h"
 #include "ns3/ipv4.h"
 #include "ns3/node-list.h"
 #include "ns3/node.h"
+#include "ns3/packet-sink.h"
+#include "ns3/tcp-socket-base.h"
 
 namespace ns3
 {
@@ -227,6 +230,29 @@ NodeOwning(Ipv4Address address)
         if (ipv4 && ipv4->GetInterfaceForAddress(address) >= 0)
         {
             return *n;
+        }
+    }
+    return nullptr;
+}
+
+Ptr<TcpSocketBase>
+AcceptedSocketFrom(Ptr<PacketSink> sink, Ipv4Address address, uint16_t port)
+{
+    if (!sink)
+    {
+        return nullptr;
+    }
+    for (Ptr<Socket> socket : sink->GetAcceptedSockets())
+    {
+        Address peer;
+        if (socket->GetPeerName(peer) != 0 || !InetSocketAddress::IsMatchingType(peer))
+        {
+            continue;
+        }
+        InetSocketAddress from = InetSocketAddress::ConvertFrom(peer);
+        if (from.GetIpv4() == address && from.GetPort() == port)
+        {
+            return DynamicCast<TcpSocketBase>(socket);
         }
     }
     return nullptr;

@@ -23,6 +23,8 @@ namespace ns3
 {
 
 class Node;
+class PacketSink;
+class TcpSocketBase;
 
 /**
  * @brief What the FlowTracker needs to know of, and do to, one flow.
@@ -233,6 +235,11 @@ namespace wormhole
 {
 /** @return the node one of whose interfaces has the address, nullptr if none. */
 Ptr<Node> NodeOwning(Ipv4Address address);
+/**
+ * @return the TCP socket @p sink accepted from (@p address, @p port), nullptr
+ * if it has none (not connected yet, or @p sink is nullptr).
+ */
+Ptr<TcpSocketBase> AcceptedSocketFrom(Ptr<PacketSink> sink, Ipv4Address address, uint16_t port);
 } // namespace wormhole
 
 } // namespace ns3

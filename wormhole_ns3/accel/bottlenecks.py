@@ -22,64 +22,14 @@ rates are those of the whole network.
 
 from __future__ import annotations
 
-import heapq
 from collections.abc import Mapping
 from dataclasses import dataclass
+
+from wormhole_ns3.accel.steady import max_min_fair
 
 #: Relative tolerance between two rates of one flow (or a link's load and its capacity):
 #: progressive filling sums floats in another order when the partition's flows change.
 RATE_TOLERANCE = 1e-9
-
-
-def water_fill(
-    paths: Mapping[int, frozenset[int]],
-    capacity: Mapping[int, float],
-    demand: Mapping[int, float | None] | None = None,
-) -> dict[int, float]:
-    """Max-min fair rates by progressive filling, one saturating link (or met demand) at a time.
-
-    The same allocation as ``steady.max_min_fair``, in O((flows x path + links) log links):
-    every unfrozen flow is at the same level, and a link saturates at the level where its
-    capacity less its frozen flows' rates is spread over its unfrozen ones. Links whose
-    levels tie within ``RATE_TOLERANCE`` saturate together. A flow crossing no link
-    is given its demand (inf if none).
-    """
-    demand = demand or {}
-    on: dict[int, list[int]] = {}
-    for f in sorted(paths):
-        for link in paths[f]:
-            on.setdefault(link, []).append(f)
-    frozen_load = dict.fromkeys(on, 0.0)
-    unfrozen = {link: len(fs) for link, fs in on.items()}
-    rate: dict[int, float] = {}
-
-    def level(link: int) -> float:
-        return (capacity[link] - frozen_load[link]) / unfrozen[link]
-
-    heap = [(level(link), link) for link in on]
-    heap += [(float(cap), -1 - f) for f in paths if (cap := demand.get(f)) is not None]
-    heapq.heapify(heap)
-    while heap:
-        top, key = heapq.heappop(heap)
-        if key >= 0 and (not unfrozen[key] or abs(level(key) - top) > RATE_TOLERANCE * max(abs(top), 1.0)):
-            if unfrozen[key]:
-                heapq.heappush(heap, (level(key), key))  # a stale level: put back at the current one
-            continue
-        if key < 0 and (-1 - key) in rate:
-            continue
-        top = max(top, 0.0)
-        freezing = on[key] if key >= 0 else [-1 - key]
-        for f in freezing:
-            if f in rate:
-                continue
-            rate[f] = top
-            for link in paths[f]:
-                frozen_load[link] += top
-                unfrozen[link] -= 1
-    for f in paths:
-        if f not in rate:
-            rate[f] = float(demand.get(f) or float("inf"))
-    return rate
 
 
 @dataclass(frozen=True)
@@ -114,7 +64,7 @@ def contexts(
     none: it contends with anything, and nothing says an event left it alone.
     """
     known = {f: links for f, links in paths.items() if links}
-    rate = water_fill(known, capacity, demand)
+    rate = max_min_fair(known, capacity, demand)
     load: dict[int, float] = {}
     on: dict[int, dict[tuple[int, bool], float]] = {}
     for f in sorted(known):

@@ -163,7 +163,7 @@ def test_a_flow_of_unknown_size_is_owed_nothing_on_credit():
 def test_a_window_unfair_only_by_its_wander_is_judged_on_the_history():
     """TCP shares wander 20-30% over a few ms; over the history since the flow event they held."""
     paths, capacity = _two_flows_on_one_link()
-    wander = [5e8] * 30 + [8e8] * 10  # 4% off its share over 40 samples, 33% over the last 10
+    wander = [8e8] * 10 + [5e8] * 20 + [8e8] * 10  # 8% off its share over either half, 33% over the last 10
     other = [12e8 - r for r in wander]
     samples = {0: _counters(wander, 1e-4), 1: _counters(other, 1e-4)}
     verdict = judge(samples, 1e-4, 10, 0.05, 0.15, paths, capacity, sizes={0: 10**9, 1: 10**9}, budget=0.005)
@@ -171,6 +171,23 @@ def test_a_window_unfair_only_by_its_wander_is_judged_on_the_history():
     short = {f: s[-11:] for f, s in samples.items()}  # the window is all the history there is
     assert judge(short, 1e-4, 10, 0.05, 0.15, paths, capacity, sizes={0: 10**9, 1: 10**9},
                  budget=0.005).limit is Limit.UNFAIR
+
+
+def test_a_flow_whose_rate_moved_between_the_halves_of_its_history_is_still_moving():
+    """A history that moved, other than by a shrinking approach to the share, is no snapshot to credit.
+
+    Flow 0 held 5e8 for 30 samples and 8e8 for the last 10: over its whole history it is 4% off its
+    share of 6e8, but its rate rose 25% of the share between the halves, and a window that happens to
+    sit at the share (the last 10 samples at 6e8) says nothing of where it goes next.
+    """
+    paths, capacity = _two_flows_on_one_link()
+    sizes = {0: 10**9, 1: 10**9}
+    for tail in (8e8, 6e8):
+        step = [5e8] * 30 + [tail] * 10
+        samples = {0: _counters(step, 1e-4), 1: _counters([12e8 - r for r in step], 1e-4)}
+        verdict = judge(samples, 1e-4, 10, 0.05, 0.15, paths, capacity, sizes=sizes, budget=0.005)
+        assert verdict.limit is Limit.UNFAIR and verdict.flow == 0, verdict.reason
+        assert "still moving" in verdict.reason
 
 
 def test_a_tcp_flow_that_sends_more_than_it_delivers_is_filling_a_queue():

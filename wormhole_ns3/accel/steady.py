@@ -170,37 +170,60 @@ def max_min_fair(
     return rate
 
 
+def _halves(samples: np.ndarray, share: float, period: float) -> tuple[float, float, int] | None:
+    """A flow's distance from ``share`` (bytes/s) over the first and the second half of its history, and the half's samples.
+
+    None for a history of one rate sample: it has no halves.
+    """
+    half = (len(samples) - 1) // 2
+    if half == 0:
+        return None
+    counts = samples.astype(np.float64)
+    span = half * period
+    return (counts[half] - counts[0]) / span - share, (counts[-1] - counts[-1 - half]) / span - share, half
+
+
 def converging_stake(samples: np.ndarray, share: float, period: float, floor: float) -> float:
     """Bytes a flow still owes its convergence to ``share``, as its samples measure it (inf: not converging).
 
     ``samples`` is the flow's history since its partition last changed (longer
     than a window: a window's halves see TCP's sawtooth more than its pace).
     The flow's distance from its share over the first and the second half of the
-    history gives its pace. A second half within ``floor`` of the share (a
-    fraction of it: the noise the aggregate may have) owes nothing. A distance
-    that keeps its sign and shrinks decays, taken as exponential, with time
-    constant tau = half the history / ln(first / second); what it owes is the
-    second half's distance times tau, or times half the history if that is
-    longer: DCTCP's shares close most of the gap in a few ms and the last 10-20%
-    over tens (a 100 MB flow of four on 10 Gbps still held 12% more than its
-    share 49 ms after the last arrival, and a skip crediting the share then
-    ended it 4.6% late). A history that does not show the distance shrinking
-    gives no pace to trust: the flow may hold its rate (a longer RTT, a
-    different path), and crediting its share would bias it for the whole skip.
+    history gives its pace. A history whose halves are both within ``floor`` of
+    the share (a fraction of it: the noise the aggregate may have) has settled
+    there and owes nothing; one that came from farther still moves, however
+    near its second half came: its stake is its pace's, not the noise's (a
+    60 MB DCTCP joiner 44% below its share over the first half and 4.9% over
+    the second went on past it to 13% above, and a skip crediting the share
+    ended it 4.6% late). A distance that keeps its sign and shrinks decays,
+    taken as exponential, with time constant tau = half the history / ln(first
+    / second); what it owes is the second half's distance times tau, or times
+    half the history if that is longer: DCTCP's shares close most of the gap in
+    a few ms and the last 10-20% over tens (a 100 MB flow of four on 10 Gbps
+    still held 12% more than its share 49 ms after the last arrival, and a skip
+    crediting the share then ended it 4.6% late). That holds only while the
+    flow approaches its share from one side: once the last quarter of its
+    history is at or past it, the approach is over and where the flow goes on
+    to is not the model's to say (that joiner's second half was still below
+    its share when its last quarter crossed it). A history that does not show
+    the distance shrinking gives no pace to trust: the flow may hold its rate
+    (a longer RTT, a different path), and crediting its share would bias it for
+    the whole skip.
     """
-    half = (len(samples) - 1) // 2
-    if half == 0:
+    halves = _halves(samples, share, period)
+    if halves is None:
         return float("inf")  # one rate sample: no pace
-    counts = samples.astype(np.float64)
-    span = half * period
-    first = (counts[half] - counts[0]) / span - share
-    second = (counts[-1] - counts[-1 - half]) / span - share
-    if abs(second) <= floor * share:
+    first, second, half = halves
+    if max(abs(first), abs(second)) <= floor * share:
         return 0.0
     if first * second <= 0 or abs(second) >= abs(first):
         return float("inf")
+    quarter = (len(samples) - 1) // 4
+    counts = samples.astype(np.float64)
+    if quarter and ((counts[-1] - counts[-1 - quarter]) / (quarter * period) - share) * first <= 0:
+        return float("inf")  # its last quarter reached its share: the approach is over, where the model cannot say
     tau = ((len(samples) - 1 - half) * period) / np.log(abs(first) / abs(second))
-    return float(abs(second) * max(tau, span))
+    return float(abs(second) * max(tau, half * period))
 
 
 def _owed_on_credit(
@@ -227,6 +250,10 @@ def _owed_on_credit(
     owed: dict[int, float] = {}
     for f in sorted(distance):
         stake = converging_stake(samples[f], share[f], period, noise)
+        halves = _halves(samples[f], share[f], period)
+        moved = abs(halves[1] - halves[0]) / share[f] if halves is not None else 0.0
+        if stake == float("inf") and moved > noise:
+            return f"still moving: {moved:.1%} of its share between the halves of its history", f
         if stake == float("inf") or stake == 0.0:
             if distance[f] <= fairness:
                 continue

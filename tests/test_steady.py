@@ -1,9 +1,12 @@
+import json
 import random
+from pathlib import Path
 
 import numpy as np
 import pytest
 
-from wormhole_ns3.accel.steady import Limit, contends, converging_stake, judge, max_min_fair
+from wormhole_ns3.accel.steady import Limit, contends, converging_stake, distance_by_halves, judge, max_min_fair
+from wormhole_ns3.config import AcceleratorConfig
 
 GBPS = 1.25e8  # bytes/s
 
@@ -272,3 +275,32 @@ def test_a_window_that_grows_with_time_is_steady_only_at_a_full_bottleneck():
     assert "carries 13% of its capacity" in below.detail
     assert verdict(0.13, frozenset()).steady
     assert verdict(0.91, frozenset({0})).steady  # 536-byte segments fill a link at 91% payload
+
+
+def test_a_joiner_whose_second_half_reached_the_noise_floor_still_owes_its_approach():
+    """Recorded: round 3 of ``tests/scripts/transient_repeats.py``, which ``main`` skipped for 65.4 ms.
+
+    The 60 MB joiner was 44% under its share over the first half of its history and 4.9% under it
+    over the second, within the noise floor (theta), which made it owe nothing: its shares were
+    credited while plain ns-3's joiner rose on past its share to 13% over it, and it ended 4.6% late.
+    Its approach owes what its pace says.
+    """
+    recorded = json.loads((Path(__file__).parent / "data" / "transient_repeats_round3.json").read_text())
+    config = AcceleratorConfig()
+
+    def per_flow(name, dtype=np.int64):
+        return {int(f): np.array(v, dtype=dtype) for f, v in recorded[name].items()}
+
+    samples = per_flow("delivered")
+    paths = {int(f): frozenset(links) for f, links in recorded["paths"].items()}
+    capacity = {int(link): rate for link, rate in recorded["capacity"].items()}
+    verdict = judge(samples, recorded["period"], config.window, config.theta, config.fairness, paths, capacity,
+                    sizes={int(f): size for f, size in recorded["sizes"].items()}, budget=config.convergence_budget,
+                    min_window=config.min_window, sent=per_flow("sent"), windows=per_flow("windows"),
+                    signals=per_flow("signals"), cycles=config.congestion_cycles)
+    share = sum(verdict.measured.values()) / 3  # the joiner's credited share: a third of the window's aggregate
+    first, second, _ = distance_by_halves(samples[8], share, recorded["period"])
+    assert first / share < -0.4 and -config.theta < second / share < 0  # what main took as settled
+    assert verdict.limit is Limit.UNFAIR and verdict.flow == 8, verdict.reason
+    owed = converging_stake(samples[8], share, recorded["period"], config.theta) / recorded["sizes"]["8"]
+    assert owed == pytest.approx(0.0179, abs=5e-4)  # of its bytes, against a budget of 0.5%

@@ -170,8 +170,8 @@ def max_min_fair(
     return rate
 
 
-def _halves(samples: np.ndarray, share: float, period: float) -> tuple[float, float, int] | None:
-    """A flow's distance from ``share`` (bytes/s) over the first and the second half of its history, and the half's samples.
+def distance_by_halves(samples: np.ndarray, share: float, period: float) -> tuple[float, float, int] | None:
+    """A flow's distance from ``share`` (bytes/s) over each half of its history, and a half's length.
 
     None for a history of one rate sample: it has no halves.
     """
@@ -210,7 +210,7 @@ def converging_stake(samples: np.ndarray, share: float, period: float, floor: fl
     (a longer RTT, a different path), and crediting its share would bias it for
     the whole skip.
     """
-    halves = _halves(samples, share, period)
+    halves = distance_by_halves(samples, share, period)
     if halves is None:
         return float("inf")  # one rate sample: no pace
     first, second, half = halves
@@ -250,7 +250,7 @@ def _owed_on_credit(
     owed: dict[int, float] = {}
     for f in sorted(distance):
         stake = converging_stake(samples[f], share[f], period, noise)
-        halves = _halves(samples[f], share[f], period)
+        halves = distance_by_halves(samples[f], share[f], period)
         moved = abs(halves[1] - halves[0]) / share[f] if halves is not None else 0.0
         if stake == float("inf") and moved > noise:
             return f"still moving: {moved:.1%} of its share between the halves of its history", f

@@ -12,7 +12,10 @@ steady when
   then would freeze the unfairness and bias the flow completion times), or is
   measurably converging to it and the bytes its convergence still owes are
   below ``budget`` of its size (``converging_stake``): a flow of gigabytes
-  loses nothing it would notice when the skip credits it its share early.
+  loses nothing it would notice when the skip credits it its share early;
+  and no flow's rate moved between the halves of its history since the last
+  flow event other than by such an approach (a flow that crossed its share,
+  or moves away from it, is still moving: a skip would freeze it mid-course).
 
 The rates credited during a skip are the max-min fair shares, scaled by the
 goodput efficiency the window measured (headers, ACK clocking, marking).
@@ -242,10 +245,13 @@ def _owed_on_credit(
     flow converging to its share (``converging_stake``) may if it owes that
     convergence less than ``budget`` of its size, wherever the window saw it: a
     flow settling slowly within ``fairness`` of its share is as biased by a
-    long skip as one far from it. Any other flow may if the window saw it
-    within ``fairness``, or its whole history held its share within it (the
-    window saw its wander). Returns the trace's words and the first flow that
-    may not (None: all may).
+    long skip as one far from it. A flow whose rate moved between the halves of
+    its history by more than ``noise`` of its share in any other way may not,
+    wherever the window saw it: it is still moving, and its window is a
+    snapshot of a course a skip would freeze. Any other flow (settled, or
+    holding a rate) may if the window saw it within ``fairness``, or its whole
+    history held its share within it (the window saw its wander). Returns the
+    trace's words and the first flow that may not (None: all may).
     """
     owed: dict[int, float] = {}
     for f in sorted(distance):

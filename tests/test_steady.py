@@ -5,7 +5,15 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from wormhole_ns3.accel.steady import Limit, contends, converging_stake, distance_by_halves, judge, max_min_fair
+from wormhole_ns3.accel.steady import (
+    Limit,
+    contends,
+    converging_stake,
+    distance_by_halves,
+    judge,
+    max_min_fair,
+    moving_stake,
+)
 from wormhole_ns3.config import AcceleratorConfig
 
 GBPS = 1.25e8  # bytes/s
@@ -176,21 +184,25 @@ def test_a_window_unfair_only_by_its_wander_is_judged_on_the_history():
                  budget=0.005).limit is Limit.UNFAIR
 
 
-def test_a_flow_whose_rate_moved_between_the_halves_of_its_history_is_still_moving():
-    """A history that moved, other than by a shrinking approach to the share, is no snapshot to credit.
+def test_a_flow_whose_rate_moved_between_the_halves_of_its_history_owes_as_much_again():
+    """A history that moved, other than by an approach to the share from one side, is still moving.
 
-    Flow 0 held 5e8 for 30 samples and 8e8 for the last 10: over its whole history it is 4% off its
-    share of 6e8, but its rate rose 25% of the share between the halves, and a window that happens to
-    sit at the share (the last 10 samples at 6e8) says nothing of where it goes next.
+    Flow 0 held 5e8 for 30 samples and 8e8 (past its share of 6e8) or 6e8 (at it) for the last 10:
+    its rate rose 25% or 8% of its share between the halves of its history, and a window at or
+    near the share says nothing of where it goes next. It may move as far again over as long
+    again: 300 or 100 kB, 3% or 1% of 10 MB (refused), 0.03% or 0.01% of a GB (credited).
     """
     paths, capacity = _two_flows_on_one_link()
-    sizes = {0: 10**9, 1: 10**9}
-    for tail in (8e8, 6e8):
+    for tail, moved in ((8e8, 0.25), (6e8, 1 / 12)):
         step = [5e8] * 30 + [tail] * 10
         samples = {0: _counters(step, 1e-4), 1: _counters([12e8 - r for r in step], 1e-4)}
-        verdict = judge(samples, 1e-4, 10, 0.05, 0.15, paths, capacity, sizes=sizes, budget=0.005)
-        assert verdict.limit is Limit.UNFAIR and verdict.flow == 0, verdict.reason
-        assert "still moving" in verdict.reason
+        assert moving_stake(samples[0], 6e8, 1e-4, 0.05) == pytest.approx(moved * 6e8 * 20e-4, rel=1e-3)
+        small = judge(samples, 1e-4, 10, 0.05, 0.15, paths, capacity, sizes={0: 10**7, 1: 10**7}, budget=0.005)
+        assert small.limit is Limit.UNFAIR and small.flow == 0, small.reason
+        large = judge(samples, 1e-4, 10, 0.05, 0.15, paths, capacity, sizes={0: 10**9, 1: 10**9}, budget=0.005)
+        assert large.steady, large.reason
+    held = _counters([5e8] * 40, 1e-4)  # off its share, and holding there: judged by fairness
+    assert moving_stake(held, 6e8, 1e-4, 0.05) == float("inf")
 
 
 def test_a_tcp_flow_that_sends_more_than_it_delivers_is_filling_a_queue():

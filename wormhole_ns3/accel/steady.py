@@ -270,29 +270,29 @@ def _owed_on_credit(
     flow converging to its share (``converging_stake``) may if it owes that
     convergence less than ``budget`` of its size, wherever the window saw it: a
     flow settling slowly within ``fairness`` of its share is as biased by a
-    long skip as one far from it. A flow whose rate moved between the halves of
-    its history by more than ``noise`` of its share in any other way is still
-    moving (``moving_stake``): it may if what it may yet move owes less than
-    ``budget`` of its size, wherever the window saw it, its window being a
-    snapshot of a course a skip would freeze. Any other flow (settled, or
-    holding a rate) may if the window saw it within ``fairness``, or its whole
-    history held its share within it (the window saw its wander). Returns the
-    trace's words and the first flow that may not (None: all may).
+    long skip as one far from it. Any other flow may if the window saw it
+    within ``fairness``, or its whole history held its share within it (the
+    window saw its wander); and, if its rate moved between the halves of its
+    history by more than ``noise`` of its share (``moving_stake``: it crossed
+    its share, or moves away from it), only if what it may yet move owes less
+    than ``budget`` of its size: its window is a snapshot of a course a skip
+    would freeze. Returns the trace's words and the first flow that may not
+    (None: all may).
     """
     owed: dict[int, float] = {}
     course: dict[int, str] = {}
     for f in sorted(distance):
         stake, course[f] = converging_stake(samples[f], share[f], period, noise), "converging"
-        if stake == float("inf"):
-            stake, course[f] = moving_stake(samples[f], share[f], period, noise), "still moving"
         if stake == float("inf") or stake == 0.0:
-            if distance[f] <= fairness:
-                continue
             history = samples[f].astype(np.float64)
             held = (history[-1] - history[0]) / ((len(history) - 1) * period)
-            if abs(held - share[f]) <= fairness * share[f]:
+            if distance[f] > fairness and abs(held - share[f]) > fairness * share[f]:
+                return "not converging to it", f
+            if stake == 0.0:
                 continue
-            return "not converging to it", f
+            stake, course[f] = moving_stake(samples[f], share[f], period, noise), "still moving"
+            if stake == float("inf"):
+                continue  # it holds its rate
         owed[f] = stake / sizes[f] if sizes.get(f) else float("inf")
         if owed[f] > budget:
             return f"{course[f]}, {owed[f]:.2%} of its bytes owed > {budget:.2%}", f

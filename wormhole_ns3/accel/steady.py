@@ -198,9 +198,9 @@ def converging_stake(samples: np.ndarray, share: float, period: float, floor: fl
     the share (a fraction of it: the noise the aggregate may have) has settled
     there and owes nothing; one that came from farther still moves, however
     near its second half came: its stake is its pace's, not the noise's (a
-    60 MB DCTCP joiner 44% below its share over the first half and 4.9% over
-    the second went on past it to 13% above, and a skip crediting the share
-    ended it 4.6% late). A distance that keeps its sign and shrinks decays,
+    60 MB DCTCP joiner 44% below its share over the first half and 4.9% below
+    over the second went on past it to 13% above, and a skip crediting the
+    share ended it 4.6% late). A distance that keeps its sign and shrinks decays,
     taken as exponential, with time constant tau = half the history / ln(first
     / second); what it owes is the second half's distance times tau, or times
     half the history if that is longer: DCTCP's shares close most of the gap in
@@ -240,9 +240,10 @@ def moving_stake(samples: np.ndarray, share: float, period: float, floor: float)
     moving, and a skip freezes it where it is while plain ns-3's goes on. It
     may move as far again over as long again: what it moved over half its
     history, for half its history. Gigabytes owe that within the budget; a
-    60 MB DCTCP joiner that had risen 40% of its share in 56 ms, past it,
-    owed 16% of its bytes (plain ns-3's rose to 13-25% over its share and
-    ended 7.5 ms before a skip crediting the share had it end).
+    60 MB DCTCP joiner that had risen 38% of its share between the halves of
+    its 115 ms history, its last quarter past the share, owed 15% of its bytes
+    (plain ns-3's went on to 13-25% over its share, and a skip crediting the
+    share ended it 7.8 ms late).
     """
     halves = distance_by_halves(samples, share, period)
     if halves is None:

@@ -98,9 +98,9 @@ def late_error(elapsed: Mapping[int, float], ended: Mapping[int, float]) -> floa
 
     ``ended``: each such flow's FCT in the child, s; ``elapsed``: its time since
     its start at the skip's end, which its FCT here exceeds. A 60 MB DCTCP
-    joiner credited its share while plain ns-3's rose past it finished 7.5 ms
-    before the skip's end in the child: 0.4% of its bytes were off (all it had
-    left), 4.5% of its FCT.
+    joiner credited its share while plain ns-3's rose past it finished some
+    7 ms before the skip's end in the child: 0.4% of its bytes were off (all
+    it had left), at least 4.1% of its FCT (4.5% in truth).
     """
     return max(((elapsed[f] - fct) / fct if fct > 0 else float("inf") for f, fct in ended.items()), default=0.0)
 

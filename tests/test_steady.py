@@ -1,9 +1,20 @@
+import json
 import random
+from pathlib import Path
 
 import numpy as np
 import pytest
 
-from wormhole_ns3.accel.steady import Limit, contends, converging_stake, judge, max_min_fair
+from wormhole_ns3.accel.steady import (
+    Limit,
+    contends,
+    converging_stake,
+    distance_by_halves,
+    judge,
+    max_min_fair,
+    moving_stake,
+)
+from wormhole_ns3.config import AcceleratorConfig
 
 GBPS = 1.25e8  # bytes/s
 
@@ -163,7 +174,7 @@ def test_a_flow_of_unknown_size_is_owed_nothing_on_credit():
 def test_a_window_unfair_only_by_its_wander_is_judged_on_the_history():
     """TCP shares wander 20-30% over a few ms; over the history since the flow event they held."""
     paths, capacity = _two_flows_on_one_link()
-    wander = [5e8] * 30 + [8e8] * 10  # 4% off its share over 40 samples, 33% over the last 10
+    wander = [8e8] * 10 + [5e8] * 20 + [8e8] * 10  # 8% off its share over either half, 33% over the last 10
     other = [12e8 - r for r in wander]
     samples = {0: _counters(wander, 1e-4), 1: _counters(other, 1e-4)}
     verdict = judge(samples, 1e-4, 10, 0.05, 0.15, paths, capacity, sizes={0: 10**9, 1: 10**9}, budget=0.005)
@@ -171,6 +182,27 @@ def test_a_window_unfair_only_by_its_wander_is_judged_on_the_history():
     short = {f: s[-11:] for f, s in samples.items()}  # the window is all the history there is
     assert judge(short, 1e-4, 10, 0.05, 0.15, paths, capacity, sizes={0: 10**9, 1: 10**9},
                  budget=0.005).limit is Limit.UNFAIR
+
+
+def test_a_flow_whose_rate_moved_between_the_halves_of_its_history_owes_as_much_again():
+    """A history that moved, other than by an approach to the share from one side, is still moving.
+
+    Flow 0 held 5e8 for 30 samples and 8e8 (past its share of 6e8) or 6e8 (at it) for the last 10:
+    its rate rose 25% or 8% of its share between the halves of its history, and a window at or
+    near the share says nothing of where it goes next. It may move as far again over as long
+    again: 300 or 100 kB, 3% or 1% of 10 MB (refused), 0.03% or 0.01% of a GB (credited).
+    """
+    paths, capacity = _two_flows_on_one_link()
+    for tail, moved in ((8e8, 0.25), (6e8, 1 / 12)):
+        step = [5e8] * 30 + [tail] * 10
+        samples = {0: _counters(step, 1e-4), 1: _counters([12e8 - r for r in step], 1e-4)}
+        assert moving_stake(samples[0], 6e8, 1e-4, 0.05) == pytest.approx(moved * 6e8 * 20e-4, rel=1e-3)
+        small = judge(samples, 1e-4, 10, 0.05, 0.15, paths, capacity, sizes={0: 10**7, 1: 10**7}, budget=0.005)
+        assert small.limit is Limit.UNFAIR and small.flow == 0, small.reason
+        large = judge(samples, 1e-4, 10, 0.05, 0.15, paths, capacity, sizes={0: 10**9, 1: 10**9}, budget=0.005)
+        assert large.steady, large.reason
+    held = _counters([5e8] * 40, 1e-4)  # off its share, and holding there: judged by fairness
+    assert moving_stake(held, 6e8, 1e-4, 0.05) == float("inf")
 
 
 def test_a_tcp_flow_that_sends_more_than_it_delivers_is_filling_a_queue():
@@ -255,3 +287,32 @@ def test_a_window_that_grows_with_time_is_steady_only_at_a_full_bottleneck():
     assert "carries 13% of its capacity" in below.detail
     assert verdict(0.13, frozenset()).steady
     assert verdict(0.91, frozenset({0})).steady  # 536-byte segments fill a link at 91% payload
+
+
+def test_a_joiner_whose_second_half_reached_the_noise_floor_still_owes_its_approach():
+    """Recorded: round 3 of ``tests/scripts/transient_repeats.py``, which ``main`` skipped for 65.4 ms.
+
+    The 60 MB joiner was 44% under its share over the first half of its history and 4.9% under it
+    over the second, within the noise floor (theta), which made it owe nothing: its shares were
+    credited while plain ns-3's joiner rose on past its share to 13% over it, and it ended 4.6% late.
+    Its approach owes what its pace says.
+    """
+    recorded = json.loads((Path(__file__).parent / "data" / "transient_repeats_round3.json").read_text())
+    config = AcceleratorConfig()
+
+    def per_flow(name, dtype=np.int64):
+        return {int(f): np.array(v, dtype=dtype) for f, v in recorded[name].items()}
+
+    samples = per_flow("delivered")
+    paths = {int(f): frozenset(links) for f, links in recorded["paths"].items()}
+    capacity = {int(link): rate for link, rate in recorded["capacity"].items()}
+    verdict = judge(samples, recorded["period"], config.window, config.theta, config.fairness, paths, capacity,
+                    sizes={int(f): size for f, size in recorded["sizes"].items()}, budget=config.convergence_budget,
+                    min_window=config.min_window, sent=per_flow("sent"), windows=per_flow("windows"),
+                    signals=per_flow("signals"), cycles=config.congestion_cycles)
+    share = sum(verdict.measured.values()) / 3  # the joiner's credited share: a third of the window's aggregate
+    first, second, _ = distance_by_halves(samples[8], share, recorded["period"])
+    assert first / share < -0.4 and -config.theta < second / share < 0  # what main took as settled
+    assert verdict.limit is Limit.UNFAIR and verdict.flow == 8, verdict.reason
+    owed = converging_stake(samples[8], share, recorded["period"], config.theta) / recorded["sizes"]["8"]
+    assert owed == pytest.approx(0.0179, abs=5e-4)  # of its bytes, against a budget of 0.5%

@@ -6,7 +6,7 @@ import pytest
 from test_accel_controller_fake import BOTTLENECK, PERIOD_NS, WINDOW, deliver, run_with, sample_at
 
 from wormhole_ns3.accel import verify as verify_module
-from wormhole_ns3.accel.verify import Guard, replay_error, skip_error
+from wormhole_ns3.accel.verify import Guard, late_error, replay_error, skip_error
 from wormhole_ns3.config import AcceleratorConfig
 from wormhole_ns3.core.shortcuts import GuardKind
 from wormhole_ns3.core.trace import TraceKind
@@ -21,6 +21,34 @@ def test_a_skips_error_is_its_bytes_off_over_the_flow_size_or_over_the_bytes_mov
     # flow 0: 500 of 100000 bytes; flow 1 is unlimited: 100 of the 10000 it moved
     assert fct == pytest.approx(0.01)
     assert skip_error(before, real, real, {0: 100_000, 1: 0}) == (0.0, 0.0)
+
+
+def test_a_flow_the_child_finished_within_the_skip_is_late_by_the_rest_of_the_skip_here():
+    # ended 0.169 s after its start in the child, still running here 0.181 s after it
+    assert late_error({2: 0.181}, {2: 0.169}) == pytest.approx(0.012 / 0.169)
+    assert late_error({}, {}) == 0.0
+
+
+def test_a_checked_skip_whose_child_finished_a_flow_early_is_off_by_its_time_not_its_last_bytes(monkeypatch):
+    """The bytes a flow had left when the child finished it are all it can be off by; its time is what the user sees."""
+    monkeypatch.setattr(verify_module, "Fork", FakeFork)
+    config = AcceleratorConfig(sample_period=PERIOD_NS * 1e-9, window=WINDOW, tail_rtts=20, verify=1.0)
+    controller, tracker, ns3 = run_with([(5 * 10**6, "ns3::TcpDctcp"), (10**7, "ns3::TcpDctcp")], config)
+    deliver(tracker, {0: 0.49 * BOTTLENECK, 1: 0.49 * BOTTLENECK})
+    before = {f: tracker.GetDelivered(f) for f in (0, 1)}
+    sample_at(controller, ns3, 11 * PERIOD_NS)
+    (skip,) = controller.skips
+    (end_ns, _, _) = controller.verifier._checks[0]
+    # the child delivered what was credited, and all of flow 0's size too: it finished 1 ms before the end
+    child_fct = end_ns * 1e-9 - 1e-3 - tracker.GetStartTime(0).GetSeconds()
+    FakeFork.measured = {"delivered": {str(f): before[f] + tracker.flows[f].credited for f in (0, 1)},
+                         "ended": {"0": child_fct}}
+    ns3.now_ns = end_ns
+    controller.on_check_end()
+    results = controller.guard.results()
+    assert results["skip"]["checked"] == 1
+    assert results["skip"]["error_max"] == pytest.approx(1e-3 / child_fct, rel=1e-6)
+    assert results["skip"]["stopped"] is not None  # 1 ms of a few ms is past 1%
 
 
 def test_a_replays_error_is_the_largest_relative_fct_error_and_a_flow_that_never_finished_is_infinite():
@@ -55,7 +83,7 @@ def test_a_kind_is_stopped_by_the_first_error_past_its_bound_and_the_other_kind_
 class FakeFork:
     """A check's fork, parent side: the child's measurement is what the test says it is."""
 
-    measured: dict[str, int] = {}
+    measured: dict = {}
 
     def __init__(self) -> None:
         self.in_child = False
@@ -83,8 +111,8 @@ def test_a_checked_skip_is_compared_at_its_end_and_a_loose_one_stops_all_skips(
     (end_ns, _, check) = controller.verifier._checks[0]
     assert end_ns == 11 * PERIOD_NS + round(skip.dt * 1e9) and check.before == before
     # the child simulated the skip's time: its flows moved real_over_credit of what was credited
-    FakeFork.measured = {str(f): before[f] + int(real_over_credit * tracker.flows[f].credited)
-                         for f in (0, 1)}
+    FakeFork.measured = {"delivered": {str(f): before[f] + int(real_over_credit * tracker.flows[f].credited)
+                                       for f in (0, 1)}, "ended": {}}
     ns3.now_ns = end_ns
     controller.on_check_end()
     assert not controller.verifier._checks

@@ -12,7 +12,12 @@ steady when
   then would freeze the unfairness and bias the flow completion times), or is
   measurably converging to it and the bytes its convergence still owes are
   below ``budget`` of its size (``converging_stake``): a flow of gigabytes
-  loses nothing it would notice when the skip credits it its share early.
+  loses nothing it would notice when the skip credits it its share early;
+  and a flow whose rate moved between the halves of its history since the
+  last flow event other than by such an approach (it crossed its share, or
+  moves away from it) is still moving: it may yet move as far again, and is
+  credited only if that too is below ``budget`` of its size
+  (``moving_stake``): a skip freezes it mid-course.
 
 The rates credited during a skip are the max-min fair shares, scaled by the
 goodput efficiency the window measured (headers, ACK clocking, marking).
@@ -170,37 +175,84 @@ def max_min_fair(
     return rate
 
 
+def distance_by_halves(samples: np.ndarray, share: float, period: float) -> tuple[float, float, int] | None:
+    """A flow's distance from ``share`` (bytes/s) over each half of its history, and a half's length.
+
+    None for a history of one rate sample: it has no halves.
+    """
+    half = (len(samples) - 1) // 2
+    if half == 0:
+        return None
+    counts = samples.astype(np.float64)
+    span = half * period
+    return (counts[half] - counts[0]) / span - share, (counts[-1] - counts[-1 - half]) / span - share, half
+
+
 def converging_stake(samples: np.ndarray, share: float, period: float, floor: float) -> float:
     """Bytes a flow still owes its convergence to ``share``, as its samples measure it (inf: not converging).
 
     ``samples`` is the flow's history since its partition last changed (longer
     than a window: a window's halves see TCP's sawtooth more than its pace).
     The flow's distance from its share over the first and the second half of the
-    history gives its pace. A second half within ``floor`` of the share (a
-    fraction of it: the noise the aggregate may have) owes nothing. A distance
-    that keeps its sign and shrinks decays, taken as exponential, with time
-    constant tau = half the history / ln(first / second); what it owes is the
-    second half's distance times tau, or times half the history if that is
-    longer: DCTCP's shares close most of the gap in a few ms and the last 10-20%
-    over tens (a 100 MB flow of four on 10 Gbps still held 12% more than its
-    share 49 ms after the last arrival, and a skip crediting the share then
-    ended it 4.6% late). A history that does not show the distance shrinking
-    gives no pace to trust: the flow may hold its rate (a longer RTT, a
-    different path), and crediting its share would bias it for the whole skip.
+    history gives its pace. A history whose halves are both within ``floor`` of
+    the share (a fraction of it: the noise the aggregate may have) has settled
+    there and owes nothing; one that came from farther still moves, however
+    near its second half came: its stake is its pace's, not the noise's (a
+    60 MB DCTCP joiner 44% below its share over the first half and 4.9% below
+    over the second went on past it to 13% above, and a skip crediting the
+    share ended it 4.6% late). A distance that keeps its sign and shrinks decays,
+    taken as exponential, with time constant tau = half the history / ln(first
+    / second); what it owes is the second half's distance times tau, or times
+    half the history if that is longer: DCTCP's shares close most of the gap in
+    a few ms and the last 10-20% over tens (a 100 MB flow of four on 10 Gbps
+    still held 12% more than its share 49 ms after the last arrival, and a skip
+    crediting the share then ended it 4.6% late). That holds only while the
+    flow approaches its share from one side: once the last quarter of its
+    history is at or past it, the approach is over and where the flow goes on
+    to is not the model's to say (that joiner's second half was still below
+    its share when its last quarter crossed it). A history that does not show
+    the distance shrinking gives no pace to trust: the flow may hold its rate
+    (a longer RTT, a different path), and crediting its share would bias it for
+    the whole skip.
     """
-    half = (len(samples) - 1) // 2
-    if half == 0:
+    halves = distance_by_halves(samples, share, period)
+    if halves is None:
         return float("inf")  # one rate sample: no pace
-    counts = samples.astype(np.float64)
-    span = half * period
-    first = (counts[half] - counts[0]) / span - share
-    second = (counts[-1] - counts[-1 - half]) / span - share
-    if abs(second) <= floor * share:
+    first, second, half = halves
+    if max(abs(first), abs(second)) <= floor * share:
         return 0.0
     if first * second <= 0 or abs(second) >= abs(first):
         return float("inf")
+    quarter = (len(samples) - 1) // 4
+    counts = samples.astype(np.float64)
+    if quarter and ((counts[-1] - counts[-1 - quarter]) / (quarter * period) - share) * first <= 0:
+        return float("inf")  # its last quarter reached its share: the approach is over, where the model cannot say
     tau = ((len(samples) - 1 - half) * period) / np.log(abs(first) / abs(second))
-    return float(abs(second) * max(tau, span))
+    return float(abs(second) * max(tau, half * period))
+
+
+def moving_stake(samples: np.ndarray, share: float, period: float, floor: float) -> float:
+    """Bytes a flow whose rate still moves may yet owe its share, at most (inf: its rate holds).
+
+    A flow whose rate moved between the halves of its history by more than
+    ``floor`` of its share, other than by an approach ``converging_stake``
+    can measure (it crossed its share, or moves away from it), is still
+    moving, and a skip freezes it where it is while plain ns-3's goes on. It
+    may move as far again over as long again: what it moved over half its
+    history, for half its history. Gigabytes owe that within the budget; a
+    60 MB DCTCP joiner that had risen 38% of its share between the halves of
+    its 115 ms history, its last quarter past the share, owed 15% of its bytes
+    (plain ns-3's went on to 13-25% over its share, and a skip crediting the
+    share ended it 7.8 ms late).
+    """
+    halves = distance_by_halves(samples, share, period)
+    if halves is None:
+        return float("inf")
+    first, second, half = halves
+    moved = abs(second - first)
+    if moved <= floor * share:
+        return float("inf")
+    return float(moved * half * period)
 
 
 def _owed_on_credit(
@@ -221,27 +273,34 @@ def _owed_on_credit(
     flow settling slowly within ``fairness`` of its share is as biased by a
     long skip as one far from it. Any other flow may if the window saw it
     within ``fairness``, or its whole history held its share within it (the
-    window saw its wander). Returns the trace's words and the first flow that
-    may not (None: all may).
+    window saw its wander); and, if its rate moved between the halves of its
+    history by more than ``noise`` of its share (``moving_stake``: it crossed
+    its share, or moves away from it), only if what it may yet move owes less
+    than ``budget`` of its size: its window is a snapshot of a course a skip
+    would freeze. Returns the trace's words and the first flow that may not
+    (None: all may).
     """
     owed: dict[int, float] = {}
+    course: dict[int, str] = {}
     for f in sorted(distance):
-        stake = converging_stake(samples[f], share[f], period, noise)
+        stake, course[f] = converging_stake(samples[f], share[f], period, noise), "converging"
         if stake == float("inf") or stake == 0.0:
-            if distance[f] <= fairness:
-                continue
             history = samples[f].astype(np.float64)
             held = (history[-1] - history[0]) / ((len(history) - 1) * period)
-            if abs(held - share[f]) <= fairness * share[f]:
+            if distance[f] > fairness and abs(held - share[f]) > fairness * share[f]:
+                return "not converging to it", f
+            if stake == 0.0:
                 continue
-            return "not converging to it", f
+            stake, course[f] = moving_stake(samples[f], share[f], period, noise), "still moving"
+            if stake == float("inf"):
+                continue  # it holds its rate
         owed[f] = stake / sizes[f] if sizes.get(f) else float("inf")
         if owed[f] > budget:
-            return f"converging, {owed[f]:.2%} of its bytes owed > {budget:.2%}", f
+            return f"{course[f]}, {owed[f]:.2%} of its bytes owed > {budget:.2%}", f
     if not owed:
         return "", None
     most = max(owed, key=lambda f: (owed[f], f))
-    return f"converging, flow {most} owing {owed[most]:.2%} of its bytes", None
+    return f"{course[most]}, flow {most} owing {owed[most]:.2%} of its bytes", None
 
 
 def window_rates(samples: np.ndarray, period: float) -> np.ndarray:

@@ -13,6 +13,7 @@ method of its port or takes other arguments than the port does.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from types import SimpleNamespace
 from typing import final
@@ -524,8 +525,8 @@ class FakeMemoHost(MemoHost):
     def link_attributes(self, link: int) -> str:
         return "DataRate=10Gbps Delay=10us queue=FifoQueueDisc"
 
-    def link_queue(self, link: int) -> int:
-        return self.queues.get(link, 0)
+    def link_queues(self, links: Sequence[int]) -> list[int]:
+        return [self.queues.get(link, 0) for link in links]
 
     def flow_nodes(self, flow: int) -> tuple[int, int]:
         data, ack = self.routes[flow]  # a flow's first data and ACK links stand for its ends

@@ -36,7 +36,7 @@ from wormhole_ns3.memo.decisions import MemoEvent, MemoStats
 from wormhole_ns3.memo.episodes import Memoizer
 from wormhole_ns3.memo.record import STATE_FIELDS
 from wormhole_ns3.memo.store import MemoStore
-from wormhole_ns3.runtime.boundary import int_rows, planned_route
+from wormhole_ns3.runtime.boundary import int_rows, length_prefixed, planned_route
 
 PENDING = 0
 
@@ -290,8 +290,9 @@ class MemoDriver(MemoHost):
     def link_attributes(self, link: int) -> str:
         return self._link_fact(self._link_attributes, link, lambda id_: str(self.tracker.GetLinkFingerprint(id_)))
 
-    def link_queue(self, link: int) -> int:
-        return int(self.tracker.GetQueuedPackets(link))
+    def link_queues(self, links: Sequence[int]) -> list[int]:
+        # one crossing for a flow's path or an episode's links (FlowTracker::GetQueuedPacketsOf)
+        return [int(q) for q in self.tracker.GetQueuedPacketsOf(list(links))] if links else []
 
     def link_random_sources(self, link: int) -> tuple[RandomSource, ...]:
         return self._link_fact(self._random_sources, link, lambda id_: tuple(
@@ -409,16 +410,18 @@ class MemoDriver(MemoHost):
         upcoming = self.tracker.GetUpcomingFlows(self.ns3.NanoSeconds(horizon_ns), [f for f, _ in ending],
                                                  [time for _, time in ending], to_come,
                                                  [time for _, time in coming_ends], earliest)
-        released = []
         routes = self._route_between
         fields = int_rows(self.tracker.GetUpcomingFlowFields(upcoming), 6)
-        for index, (start, src, dst, src_port, dst_port, task) in enumerate(fields):
-            route = routes.get((src, dst, src_port, dst_port))
-            if route is None:
-                flow = upcoming[index]
-                links = self.tracker.GetRouteBetween(flow.src, flow.dst, flow.srcPort, flow.dstPort, True)
-                route = routes[src, dst, src_port, dst_port] = frozenset(int(x) for x in links)
-            released.append((start, route, (src, dst), task, index))
+        first: dict[tuple[int, int, int, int], int] = {}  #: flows between ports not met yet -> an index
+        for index, (_, src, dst, src_port, dst_port, _) in enumerate(fields):
+            if (src, dst, src_port, dst_port) not in routes:
+                first.setdefault((src, dst, src_port, dst_port), index)
+        if first:
+            # every new flow's route in one crossing (FlowTracker::GetUpcomingFlowRoutes)
+            found = length_prefixed(self.tracker.GetUpcomingFlowRoutes(upcoming, list(first.values())))
+            routes.update(zip(first, map(frozenset, found)))
+        released = [(start, routes[src, dst, src_port, dst_port], (src, dst), task, index)
+                    for index, (start, src, dst, src_port, dst_port, task) in enumerate(fields)]
         return released, upcoming
 
     def drain_time_ns(self, flows: Iterable[int]) -> int:

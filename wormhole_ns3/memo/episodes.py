@@ -343,7 +343,7 @@ class Memoizer:
                 if p.offset_ns >= episode.t0_ns
             ]
             episode.outcomes[flow] = FlowOutcome(now_ns - episode.t0_ns, _thin(points), rank=len(episode.outcomes),
-                                                 trailing=tuple(map(self.host.link_queue, self.ledger.route(flow))))
+                                                 trailing=tuple(self.host.link_queues(self.ledger.route(flow))))
             self.replays.watch_leader_draws(now_ns, episode)
             for course in episode.followers:
                 shadow = course.flow_of.get(episode.flows.index(flow))
@@ -386,13 +386,14 @@ class Memoizer:
         says which recorded outcome is whose.
         """
         descriptors = {}
-        links = {}
         for position, flow in enumerate(sorted(flows)):
             data, ack = self.host.flow_route(flow)
             attributes = f"{self.host.flow_attributes(flow)} created {position}"
             descriptors[flow] = FlowDescriptor(attributes, 0, data, ack)
-            for link in (*data, *ack):
-                links[link] = LinkDescriptor(self.ledger.link_attributes(link), self.ledger.queue(link))
+        # every link once, in the order the flows' paths name them; their queues read in one crossing
+        order = list(dict.fromkeys(link for d in descriptors.values() for link in (*d.data_path, *d.ack_path)))
+        links = {link: LinkDescriptor(self.ledger.link_attributes(link), queued)
+                 for link, queued in zip(order, self.ledger.queues(order))}
         return fingerprint(Episode(descriptors, links, self.context))
 
 

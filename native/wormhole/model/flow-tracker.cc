@@ -527,6 +527,22 @@ FlowTracker::GetUpcomingFlowFields(const std::vector<UpcomingFlow>& flows)
     return fields;
 }
 
+std::vector<uint64_t>
+FlowTracker::GetUpcomingFlowRoutes(const std::vector<UpcomingFlow>& flows,
+                                   const std::vector<uint32_t>& indices) const
+{
+    std::vector<uint64_t> routes;
+    for (uint32_t index : indices)
+    {
+        const UpcomingFlow& flow = flows.at(index);
+        std::vector<uint64_t> route =
+            GetRouteBetween(flow.src, flow.dst, flow.srcPort, flow.dstPort, true);
+        routes.push_back(route.size());
+        routes.insert(routes.end(), route.begin(), route.end());
+    }
+    return routes;
+}
+
 Ptr<PacketSink>
 FlowTracker::FindSink(Ipv4Address dst, uint16_t port) const
 {
@@ -829,6 +845,18 @@ uint32_t
 FlowTracker::GetQueuedPackets(uint64_t link) const
 {
     return wormhole::LinkQueuedPackets(link);
+}
+
+std::vector<uint32_t>
+FlowTracker::GetQueuedPacketsOf(const std::vector<uint64_t>& links) const
+{
+    std::vector<uint32_t> queued;
+    queued.reserve(links.size());
+    for (uint64_t link : links)
+    {
+        queued.push_back(wormhole::LinkQueuedPackets(link));
+    }
+    return queued;
 }
 
 Time

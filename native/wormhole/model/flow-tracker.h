@@ -196,6 +196,16 @@ class FlowTracker : public Object
      * five crossings each cost moe-medium's warm run a tenth of its time.
      */
     static std::vector<int64_t> GetUpcomingFlowFields(const std::vector<UpcomingFlow>& flows);
+    /**
+     * @return the routes of the flows of @p flows at @p indices, as
+     * GetRouteBetween finds them (data path, then reverse path), flat: each
+     * flow's number of links, then its links. One crossing for every flow a
+     * lookup meets for the first time: one GetRouteBetween each (and the
+     * reads of its nodes and ports) were most of the memo's own time reading
+     * what is upcoming on moe-8x7b-64g-dcqcn.
+     */
+    std::vector<uint64_t> GetUpcomingFlowRoutes(const std::vector<UpcomingFlow>& flows,
+                                                const std::vector<uint32_t>& indices) const;
 
     // What a flow is
     std::string GetKind(uint32_t flow) const;
@@ -251,6 +261,8 @@ class FlowTracker : public Object
      * (if traffic control is installed) plus the device's own queue.
      */
     uint32_t GetQueuedPackets(uint64_t link) const;
+    /** @return GetQueuedPackets of each of @p links, in one crossing. */
+    std::vector<uint32_t> GetQueuedPacketsOf(const std::vector<uint64_t>& links) const;
     /** @return the propagation delay of a link id. */
     Time GetLinkDelay(uint64_t link) const;
 

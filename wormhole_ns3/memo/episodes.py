@@ -35,7 +35,7 @@ from wormhole_ns3.core.shortcuts import MEMO_KINDS, GuardKind
 from wormhole_ns3.memo.admission import Admission
 from wormhole_ns3.memo.continuations import Continuations
 from wormhole_ns3.memo.decisions import Cause, MemoDecision, MemoStats, MemoTrace, Miss, Stopped
-from wormhole_ns3.memo.fingerprint import Episode, FlowDescriptor, LinkDescriptor, fingerprint
+from wormhole_ns3.memo.fingerprint import Episode, Fingerprints, FlowDescriptor, LinkDescriptor
 from wormhole_ns3.memo.forecast import Forecast
 from wormhole_ns3.memo.links import LinkLedger
 from wormhole_ns3.memo.meetings import Leaders, Meetings
@@ -71,6 +71,7 @@ class Memoizer:
         #: nor recorded, and still seen by the open ones they touch.
         self.allowed: frozenset[GuardKind] = frozenset(MEMO_KINDS)
         self.batch = Batch()
+        self.fingerprints = Fingerprints()
         self.ledger = LinkLedger(host)
         self.table = EpisodeTable(host, self.ledger)
         self.forecast = Forecast(host, self.ledger)
@@ -394,7 +395,7 @@ class Memoizer:
         order = list(dict.fromkeys(link for d in descriptors.values() for link in (*d.data_path, *d.ack_path)))
         links = {link: LinkDescriptor(self.ledger.link_attributes(link), queued)
                  for link, queued in zip(order, self.ledger.queues(order))}
-        return fingerprint(Episode(descriptors, links, self.context))
+        return self.fingerprints.of(Episode(descriptors, links, self.context))
 
 
 def _components(flows: list[int], links_of: Callable[[int], frozenset[int]]) -> list[list[int]]:

@@ -13,6 +13,7 @@ method of its port or takes other arguments than the port does.
 
 from __future__ import annotations
 
+from array import array
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from types import SimpleNamespace
@@ -36,6 +37,20 @@ from wormhole_ns3.memo.decisions import MemoDecision
 from wormhole_ns3.memo.episodes import Memoizer
 
 NEVER_NS = 10**15
+
+
+@dataclass
+class BufferVector:
+    """A ``std::vector`` of 64-bit numbers as ``boundary.int_rows`` and ``length_prefixed`` read it."""
+
+    values: list[int]
+    typecode: str = "q"  #: "q" int64_t, "Q" uint64_t
+
+    def size(self) -> int:
+        return len(self.values)
+
+    def data(self) -> bytes:
+        return array(self.typecode, self.values).tobytes()
 
 
 class FakeTime:

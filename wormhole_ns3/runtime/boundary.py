@@ -228,7 +228,7 @@ CONTROLLER_METHODS = (
 #: FlowTracker methods the memo driver adds.
 MEMO_METHODS = (
     "GetKind", "GetSize", "GetTag", "GetDstNode",
-    "GetStartEventUid", "GateStart", "DecideStart", "CompleteVirtually", "GetFlowFingerprint",
+    "GetStartEventUid", "GateStarts", "DecideStart", "CompleteVirtually", "GetFlowFingerprint",
     "GetPlannedCongestionOps",
     "GetSnapshots", "SetSnapshotting",
     "ResumeHeld", "GetUpcomingFlows", "GetUpcomingFlowFields", "GetUpcomingFlowRoutes", "GetQueuedPacketsOf",
@@ -262,6 +262,7 @@ def warm_up(ns3: Any, tracker: MemoTrackerPort, memo: bool) -> list[str]:
         "GetUpcomingFlows": (ns3.NanoSeconds(0), [0], [0], upcoming_flow_vector(ns3, ()), []),
         "GetUpcomingFlowFields": (upcoming_flow_vector(ns3, ()),),
         "GetUpcomingFlowRoutes": (upcoming_flow_vector(ns3, ()), []), "GetQueuedPacketsOf": ([],),
+        "GateStarts": ([],),
     }
     bound = []
     for name in CONTROLLER_METHODS + (MEMO_METHODS if memo else ()):

@@ -1073,6 +1073,29 @@ FlowTracker::GateStart(uint32_t flow)
     return m_gate->GateStart(flow);
 }
 
+std::vector<int64_t>
+FlowTracker::GateStarts(const std::vector<uint32_t>& flows)
+{
+    std::vector<int64_t> fields;
+    fields.reserve(3 * flows.size());
+    for (uint32_t flow : flows)
+    {
+        fields.push_back(GetState(flow));
+        fields.push_back(0);
+        fields.push_back(-1);
+    }
+    for (size_t i = 0; i < flows.size(); ++i)
+    {
+        if (fields[3 * i] != PENDING)
+        {
+            continue;
+        }
+        fields[3 * i + 1] = GetStartEventUid(flows[i]);
+        fields[3 * i + 2] = GateStart(flows[i]).GetTimeStep();
+    }
+    return fields;
+}
+
 void
 FlowTracker::SetGatedStartCallback(Callback<void, uint32_t> decide)
 {

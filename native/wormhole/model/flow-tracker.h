@@ -416,6 +416,16 @@ class FlowTracker : public Object
      * not initialized yet).
      */
     Time GateStart(uint32_t flow);
+    /**
+     * Gate the starts of those of @p flows that are still pending (GetState),
+     * as GateStart each, in the order given, once the states of all are read.
+     * @return three numbers a flow, flat: its state, the uid of its start
+     * event (GetStartEventUid, read before it is gated) and its start time
+     * (its time step, ns by default) as GateStart returns it; 0 and -1 for a
+     * flow no longer pending.
+     * One crossing for what was five per flow the memo takes over.
+     */
+    std::vector<int64_t> GateStarts(const std::vector<uint32_t>& flows);
     /** Who decides a gated flow's start, when its start event is next: it calls DecideStart. */
     void SetGatedStartCallback(Callback<void, uint32_t> decide);
     /**

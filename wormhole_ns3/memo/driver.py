@@ -424,7 +424,7 @@ class MemoDriver(MemoHost):
         #: the flows between each pair of ports -> one of them (all take the same route)
         between = {(src, dst, src_port, dst_port): index for index, (_, src, dst, src_port, dst_port, _)
                    in enumerate(fields)}
-        new = list(between.keys() - routes.keys())
+        new = [key for key in between if key not in routes]  # (a keys view's difference walks all routes)
         if new:
             # every new flow's route in one crossing (FlowTracker::GetUpcomingFlowRoutes)
             found = length_prefixed(self.tracker.GetUpcomingFlowRoutes(upcoming, [between[key] for key in new]))

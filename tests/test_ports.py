@@ -60,8 +60,8 @@ def test_every_memo_host_defines_every_method_of_the_port(host):
 
 
 def test_members_reads_a_port_and_its_bases():
-    assert {"GetNFlows", "GateStarts"} <= members(ports.MemoTrackerPort)
-    assert "GateStarts" not in members(ports.TrackerPort)
+    assert {"GetNFlows", "GateStart"} <= members(ports.MemoTrackerPort)
+    assert "GateStart" not in members(ports.TrackerPort)
     assert members(ports.Time) == {"GetSeconds", "GetTimeStep", "IsNegative"}
 
 

@@ -198,16 +198,16 @@ class MemoDriver(MemoHost):
         if flows and self._delivery_started is None:
             self._note_delivery_started(min(flows))
         self._waiting.update(flows)
-        if not self._waiting:
-            return
-        waiting = sorted(self._waiting)
-        # states, start event uids and gating in one crossing (FlowTracker::GateStarts)
-        for flow, (state, uid, start) in zip(waiting, int_rows(self.tracker.GateStarts(waiting), 3)):
-            if state != PENDING:
+        for flow in list(self._waiting):
+            if int(self.tracker.GetState(flow)) != PENDING:
                 self._waiting.discard(flow)
-            elif start >= 0:  # negative: its node is not initialized yet, try again after the next event
-                self._waiting.discard(flow)
-                self._gated[flow] = (start, uid)
+        for flow in sorted(self._waiting):
+            uid = int(self.tracker.GetStartEventUid(flow))
+            start = self.tracker.GateStart(flow)
+            if start.IsNegative():
+                continue  # its node is not initialized yet: try again after the next event
+            self._waiting.discard(flow)
+            self._gated[flow] = (int(start.GetTimeStep()), uid)
 
     def _note_delivery_started(self, flow: int) -> None:
         """Whether the running event, which created ``flow``, reacted to a flow's delivery (see ``take_over``)."""
@@ -291,8 +291,9 @@ class MemoDriver(MemoHost):
         return self._link_fact(self._link_attributes, link, lambda id_: str(self.tracker.GetLinkFingerprint(id_)))
 
     def link_queues(self, links: Sequence[int]) -> list[int]:
-        # one crossing for a flow's path or an episode's links (FlowTracker::GetQueuedPacketsOf)
-        return [int(q) for q in self.tracker.GetQueuedPacketsOf(list(links))] if links else []
+        # a crossing per link: a call taking a list (cppyy converts it to a std::vector) costs
+        # as much as five or six calls taking a number
+        return [int(self.tracker.GetQueuedPackets(link)) for link in links]
 
     def link_random_sources(self, link: int) -> tuple[RandomSource, ...]:
         return self._link_fact(self._random_sources, link, lambda id_: tuple(

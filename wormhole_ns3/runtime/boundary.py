@@ -228,10 +228,10 @@ CONTROLLER_METHODS = (
 #: FlowTracker methods the memo driver adds.
 MEMO_METHODS = (
     "GetKind", "GetSize", "GetTag", "GetDstNode",
-    "GetStartEventUid", "GateStarts", "DecideStart", "CompleteVirtually", "GetFlowFingerprint",
+    "GetStartEventUid", "GateStart", "DecideStart", "CompleteVirtually", "GetFlowFingerprint",
     "GetPlannedCongestionOps",
     "GetSnapshots", "SetSnapshotting",
-    "ResumeHeld", "GetUpcomingFlows", "GetUpcomingFlowFields", "GetUpcomingFlowRoutes", "GetQueuedPacketsOf",
+    "ResumeHeld", "GetUpcomingFlows", "GetUpcomingFlowFields", "GetUpcomingFlowRoutes",
 )
 
 
@@ -261,8 +261,7 @@ def warm_up(ns3: Any, tracker: MemoTrackerPort, memo: bool) -> list[str]:
         "ResumeHeld": (0, double_vector(ns3, ())),
         "GetUpcomingFlows": (ns3.NanoSeconds(0), [0], [0], upcoming_flow_vector(ns3, ()), []),
         "GetUpcomingFlowFields": (upcoming_flow_vector(ns3, ()),),
-        "GetUpcomingFlowRoutes": (upcoming_flow_vector(ns3, ()), []), "GetQueuedPacketsOf": ([],),
-        "GateStarts": ([],),
+        "GetUpcomingFlowRoutes": (upcoming_flow_vector(ns3, ()), []),
     }
     bound = []
     for name in CONTROLLER_METHODS + (MEMO_METHODS if memo else ()):

@@ -847,18 +847,6 @@ FlowTracker::GetQueuedPackets(uint64_t link) const
     return wormhole::LinkQueuedPackets(link);
 }
 
-std::vector<uint32_t>
-FlowTracker::GetQueuedPacketsOf(const std::vector<uint64_t>& links) const
-{
-    std::vector<uint32_t> queued;
-    queued.reserve(links.size());
-    for (uint64_t link : links)
-    {
-        queued.push_back(wormhole::LinkQueuedPackets(link));
-    }
-    return queued;
-}
-
 Time
 FlowTracker::GetLinkDelay(uint64_t link) const
 {
@@ -1071,29 +1059,6 @@ Time
 FlowTracker::GateStart(uint32_t flow)
 {
     return m_gate->GateStart(flow);
-}
-
-std::vector<int64_t>
-FlowTracker::GateStarts(const std::vector<uint32_t>& flows)
-{
-    std::vector<int64_t> fields;
-    fields.reserve(3 * flows.size());
-    for (uint32_t flow : flows)
-    {
-        fields.push_back(GetState(flow));
-        fields.push_back(0);
-        fields.push_back(-1);
-    }
-    for (size_t i = 0; i < flows.size(); ++i)
-    {
-        if (fields[3 * i] != PENDING)
-        {
-            continue;
-        }
-        fields[3 * i + 1] = GetStartEventUid(flows[i]);
-        fields[3 * i + 2] = GateStart(flows[i]).GetTimeStep();
-    }
-    return fields;
 }
 
 void

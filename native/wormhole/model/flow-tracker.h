@@ -200,9 +200,8 @@ class FlowTracker : public Object
      * @return the routes of the flows of @p flows at @p indices, as
      * GetRouteBetween finds them (data path, then reverse path), flat: each
      * flow's number of links, then its links. One crossing for every flow a
-     * lookup meets for the first time: one GetRouteBetween each (and the
-     * reads of its nodes and ports) were most of the memo's own time reading
-     * what is upcoming on moe-8x7b-64g-dcqcn.
+     * lookup meets for the first time, rather than a GetRouteBetween and the
+     * reads of its nodes and ports for each.
      */
     std::vector<uint64_t> GetUpcomingFlowRoutes(const std::vector<UpcomingFlow>& flows,
                                                 const std::vector<uint32_t>& indices) const;
@@ -261,8 +260,6 @@ class FlowTracker : public Object
      * (if traffic control is installed) plus the device's own queue.
      */
     uint32_t GetQueuedPackets(uint64_t link) const;
-    /** @return GetQueuedPackets of each of @p links, in one crossing. */
-    std::vector<uint32_t> GetQueuedPacketsOf(const std::vector<uint64_t>& links) const;
     /** @return the propagation delay of a link id. */
     Time GetLinkDelay(uint64_t link) const;
 
@@ -416,16 +413,6 @@ class FlowTracker : public Object
      * not initialized yet).
      */
     Time GateStart(uint32_t flow);
-    /**
-     * Gate the starts of those of @p flows that are still pending (GetState),
-     * as GateStart each, in the order given, once the states of all are read.
-     * @return three numbers a flow, flat: its state, the uid of its start
-     * event (GetStartEventUid, read before it is gated) and its start time
-     * (its time step, ns by default) as GateStart returns it; 0 and -1 for a
-     * flow no longer pending.
-     * One crossing for what was five per flow the memo takes over.
-     */
-    std::vector<int64_t> GateStarts(const std::vector<uint32_t>& flows);
     /** Who decides a gated flow's start, when its start event is next: it calls DecideStart. */
     void SetGatedStartCallback(Callback<void, uint32_t> decide);
     /**

@@ -164,7 +164,7 @@ def length_prefixed(vector: Any) -> list[list[int]]:
 
 def planned_route(tracker: TrackerPort, flow: int) -> tuple[tuple[int, ...], tuple[int, ...]]:
     """A flow's planned data and ACK paths (``FlowTracker::GetPlannedRoute``): one call, one route walk."""
-    route = [int(x) for x in tracker.GetPlannedRoute(flow)]
+    route = list(tracker.GetPlannedRoute(flow))  # a vector of integers: Python ints, copied in one pass
     hops = route[0]
     return tuple(route[1:1 + hops]), tuple(route[1 + hops:])
 

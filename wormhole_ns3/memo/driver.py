@@ -411,8 +411,8 @@ class MemoDriver(MemoHost):
         order; the route between every row's ports is in ``_route_between`` then. The
         numbers are read in one crossing (FlowTracker::GetUpcomingFlowFields): hundreds
         of flows per lookup, five crossings each, were a tenth of moe-medium's warm run.
-        Each caller makes its answers from the rows in one pass: 2.5 million rows on
-        moe-8x7b-64g-dcqcn, each made a tuple, then the answer, then read.
+        Each caller makes its answers from the rows in one pass (a lookup reads
+        hundreds of rows, and there are thousands of lookups).
         """
         ends = {flow: time for flow, (time, _) in self._completion_of.items()} | flow_ends
         ending = sorted(ends.items())

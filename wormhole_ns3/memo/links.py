@@ -135,10 +135,20 @@ class LinkLedger:
         queued = dict(zip(new, self.queues(new))) if new else {}
 
         def path(direction: Direction, links: tuple[int, ...]) -> tuple[PathLink, ...]:
-            return tuple(names.get(link) or LinkState(direction, hop, digest(self.link_attributes(link)), queued[link])
+            return tuple(names.get(link) or link_state(direction, hop, digest(self.link_attributes(link)), queued[link])
                          for hop, link in enumerate(links))
 
         return Signature(self.attributes_digest(flow), path(Direction.DATA, data), path(Direction.ACK, ack), created)
+
+
+@lru_cache(maxsize=1 << 14)
+def link_state(direction: Direction, hop: int, link_digest: str, queue: int) -> LinkState:
+    """``LinkState(direction, hop, link_digest, queue)``, one object for the same four values.
+
+    It is immutable and compared by value: the few states a run's signatures
+    name again and again are made once, not at every signature.
+    """
+    return LinkState(direction, hop, link_digest, queue)
 
 
 @lru_cache(maxsize=1 << 14)

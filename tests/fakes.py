@@ -13,6 +13,8 @@ method of its port or takes other arguments than the port does.
 
 from __future__ import annotations
 
+from array import array
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from types import SimpleNamespace
 from typing import final
@@ -35,6 +37,20 @@ from wormhole_ns3.memo.decisions import MemoDecision
 from wormhole_ns3.memo.episodes import Memoizer
 
 NEVER_NS = 10**15
+
+
+@dataclass
+class BufferVector:
+    """A ``std::vector`` of 64-bit numbers as ``boundary.int_rows`` and ``length_prefixed`` read it."""
+
+    values: list[int]
+    typecode: str = "q"  #: "q" int64_t, "Q" uint64_t
+
+    def size(self) -> int:
+        return len(self.values)
+
+    def data(self) -> bytes:
+        return array(self.typecode, self.values).tobytes()
 
 
 class FakeTime:
@@ -524,8 +540,8 @@ class FakeMemoHost(MemoHost):
     def link_attributes(self, link: int) -> str:
         return "DataRate=10Gbps Delay=10us queue=FifoQueueDisc"
 
-    def link_queue(self, link: int) -> int:
-        return self.queues.get(link, 0)
+    def link_queues(self, links: Sequence[int]) -> list[int]:
+        return [self.queues.get(link, 0) for link in links]
 
     def flow_nodes(self, flow: int) -> tuple[int, int]:
         data, ack = self.routes[flow]  # a flow's first data and ACK links stand for its ends

@@ -140,3 +140,12 @@ def test_warm_up_calls_every_method_of_a_run_and_expects_only_out_of_range():
         boundary.warm_up(ns3, Mismatched(), memo=False)
 
 
+
+
+def test_length_prefixed_reads_runs_of_their_length_and_int_rows_reads_rows():
+    from fakes import BufferVector
+
+    routes = BufferVector([2, 65536, 65537, 0, 3, 1, 2, 2**40], "Q")
+    assert boundary.length_prefixed(routes) == [[65536, 65537], [], [1, 2, 2**40]]
+    assert boundary.length_prefixed(BufferVector([], "Q")) == []
+    assert boundary.int_rows(BufferVector([0, 5, -1, 1, 6, 7]), 3) == [[0, 5, -1], [1, 6, 7]]

@@ -14,6 +14,7 @@ from networkx.algorithms.isomorphism import categorical_multiedge_match
 
 from wormhole_ns3.memo.fingerprint import (
     Episode,
+    Fingerprints,
     FlowDescriptor,
     LinkDescriptor,
     fingerprint,
@@ -327,3 +328,60 @@ def test_a_path_through_an_undescribed_link_is_refused():
 def test_an_episode_without_flows_is_refused():
     with pytest.raises(ValueError, match="at least one flow"):
         fingerprint(Episode({}, {1: LINK_KINDS[0]}, ""))
+
+
+def flows_renumbered_in_order(episode: Episode, rng: random.Random) -> Episode:
+    """The same episode on the same links, its flows given other ids in the same order (as the next layer's)."""
+    ids = sorted(rng.sample(range(-10_000, 10_000), len(episode.flows)))
+    flows = dict(zip(ids, (episode.flows[f] for f in sorted(episode.flows))))
+    return Episode(flows, episode.links, episode.context)
+
+
+@settings(max_examples=300, deadline=None)
+@given(episodes(), st.randoms(use_true_random=False))
+def test_a_kept_fingerprint_is_the_one_made_afresh_for_other_flows_on_the_same_links(episode, rng):
+    kept = Fingerprints()
+    assert kept.of(episode) == fingerprint(episode)
+    assert kept.hits == 0
+    again = flows_renumbered_in_order(episode, rng)
+    assert kept.of(again) == fingerprint(again)
+    assert kept.hits == 1
+
+
+@settings(max_examples=200, deadline=None)
+@given(episodes(), st.data())
+def test_a_changed_episode_never_gets_a_kept_fingerprint(episode, data):
+    """Any change of what the key is made of (a flow's attributes, offset or path, a link's
+    description, queue, id or place in the episode, the context) is made afresh."""
+    kept = Fingerprints()
+    kept.of(episode)
+    flows, links = dict(episode.flows), dict(episode.links)
+    flow = data.draw(st.sampled_from(sorted(flows)))
+    link = data.draw(st.sampled_from(sorted(links)))
+    changes = [
+        Episode({**flows, flow: dataclasses.replace(flows[flow], attributes=flows[flow].attributes + "!")},
+                links, episode.context),
+        Episode({**flows, flow: dataclasses.replace(flows[flow], offset_ns=flows[flow].offset_ns + 1)},
+                links, episode.context),
+        Episode({**flows, flow: dataclasses.replace(flows[flow], data_path=flows[flow].data_path + (link,))},
+                links, episode.context),
+        Episode(flows, {**links, link: dataclasses.replace(links[link], queued=links[link].queued + 1)},
+                episode.context),
+        Episode(flows, {**links, link: dataclasses.replace(links[link], attributes="other")}, episode.context),
+        Episode(flows, dict(reversed(links.items())), episode.context) if len(links) > 1 else None,
+        Episode(flows, links, episode.context + " other"),
+    ]
+    for changed in filter(None, changes):
+        assert kept.of(changed) == fingerprint(changed)
+    assert kept.hits == 0
+
+
+def test_fingerprints_keep_the_last_ones_used():
+    a = Episode({1: FlowDescriptor("a", 0, (0,), (1,))}, dict(enumerate(LINK_KINDS[:2])), "c")
+    b = Episode({1: FlowDescriptor("b", 0, (0,), (1,))}, dict(enumerate(LINK_KINDS[:2])), "c")
+    kept = Fingerprints(size=1)
+    kept.of(a)
+    kept.of(b)
+    kept.of(a)
+    assert kept.hits == 0
+    assert kept.of(a) == fingerprint(a) and kept.hits == 1

@@ -36,7 +36,7 @@ from wormhole_ns3.memo.decisions import MemoEvent, MemoStats
 from wormhole_ns3.memo.episodes import Memoizer
 from wormhole_ns3.memo.record import STATE_FIELDS
 from wormhole_ns3.memo.store import MemoStore
-from wormhole_ns3.runtime.boundary import int_rows, planned_route
+from wormhole_ns3.runtime.boundary import int_rows, length_prefixed, planned_route
 
 PENDING = 0
 
@@ -213,7 +213,7 @@ class MemoDriver(MemoHost):
         """Whether the running event, which created ``flow``, reacted to a flow's delivery (see ``take_over``)."""
         impl, tags = self._impl, self.ns3.WormholeSimulatorImpl
         tag, now = int(impl.GetCurrentTag()), self._now_ns()
-        in_completion = (now, int(impl.GetEventCount())) == self._completion_event
+        in_completion = now == self._completion_event[0] and int(impl.GetEventCount()) == self._completion_event[1]
         if in_completion or tag not in (int(tags.UNATTRIBUTED), int(tags.SYSTEM), int(tags.WORKLOAD)):
             by = "a held flow's completion" if in_completion else f"a packet of the flow tagged {tag}"
             self._delivery_started = f"flow {flow}, created at {now * 1e-9:.9f} s by a callback on {by}"
@@ -290,8 +290,10 @@ class MemoDriver(MemoHost):
     def link_attributes(self, link: int) -> str:
         return self._link_fact(self._link_attributes, link, lambda id_: str(self.tracker.GetLinkFingerprint(id_)))
 
-    def link_queue(self, link: int) -> int:
-        return int(self.tracker.GetQueuedPackets(link))
+    def link_queues(self, links: Sequence[int]) -> list[int]:
+        # a crossing per link: a call taking a list (cppyy converts it to a std::vector) costs
+        # as much as five or six calls taking a number
+        return [int(self.tracker.GetQueuedPackets(link)) for link in links]
 
     def link_random_sources(self, link: int) -> tuple[RandomSource, ...]:
         return self._link_fact(self._random_sources, link, lambda id_: tuple(
@@ -366,8 +368,10 @@ class MemoDriver(MemoHost):
         until = now_ns + horizon_ns
         known = [DueFlow(time, frozenset(self._links(flow)), self.flow_nodes(flow))
                  for flow, (time, _) in sorted(self._gated.items()) if time <= until]
-        released, _ = self._released(horizon_ns, {}, [])
-        known += [DueFlow(start, route, nodes) for start, route, nodes, _, _ in released]
+        fields, _ = self._released(horizon_ns, {}, [])
+        routes = self._route_between
+        known += [DueFlow(start, routes[src, dst, src_port, dst_port], (src, dst))
+                  for start, src, dst, src_port, dst_port, _ in fields]
         return known
 
     def releases(self, now_ns: int, horizon_ns: int, flow_ends: dict[int, int], coming_ends: list[tuple[Any, int]],
@@ -379,10 +383,12 @@ class MemoDriver(MemoHost):
         answer is (start, links, nodes, the workload's id of the flow, the flow as
         ``coming_ends`` takes it).
         """
-        released, upcoming = self._released(horizon_ns, flow_ends, coming_ends)
+        fields, upcoming = self._released(horizon_ns, flow_ends, coming_ends)
+        routes = self._route_between
         # a flow is named by its place in this answer's vector: copied out only if it is
         # asked about again (a lookup plays a replay forward over hundreds of flows)
-        return [Release(start, route, nodes, task, (upcoming, index)) for start, route, nodes, task, index in released]
+        return [Release(start, routes[src, dst, src_port, dst_port], (src, dst), task, (upcoming, index))
+                for index, (start, src, dst, src_port, dst_port, task) in enumerate(fields)]
 
     def earliest(self, now_ns: int, horizon_ns: int, flow_ends: dict[int, int], coming_ends: list[tuple[Any, int]],
                  ) -> list[EarliestStart]:
@@ -391,17 +397,22 @@ class MemoDriver(MemoHost):
         The ends given are taken as they are; every other running flow is taken to
         end now, and every flow to come to end as it starts (FlowDag::GetUpcomingFlows).
         """
-        released, _ = self._released(horizon_ns, flow_ends, coming_ends, earliest=True)
-        return [EarliestStart(start, route, task) for start, route, _, task, _ in released]
+        fields, _ = self._released(horizon_ns, flow_ends, coming_ends, earliest=True)
+        routes = self._route_between
+        return [EarliestStart(start, routes[src, dst, src_port, dst_port], task)
+                for start, src, dst, src_port, dst_port, task in fields]
 
     def _released(self, horizon_ns: int, flow_ends: dict[int, int], coming_ends: list[tuple[Any, int]],
-                  earliest: bool = False) -> tuple[list[tuple[int, frozenset[int], tuple[int, int], int, int]], Any]:
+                  earliest: bool = False) -> tuple[list[list[int]], Any]:
         """FlowTracker::GetUpcomingFlows, the scheduled completions counted as ends.
 
-        Returns [(start, links, (source node, destination node), task, index)] and the
-        tracker's vector of UpcomingFlow that the indices are into. The numbers are
-        read in one crossing (FlowTracker::GetUpcomingFlowFields): hundreds of flows
-        per lookup, five crossings each, were a tenth of moe-medium's warm run.
+        Returns the rows [start, source node, destination node, source port, destination
+        port, task] and the tracker's vector of UpcomingFlow they are read from, in its
+        order; the route between every row's ports is in ``_route_between`` then. The
+        numbers are read in one crossing (FlowTracker::GetUpcomingFlowFields): hundreds
+        of flows per lookup, five crossings each, were a tenth of moe-medium's warm run.
+        Each caller makes its answers from the rows in one pass (a lookup reads
+        hundreds of rows, and there are thousands of lookups).
         """
         ends = {flow: time for flow, (time, _) in self._completion_of.items()} | flow_ends
         ending = sorted(ends.items())
@@ -409,17 +420,17 @@ class MemoDriver(MemoHost):
         upcoming = self.tracker.GetUpcomingFlows(self.ns3.NanoSeconds(horizon_ns), [f for f, _ in ending],
                                                  [time for _, time in ending], to_come,
                                                  [time for _, time in coming_ends], earliest)
-        released = []
         routes = self._route_between
         fields = int_rows(self.tracker.GetUpcomingFlowFields(upcoming), 6)
-        for index, (start, src, dst, src_port, dst_port, task) in enumerate(fields):
-            route = routes.get((src, dst, src_port, dst_port))
-            if route is None:
-                flow = upcoming[index]
-                links = self.tracker.GetRouteBetween(flow.src, flow.dst, flow.srcPort, flow.dstPort, True)
-                route = routes[src, dst, src_port, dst_port] = frozenset(int(x) for x in links)
-            released.append((start, route, (src, dst), task, index))
-        return released, upcoming
+        #: the flows between each pair of ports -> one of them (all take the same route)
+        between = {(src, dst, src_port, dst_port): index for index, (_, src, dst, src_port, dst_port, _)
+                   in enumerate(fields)}
+        new = [key for key in between if key not in routes]  # (a keys view's difference walks all routes)
+        if new:
+            # every new flow's route in one crossing (FlowTracker::GetUpcomingFlowRoutes)
+            found = length_prefixed(self.tracker.GetUpcomingFlowRoutes(upcoming, [between[key] for key in new]))
+            routes.update(zip(new, map(frozenset, found)))
+        return fields, upcoming
 
     def drain_time_ns(self, flows: Iterable[int]) -> int:
         """A lower bound of when the flows can all have arrived: their busiest link at line rate."""
@@ -492,8 +503,9 @@ class MemoDriver(MemoHost):
             self._cancelled.discard(order)
             return
         self._completion_of.pop(flow, None)
-        if self.memo.completing(self._now_ns(), flow):
-            self._completion_event = (self._now_ns(), int(self._impl.GetEventCount()))
+        now = self._now_ns()
+        if self.memo.completing(now, flow):
+            self._completion_event = (now, int(self._impl.GetEventCount()))
             self.complete_flow_now(flow)
 
     def complete_flow_now(self, flow: int) -> None:

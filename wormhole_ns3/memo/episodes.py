@@ -35,7 +35,7 @@ from wormhole_ns3.core.shortcuts import MEMO_KINDS, GuardKind
 from wormhole_ns3.memo.admission import Admission
 from wormhole_ns3.memo.continuations import Continuations
 from wormhole_ns3.memo.decisions import Cause, MemoDecision, MemoStats, MemoTrace, Miss, Stopped
-from wormhole_ns3.memo.fingerprint import Episode, FlowDescriptor, LinkDescriptor, fingerprint
+from wormhole_ns3.memo.fingerprint import Episode, Fingerprints, FlowDescriptor, LinkDescriptor
 from wormhole_ns3.memo.forecast import Forecast
 from wormhole_ns3.memo.links import LinkLedger
 from wormhole_ns3.memo.meetings import Leaders, Meetings
@@ -71,6 +71,7 @@ class Memoizer:
         #: nor recorded, and still seen by the open ones they touch.
         self.allowed: frozenset[GuardKind] = frozenset(MEMO_KINDS)
         self.batch = Batch()
+        self.fingerprints = Fingerprints()
         self.ledger = LinkLedger(host)
         self.table = EpisodeTable(host, self.ledger)
         self.forecast = Forecast(host, self.ledger)
@@ -343,7 +344,7 @@ class Memoizer:
                 if p.offset_ns >= episode.t0_ns
             ]
             episode.outcomes[flow] = FlowOutcome(now_ns - episode.t0_ns, _thin(points), rank=len(episode.outcomes),
-                                                 trailing=tuple(map(self.host.link_queue, self.ledger.route(flow))))
+                                                 trailing=tuple(self.host.link_queues(self.ledger.route(flow))))
             self.replays.watch_leader_draws(now_ns, episode)
             for course in episode.followers:
                 shadow = course.flow_of.get(episode.flows.index(flow))
@@ -386,14 +387,15 @@ class Memoizer:
         says which recorded outcome is whose.
         """
         descriptors = {}
-        links = {}
         for position, flow in enumerate(sorted(flows)):
             data, ack = self.host.flow_route(flow)
             attributes = f"{self.host.flow_attributes(flow)} created {position}"
             descriptors[flow] = FlowDescriptor(attributes, 0, data, ack)
-            for link in (*data, *ack):
-                links[link] = LinkDescriptor(self.ledger.link_attributes(link), self.ledger.queue(link))
-        return fingerprint(Episode(descriptors, links, self.context))
+        # every link once, in the order the flows' paths name them; their queues read in one crossing
+        order = list(dict.fromkeys(link for d in descriptors.values() for link in (*d.data_path, *d.ack_path)))
+        links = {link: LinkDescriptor(self.ledger.link_attributes(link), queued)
+                 for link, queued in zip(order, self.ledger.queues(order))}
+        return self.fingerprints.of(Episode(descriptors, links, self.context))
 
 
 def _components(flows: list[int], links_of: Callable[[int], frozenset[int]]) -> list[list[int]]:

@@ -36,7 +36,7 @@ from __future__ import annotations
 import hashlib
 import json
 from array import array
-from collections import Counter
+from collections import Counter, OrderedDict
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
@@ -143,6 +143,46 @@ def fingerprint(episode: Episode) -> Fingerprint:
         digest.update(part)
     order = tuple(flow for v in labelling if v < len(graph.twins) for flow in graph.twins[v])
     return Fingerprint(key=digest.digest(), order=order)
+
+
+#: Episodes whose fingerprints ``Fingerprints`` keeps, the last used.
+KEPT_FINGERPRINTS = 4096
+
+
+class Fingerprints:
+    """``fingerprint``, kept for episodes met again: the same flows' kinds on the same links, links alike.
+
+    Training opens the same episode on the same links at every layer, other
+    flows each time. The key is made of everything ``fingerprint`` reads but
+    the flows' ids, which enter it only through their order (sorting, twins
+    listed by id): flows are numbered by their rank among the episode's ids,
+    so a kept answer is this episode's once its positions are mapped back to
+    its flows. Links keep their ids and their order in ``episode.links``
+    (a link's id and its queue are part of what is met again).
+    """
+
+    def __init__(self, size: int = KEPT_FINGERPRINTS) -> None:
+        self.size = size
+        self._kept: OrderedDict[tuple, Fingerprint] = OrderedDict()
+        self.hits = 0
+
+    def of(self, episode: Episode) -> Fingerprint:
+        """``fingerprint(episode)``, from the last ones made where it was made already."""
+        flows = sorted(episode.flows)
+        described = tuple((f.attributes, f.offset_ns, f.data_path, f.ack_path)
+                          for f in map(episode.flows.__getitem__, flows))
+        links = tuple((link, d.attributes, d.queued) for link, d in episode.links.items())
+        key = (episode.context, described, links)
+        kept = self._kept.get(key)
+        if kept is None:
+            ranked = Episode(dict(enumerate(map(episode.flows.__getitem__, flows))), episode.links, episode.context)
+            kept = self._kept[key] = fingerprint(ranked)
+            if len(self._kept) > self.size:
+                self._kept.popitem(last=False)
+        else:
+            self.hits += 1
+            self._kept.move_to_end(key)
+        return Fingerprint(kept.key, tuple(flows[rank] for rank in kept.order))
 
 
 def _coloured_graph(episode: Episode) -> _ColouredGraph:

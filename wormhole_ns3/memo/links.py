@@ -10,7 +10,8 @@ flows drew random numbers at.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
+from functools import lru_cache
 
 from wormhole_ns3.core.draws import Draws
 from wormhole_ns3.core.ports import MemoHost
@@ -91,10 +92,12 @@ class LinkLedger:
 
     def left_out_on(self, flows: Iterable[int]) -> int:
         """Packets replays ending at this instant left out of these flows' links."""
-        return sum(max(0, self._recorded(link) - self.host.link_queue(link)) for link in self.links_of(flows))
+        recorded = {link: queued for link in self.links_of(flows) if (queued := self._recorded(link))}
+        links = list(recorded)  # a link no replay left packets out of counts nothing: its queue is not read
+        return sum(max(0, recorded[link] - queued) for link, queued in zip(links, self.host.link_queues(links)))
 
-    def queue(self, link: int) -> int:
-        """The link's queue as a plain run has it now, as far as the memo knows.
+    def queues(self, links: Sequence[int]) -> list[int]:
+        """Each link's queue as a plain run has it now, as far as the memo knows (one crossing for all).
 
         It counts the packets replays ending at this instant left out, so that a
         step opening right after a replayed step is keyed as after a simulated one:
@@ -102,7 +105,7 @@ class LinkLedger:
         not counted (they drain in microseconds, and how far they drained depends on
         their sizes): the key then sees the emptier links, as it always did.
         """
-        return max(self.host.link_queue(link), self._recorded(link))
+        return [max(queued, self._recorded(link)) for link, queued in zip(links, self.host.link_queues(links))]
 
     def note_draws(self, links: Iterable[int], draws: Draws) -> None:
         """A recording closed over these links, having drawn ``draws``."""
@@ -128,15 +131,31 @@ class LinkLedger:
         on link ids.
         """
         data, ack = self.host.flow_route(flow)
+        new = [link for link in (*data, *ack) if link not in names]
+        queued = dict(zip(new, self.queues(new))) if new else {}
 
         def path(direction: Direction, links: tuple[int, ...]) -> tuple[PathLink, ...]:
-            return tuple(names.get(link) or LinkState(direction, hop, digest(self.link_attributes(link)),
-                                                      self.queue(link))
+            return tuple(names.get(link) or link_state(direction, hop, digest(self.link_attributes(link)), queued[link])
                          for hop, link in enumerate(links))
 
         return Signature(self.attributes_digest(flow), path(Direction.DATA, data), path(Direction.ACK, ack), created)
 
 
+@lru_cache(maxsize=1 << 14)
+def link_state(direction: Direction, hop: int, link_digest: str, queue: int) -> LinkState:
+    """``LinkState(direction, hop, link_digest, queue)``, one object for the same four values.
+
+    It is immutable and compared by value: the few states a run's signatures
+    name again and again are made once, not at every signature.
+    """
+    return LinkState(direction, hop, link_digest, queue)
+
+
+@lru_cache(maxsize=1 << 14)
 def digest(text: str) -> str:
-    """A short digest of a description (flow or link attributes)."""
+    """A short digest of a description (flow or link attributes).
+
+    Kept for the texts seen last: a link's description is digested at every
+    signature that names it, and a pure function of its text can be.
+    """
     return hashlib.sha1(text.encode()).hexdigest()[:16]

@@ -145,9 +145,26 @@ def int_rows(vector: Any, width: int) -> list[list[int]]:
     return rows
 
 
+def length_prefixed(vector: Any) -> list[list[int]]:
+    """A ``std::vector<uint64_t>`` of runs, each its length then its numbers, as lists of ints.
+
+    Copied out in one piece through its buffer, as ``int_rows``.
+    """
+    size = int(vector.size())
+    if size == 0:
+        return []
+    flat: list[int] = np.frombuffer(vector.data(), dtype=np.uint64, count=size).tolist()
+    runs, at = [], 0
+    while at < size:
+        length = flat[at]
+        runs.append(flat[at + 1:at + 1 + length])
+        at += 1 + length
+    return runs
+
+
 def planned_route(tracker: TrackerPort, flow: int) -> tuple[tuple[int, ...], tuple[int, ...]]:
     """A flow's planned data and ACK paths (``FlowTracker::GetPlannedRoute``): one call, one route walk."""
-    route = [int(x) for x in tracker.GetPlannedRoute(flow)]
+    route = list(tracker.GetPlannedRoute(flow))  # a vector of integers: Python ints, copied in one pass
     hops = route[0]
     return tuple(route[1:1 + hops]), tuple(route[1 + hops:])
 
@@ -214,7 +231,7 @@ MEMO_METHODS = (
     "GetStartEventUid", "GateStart", "DecideStart", "CompleteVirtually", "GetFlowFingerprint",
     "GetPlannedCongestionOps",
     "GetSnapshots", "SetSnapshotting",
-    "ResumeHeld", "GetUpcomingFlows", "GetUpcomingFlowFields",
+    "ResumeHeld", "GetUpcomingFlows", "GetUpcomingFlowFields", "GetUpcomingFlowRoutes",
 )
 
 
@@ -244,6 +261,7 @@ def warm_up(ns3: Any, tracker: MemoTrackerPort, memo: bool) -> list[str]:
         "ResumeHeld": (0, double_vector(ns3, ())),
         "GetUpcomingFlows": (ns3.NanoSeconds(0), [0], [0], upcoming_flow_vector(ns3, ()), []),
         "GetUpcomingFlowFields": (upcoming_flow_vector(ns3, ()),),
+        "GetUpcomingFlowRoutes": (upcoming_flow_vector(ns3, ()), []),
     }
     bound = []
     for name in CONTROLLER_METHODS + (MEMO_METHODS if memo else ()):

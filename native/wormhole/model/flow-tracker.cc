@@ -527,6 +527,22 @@ FlowTracker::GetUpcomingFlowFields(const std::vector<UpcomingFlow>& flows)
     return fields;
 }
 
+std::vector<uint64_t>
+FlowTracker::GetUpcomingFlowRoutes(const std::vector<UpcomingFlow>& flows,
+                                   const std::vector<uint32_t>& indices) const
+{
+    std::vector<uint64_t> routes;
+    for (uint32_t index : indices)
+    {
+        const UpcomingFlow& flow = flows.at(index);
+        std::vector<uint64_t> route =
+            GetRouteBetween(flow.src, flow.dst, flow.srcPort, flow.dstPort, true);
+        routes.push_back(route.size());
+        routes.insert(routes.end(), route.begin(), route.end());
+    }
+    return routes;
+}
+
 Ptr<PacketSink>
 FlowTracker::FindSink(Ipv4Address dst, uint16_t port) const
 {

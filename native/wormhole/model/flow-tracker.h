@@ -196,6 +196,15 @@ class FlowTracker : public Object
      * five crossings each cost moe-medium's warm run a tenth of its time.
      */
     static std::vector<int64_t> GetUpcomingFlowFields(const std::vector<UpcomingFlow>& flows);
+    /**
+     * @return the routes of the flows of @p flows at @p indices, as
+     * GetRouteBetween finds them (data path, then reverse path), flat: each
+     * flow's number of links, then its links. One crossing for every flow a
+     * lookup meets for the first time, rather than a GetRouteBetween and the
+     * reads of its nodes and ports for each.
+     */
+    std::vector<uint64_t> GetUpcomingFlowRoutes(const std::vector<UpcomingFlow>& flows,
+                                                const std::vector<uint32_t>& indices) const;
 
     // What a flow is
     std::string GetKind(uint32_t flow) const;

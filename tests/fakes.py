@@ -252,6 +252,9 @@ class FakeTracker(TrackerPort):
         self.random_sources: dict[int, tuple[RandomSource, ...]] = {}
         self.link_delay_ns = link_delay_ns
         self.sampling: tuple[int, int, object] | None = None
+        #: whether a sample calls the sampling callback (FlowTracker's default), and the samples taken
+        self.samples_reported = True
+        self.sample_count = 0
         self.unattributed_watched = True  # FlowTracker's default
         self.flow_monitors: list[tuple[object, object]] = []  #: (monitor, classifier) of each FlowMonitor added
         #: what a workload may release, at the earliest: (start ns, the links its data and ACK paths load)
@@ -377,6 +380,21 @@ class FakeTracker(TrackerPort):
 
     def ConfigureSampling(self, period: Time, window: int, callback) -> None:
         self.sampling = (period.GetTimeStep(), window, callback)
+
+    def SetSamplesReported(self, reported: bool) -> None:
+        self.samples_reported = reported
+
+    def GetSampleCount(self) -> int:
+        return self.sample_count
+
+    def take_sample(self) -> None:
+        """The sampling event: counted, and reported to the sampling callback unless the controller said not to."""
+        assert self.sampling is not None, "no sampling configured"
+        self.sample_count += 1
+        callback = self.sampling[2]
+        assert callable(callback)
+        if self.samples_reported:
+            callback()
 
     def GetLinkRate(self, link: int) -> float:
         return self.link_rates_bps[link]

@@ -326,6 +326,8 @@ class Controller:
                 self.skipper.revert(st, f"flow {flow} will start on its links")
 
     def on_run_end(self) -> None:
+        if self.accelerate:
+            self.skip_engine.catch_up(self.now())
         self.verifier.run_ended()
         self.boundary.run_ended()
         self.run_wall += time.perf_counter() - self._run_started
@@ -367,6 +369,7 @@ class Controller:
 
     def on_flow_event(self, flow: int, state: int) -> None:
         now = self.now()
+        self.skip_engine.catch_up(now)
         if state == ACTIVE:
             info = read_flow(self.tracker, flow)
             self.network.started(flow, info)
@@ -388,26 +391,38 @@ class Controller:
         self.partitioner.repartition(now)
         if self.transients is not None:
             self.transients.repartitioned()
+        self._report_samples(now)
 
     def on_drained(self) -> None:
         """A finished flow's last packets are gone: it no longer ties partitions together."""
         now = self.now()
+        self.skip_engine.catch_up(now)
         if self.partitioner.drained(now):
             self.partitioner.repartition(now)
             if self.transients is not None:
                 self.transients.repartitioned()
+            self._report_samples(now)
 
     def on_sample(self) -> None:
         """The tracker took a rate sample of every sampled flow: the skip engine judges the partitions."""
-        self.skip_engine.sampled(self.now())
+        now = self.now()
+        self.skip_engine.sampled(now)
         if self.transients is not None:
             self.transients.sampled()
         if self.progress:
             self._print_progress()
+        self._report_samples(now)
 
     def on_resume(self) -> None:
         """A skip ended: the partitions whose pause is over sample and may skip again."""
-        self.skip_engine.resumed(self.now())
+        now = self.now()
+        self.skip_engine.resumed(now)
+        self._report_samples(now)
+
+    def _report_samples(self, now: float) -> None:
+        """Whether the tracker calls ``on_sample``: while a partition may decide something at a sample, or
+        the transient memo or the progress line listens (``SkipEngine.report_samples``)."""
+        self.skip_engine.report_samples(now, self.progress or self.transients is not None)
 
     def on_check_end(self) -> None:
         """A skip check's end time (``--verify``): the child reports, the parent compares."""

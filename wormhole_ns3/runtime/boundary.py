@@ -219,7 +219,8 @@ MEMO_METHODS = (
 
 
 #: FlowTracker methods taking no flow that the controller calls inside Run() (warm_up calls them too).
-SETTERS = ("SetFlowEventCallback", "ConfigureSampling", "GetNFlows", "TakeProgressedFlows")
+SETTERS = ("SetFlowEventCallback", "ConfigureSampling", "SetSamplesReported", "GetSampleCount", "GetNFlows",
+           "TakeProgressedFlows")
 
 
 def warm_up(ns3: Any, tracker: MemoTrackerPort, memo: bool) -> list[str]:
@@ -257,6 +258,8 @@ def warm_up(ns3: Any, tracker: MemoTrackerPort, memo: bool) -> list[str]:
     # (null callbacks, no sampling), so that only the wrappers remain
     tracker.SetFlowEventCallback(ns3.Callback[("void", "unsigned int", "int")]())
     tracker.ConfigureSampling(ns3.Time(), 0, ns3.Callback[("void",)]())
+    tracker.SetSamplesReported(True)
+    tracker.GetSampleCount()
     tracker.GetNFlows()
     tracker.TakeProgressedFlows()
     flow_info(ns3.FlowRecord(), 0)  # a record's strings and vectors, as read_flow converts them

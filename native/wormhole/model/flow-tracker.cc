@@ -900,6 +900,18 @@ FlowTracker::ConfigureSampling(Time period, uint32_t samplesPerWindow, Callback<
 }
 
 void
+FlowTracker::SetSamplesReported(bool reported)
+{
+    m_sampler->SetWindowsReported(reported);
+}
+
+uint64_t
+FlowTracker::GetSampleCount() const
+{
+    return m_sampler->GetSampleCount();
+}
+
+void
 FlowTracker::SetSampled(uint32_t flow, bool sampled)
 {
     m_sampler->SetSampled(flow, sampled);

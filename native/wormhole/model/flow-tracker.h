@@ -298,6 +298,10 @@ class FlowTracker : public Object
     // Sampling (the RateSampler's: see it for what each sample holds)
     /** RateSampler::Configure: sample each `period`, call `onWindow` every `samplesPerWindow`. */
     void ConfigureSampling(Time period, uint32_t samplesPerWindow, Callback<void> onWindow);
+    /** RateSampler::SetWindowsReported */
+    void SetSamplesReported(bool reported);
+    /** RateSampler::GetSampleCount */
+    uint64_t GetSampleCount() const;
     /** RateSampler::SetSampled */
     void SetSampled(uint32_t flow, bool sampled);
     /** RateSampler::ClearSamples */

@@ -219,8 +219,8 @@ MEMO_METHODS = (
 
 
 #: FlowTracker methods taking no flow that the controller calls inside Run() (warm_up calls them too).
-SETTERS = ("SetFlowEventCallback", "ConfigureSampling", "SetSamplesReported", "GetSampleCount", "GetNFlows",
-           "TakeProgressedFlows")
+SETTERS = ("SetFlowEventCallback", "ConfigureSampling", "SetSamplesReported", "GetSampleCount",
+           "SetUnattributedEventsWatched", "GetNFlows", "TakeProgressedFlows")
 
 
 def warm_up(ns3: Any, tracker: MemoTrackerPort, memo: bool) -> list[str]:
@@ -260,8 +260,29 @@ def warm_up(ns3: Any, tracker: MemoTrackerPort, memo: bool) -> list[str]:
     tracker.ConfigureSampling(ns3.Time(), 0, ns3.Callback[("void",)]())
     tracker.SetSamplesReported(True)
     tracker.GetSampleCount()
+    tracker.SetUnattributedEventsWatched(True)
     tracker.GetNFlows()
     tracker.TakeProgressedFlows()
     flow_info(ns3.FlowRecord(), 0)  # a record's strings and vectors, as read_flow converts them
     ns3.NanoSeconds(1).GetSeconds()
+    warm_up_run_start(ns3)
     return bound + list(SETTERS)
+
+
+def warm_up_run_start(ns3: Any) -> None:
+    """Instantiate now what the controller's callbacks at Run()'s start and end instantiate otherwise.
+
+    Each is a template cppyy compiles at its first use, inside the timed Run():
+    finding the WormholeSimulatorImpl (a ``DynamicCast`` of a null pointer here),
+    the event ``Boundary.at_destroy`` schedules (made and freed here), the seeds
+    the guard reads, and the event timeline's vectors (of an empty timeline).
+    """
+    ns3.DynamicCast[ns3.WormholeSimulatorImpl](ns3.Ptr[ns3.SimulatorImpl]())
+    ns3.MakeEvent(ns3.cppyy.gbl.std.function["void()"](_nothing)).Unref()
+    int(ns3.RngSeedManager.GetSeed()), int(ns3.RngSeedManager.GetRun())
+    timeline = ns3.EventTimeline()
+    [(float(t.GetSeconds()), int(n)) for t, n in zip(timeline.GetTimes(), timeline.GetCounts())]
+
+
+def _nothing() -> None:
+    """The callable of the event ``warm_up_run_start`` makes and frees."""

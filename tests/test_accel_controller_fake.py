@@ -343,7 +343,7 @@ def test_a_skip_back_leaves_its_flows_unsampled_until_a_flow_event_anywhere_samp
     assert len(controller.skips) == 1 and not tracker.flows[0].sampled
 
     ns3.now_ns = 16 * PERIOD_NS
-    tracker.after_unattributed()  # an unattributed event ran: every skip is cut short
+    tracker.after_unattributed(True)  # an unattributed event ran: every skip is cut short
     assert controller.reverts == 1 and not any(tracker.flows[f].sampled for f in (0, 1))
 
     up, down = link_id(7, 1), link_id(8, 1)
@@ -363,7 +363,7 @@ def test_unattributed_events_reach_python_only_while_a_skip_could_be_cut_short()
     assert len(controller.skips) == 1 and tracker.unattributed_watched
 
     ns3.now_ns = 16 * PERIOD_NS
-    tracker.after_unattributed()
+    tracker.after_unattributed(True)
     assert controller.reverts == 1 and not tracker.unattributed_watched
 
 
@@ -397,7 +397,7 @@ def test_a_flow_connecting_on_a_steady_partitions_links_holds_its_skip_off_until
             tracker.link_rates_bps.update({path[0]: 1e9, reverse[0]: 1e9})
         newcomer = tracker.add_flow(FakeFlow(src_node=7, dst_node=60, size=10**6, path=path, reverse_path=reverse,
                                              state=PENDING, start_ns=6 * PERIOD_NS))
-        tracker.after_unattributed()  # the event that created it: its start is known
+        tracker.after_unattributed(True)  # the event that created it: its start is known
         tracker.flows[newcomer].connecting = True  # it started at 6 ms, and has sent no data yet
         sample_at(controller, ns3, 11 * PERIOD_NS)
         st = next(st for st in controller.partitions.values() if 0 in st.partition.flows)
@@ -429,7 +429,7 @@ def test_a_tcp_partition_is_not_skipped_while_a_flow_is_due_on_its_links_before_
             tracker.link_rates_bps.update({path[0]: 1e9, reverse[0]: 1e9})
         tracker.add_flow(FakeFlow(src_node=7, dst_node=60, size=10**6, path=path, reverse_path=reverse,
                                   state=PENDING, start_ns=start_ns))
-        tracker.after_unattributed()  # the event that created it: its start is known
+        tracker.after_unattributed(True)  # the event that created it: its start is known
         sample_at(controller, ns3, 11 * PERIOD_NS)
         st = next(st for st in controller.partitions.values() if 0 in st.partition.flows)
         assert st.last_verdict.steady

@@ -203,7 +203,7 @@ class Controller:
             self._on_sample = self.callback(self.on_sample)
             self.skipper.on_resume = self.callback(self.on_resume)
             self._on_drained = self.callback(self.on_drained)
-            self._after_unattributed = self.callback(self.after_unattributed)
+            self._after_unattributed = self.callback(self.after_unattributed, "bool")
             self.verifier.on_check_end = self.callback(self.on_check_end)
             # bind the tracker methods now, not inside the timed Run() (see boundary.warm_up)
             self.boundary.warm_up(self.tracker, memo=self._memo_store is not None)
@@ -267,8 +267,8 @@ class Controller:
         if self._after_destroy is not None:
             self._after_destroy()
 
-    def after_unattributed(self) -> None:
-        """Learn the flows an event created, before they send.
+    def after_unattributed(self, unattributed: bool) -> None:
+        """Learn the flows an event created, before they send; ``unattributed``: the event was.
 
         Called by the tracker (FlowTracker::WatchUnattributedEvents) after an
         event that created flows (a workload's release, or a user's callback
@@ -287,7 +287,6 @@ class Controller:
         if self.memo is None and self.arrivals.none_new() and not self.partitioner.any_paused():
             self._set_unattributed_watched(False)  # no new flow, no skip to end: nothing to learn
             return
-        unattributed = int(self.simulator.GetCurrentTag()) == int(self.ns3.WormholeSimulatorImpl.UNATTRIBUTED)
         if unattributed:
             for st in self.partitioner.paused():
                 self.skipper.revert(st, "an unattributed event ran")

@@ -94,7 +94,9 @@ class Boundary(BoundaryPort):
         return upcoming_flow_vector(self.ns3, flows)
 
     def warm_up(self, tracker: MemoTrackerPort, memo: bool) -> list[str]:
-        return warm_up(self.ns3, tracker, memo)
+        bound = warm_up(self.ns3, tracker, memo)
+        warm_up_templates(self.ns3)
+        return bound
 
 
 def _section_of(function: Callable[..., Any]) -> Section:
@@ -182,7 +184,11 @@ def flow_info(record: Any, flow: int) -> FlowInfo:
 
 def read_outcome(tracker: TrackerPort, flow: int) -> FlowResult:
     """What a run produced for a flow (started or not), from the tracker: one call, one struct."""
-    outcome = tracker.GetFlowOutcome(flow)
+    return flow_result(tracker.GetFlowOutcome(flow), flow)
+
+
+def flow_result(outcome: Any, flow: int) -> FlowResult:
+    """A ``FlowOutcome``'s fields as a FlowResult (its strings converted)."""
     start, finish = float(outcome.start), float(outcome.finish)
     return FlowResult(
         id=flow,
@@ -206,6 +212,8 @@ CONTROLLER_METHODS = (
     "GetDelivered", "GetSendable", "GetSamples", "ClearSamples", "IsQuiet",
     "GetSentSamples", "GetSendingRateSamples", "GetNotificationSamples", "GetWindowSamples",
     "GetPlannedRoute", "ShiftTimes", "Credit", "Uncredit", "SetSampled", "GetSkipBlocker",
+    # taking a link
+    "GetLinkRate", "GetLinkDelay", "GetQueuedPackets", "GetLinkRandomSources",
 )
 
 #: FlowTracker methods the memo driver adds.
@@ -215,6 +223,8 @@ MEMO_METHODS = (
     "GetPlannedCongestionOps",
     "GetSnapshots", "SetSnapshotting",
     "ResumeHeld", "GetUpcomingFlows", "GetUpcomingFlowFields",
+    # taking a link
+    "IsLossless", "GetLinkFingerprint",
 )
 
 
@@ -227,12 +237,11 @@ def warm_up(ns3: Any, tracker: MemoTrackerPort, memo: bool) -> list[str]:
     """Bind the tracker methods a run calls now, not inside the timed Run(); return those bound.
 
     cppyy compiles a wrapper at a method's first call (tens of ms each). Each
-    method is called once on flow 0, which does not exist yet: the tracker
-    throws std::out_of_range after the wrapper exists, and that exception
+    method is called once on flow 0 (or link 0), which does not exist yet: the
+    tracker throws std::out_of_range after the wrapper exists, and that exception
     alone is expected (any other is an interface mismatch, and raised). The
     simulator itself is not touched, so a script may still choose its
-    implementation. Methods taking a link are left out: they look up nodes,
-    and there are none yet. The ``SETTERS`` are called with what the tracker
+    implementation. The ``SETTERS`` are called with what the tracker
     holds before Run() (the controller sets them when it starts), and an
     empty ``FlowRecord`` is read: converting its strings and vectors costs a
     JIT of its own at the first flow otherwise.
@@ -264,25 +273,46 @@ def warm_up(ns3: Any, tracker: MemoTrackerPort, memo: bool) -> list[str]:
     tracker.GetNFlows()
     tracker.TakeProgressedFlows()
     flow_info(ns3.FlowRecord(), 0)  # a record's strings and vectors, as read_flow converts them
+    flow_result(ns3.FlowOutcome(), 0)  # and an outcome's, as read_outcome at Run()'s end
     ns3.NanoSeconds(1).GetSeconds()
-    warm_up_run_start(ns3)
     return bound + list(SETTERS)
 
 
-def warm_up_run_start(ns3: Any) -> None:
-    """Instantiate now what the controller's callbacks at Run()'s start and end instantiate otherwise.
+def warm_up_templates(ns3: Any) -> None:
+    """Instantiate now what the controller's callbacks instantiate otherwise, at their first use inside Run().
 
-    Each is a template cppyy compiles at its first use, inside the timed Run():
-    finding the WormholeSimulatorImpl (a ``DynamicCast`` of a null pointer here),
-    the event ``Boundary.at_destroy`` schedules (made and freed here), the seeds
-    the guard reads, and the event timeline's vectors (of an empty timeline).
+    Each is a template or a conversion cppyy compiles once: finding the
+    WormholeSimulatorImpl (a ``DynamicCast`` of a null pointer here), the event
+    ``Boundary.at_destroy`` schedules (made and freed here), the seeds the guard
+    reads, the event timeline's vectors (of an empty timeline), and a link's
+    random sources as ``Network`` reads them.
     """
     ns3.DynamicCast[ns3.WormholeSimulatorImpl](ns3.Ptr[ns3.SimulatorImpl]())
     ns3.MakeEvent(ns3.cppyy.gbl.std.function["void()"](_nothing)).Unref()
     int(ns3.RngSeedManager.GetSeed()), int(ns3.RngSeedManager.GetRun())
     timeline = ns3.EventTimeline()
     [(float(t.GetSeconds()), int(n)) for t, n in zip(timeline.GetTimes(), timeline.GetCounts())]
+    sources = ns3.cppyy.gbl.std.vector[ns3.RandomSource]()
+    sources.push_back(ns3.RandomSource())
+    [(str(source.what), bool(source.needsQueue)) for source in sources]
+
+
+def warm_up_simulator(ns3: Any) -> None:
+    """Bind, right before Run(), the simulator's methods the controller reads inside it.
+
+    Called by the script's ``Simulator.Run()`` (``run.session.watch_runs``) before
+    Run() itself: the implementation is found as Run() would find it first thing
+    (made now if the script has not touched the simulator yet), and a
+    WormholeSimulatorImpl is asked what changes nothing (counts of tag 0, the
+    time, the timeline). What schedules or sets binds at its first call.
+    """
+    impl = ns3.DynamicCast[ns3.WormholeSimulatorImpl](ns3.Simulator.GetImplementation())
+    if not impl:
+        return
+    int(impl.GetCurrentTag()), int(impl.GetTagsEventCount([0])), int(impl.GetTagsDrawCount([0]))
+    int(impl.GetSystemEventCount()), bool(impl.WatchdogFired()), impl.GetEventTimeline().GetTimes()
+    float(ns3.Simulator.Now().GetSeconds()), int(ns3.Simulator.GetEventCount())
 
 
 def _nothing() -> None:
-    """The callable of the event ``warm_up_run_start`` makes and frees."""
+    """The callable of the event ``warm_up_templates`` makes and frees."""

@@ -350,7 +350,7 @@ FlowTracker::AttributeStartEvents()
 }
 
 void
-FlowTracker::WatchUnattributedEvents(Callback<void> onChange)
+FlowTracker::WatchUnattributedEvents(Callback<void, bool> onChange)
 {
     m_onUnattributedChange = onChange;
     if (WormholeSimulatorImpl* impl = WormholeSimulatorImpl::GetAccelerating())
@@ -408,7 +408,7 @@ FlowTracker::AfterNodesEntered()
     {
         m_flowsReported = m_registry->GetN();
         m_startsAttributedUnreported = 0;
-        m_onUnattributedChange();
+        m_onUnattributedChange(false);
     }
 }
 
@@ -428,7 +428,7 @@ FlowTracker::AfterUnattributedEvent()
     {
         m_flowsReported = m_registry->GetN();
         m_startsAttributedUnreported = 0;
-        m_onUnattributedChange();
+        m_onUnattributedChange(unattributed);
     }
 }
 

@@ -71,13 +71,16 @@ class FakeSimulator:
 
 class FakeRunObserver:
     def __init__(self) -> None:
-        self.on_start = self.on_end = None
+        self.on_start = self.on_end = self.before_run = None
 
     def SetRunStartCallback(self, callback) -> None:
         self.on_start = callback
 
     def SetRunEndCallback(self, callback) -> None:
         self.on_end = callback
+
+    def SetBeforeRunCallback(self, callback) -> None:
+        self.before_run = callback
 
 
 class _Identity:
@@ -178,6 +181,7 @@ class FakeBoundary(BoundaryPort):
     def __init__(self) -> None:
         self.error: BaseException | None = None
         self.warmed_up = False
+        self.simulator_warmed_up: object = None
         self.destroy_hooks: list = []
 
     def callback(self, function, *signature: str):
@@ -195,6 +199,9 @@ class FakeBoundary(BoundaryPort):
     def warm_up(self, tracker, memo: bool) -> list[str]:
         self.warmed_up = True
         return []
+
+    def warm_up_simulator(self, impl) -> None:
+        self.simulator_warmed_up = impl
 
     def cxx(self, target):
         return target

@@ -639,3 +639,17 @@ def test_a_partition_that_settles_is_reported_samples_until_its_settling_ends():
     charged = controller.packet_level_time
     assert set(charged) == {PacketLevel.SETTLING, PacketLevel.DRAWING}
     assert charged[PacketLevel.SETTLING] + charged[PacketLevel.DRAWING] == pytest.approx((after + 2) * PERIOD_NS * 1e-9)
+
+
+def test_the_simulator_is_attached_and_its_methods_bound_before_run_not_inside_it():
+    """RunObserver::RunWatched calls before_run before Simulator::Run(): Run()'s start then finds it done."""
+    tracker, _ = dumbbell(1, 1e9)
+    ns3, boundary = FakeNs3(), FakeBoundary()
+    controller = Controller(ns3, AcceleratorConfig(), accelerate=True, tracker=tracker, boundary=boundary)
+    controller.attach()
+    ns3.RunObserver.before_run()
+    assert controller.impl is ns3.impl and boundary.simulator_warmed_up is ns3.impl
+    assert tracker.on_flow_event == controller._on_flow_event and len(boundary.destroy_hooks) == 1
+    ns3.RunObserver.on_start()
+    ns3.RunObserver.before_run()  # a second Run() of the same simulation attaches nothing again
+    assert controller.runs == 1 and len(boundary.destroy_hooks) == 1

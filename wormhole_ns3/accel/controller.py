@@ -197,6 +197,7 @@ class Controller:
         observer = self.ns3.RunObserver
         observer.SetRunStartCallback(self.callback(self.on_run_start))
         observer.SetRunEndCallback(self.callback(self.on_run_end))
+        observer.SetBeforeRunCallback(self.callback(self.before_run))
         if self.accelerate:
             # made now: wrapping a callable costs a JIT, which must not land inside Run()
             self._on_flow_event = self.callback(self.on_flow_event, "unsigned int", "int")
@@ -227,38 +228,49 @@ class Controller:
         """Wrap a Python callable as an ns3::Callback; exceptions are kept (``error``), not thrown into C++."""
         return self.boundary.callback(function, *signature)
 
+    def before_run(self) -> None:
+        """The script calls Run() (RunObserver::RunWatched): attach to its simulator now, outside the timed Run()."""
+        if not self._attached:
+            self._attach_simulator()
+            if self.accelerate and self.impl is not None:
+                self.boundary.warm_up_simulator(self.impl)
+
     def on_run_start(self) -> None:
         self.runs += 1
         self._run_started = time.perf_counter()
         self.boundary.run_started()
         if not self._attached:
-            self._attached = True
-            impl = self.ns3.Simulator.GetImplementation()
-            cast = self.ns3.DynamicCast[self.ns3.WormholeSimulatorImpl](impl)
-            self.network.impl = self.boundary.cxx(cast) if cast else None
-            # Simulator::Destroy() frees the simulator, and with it what its pending events
-            # hold (a device, and the pcap file its trace writes): only if we let go of it
-            self.boundary.at_destroy(self.on_destroy)
-            if self.config.queues:
-                self.queue_monitor = self.ns3.CreateObject[self.ns3.PortQueueMonitor]()
-                self.queue_monitor.Install()
-            if self.config.rtt:
-                self.rtt_monitor = self.ns3.CreateObject[self.ns3.FlowRttMonitor]()
-                self.rtt_monitor.Follow(self.tracker)
-            if self.accelerate and self.impl is None:
-                # the script chose its own simulator (or touched it first): run it plainly
-                self.accelerate = False
-                self.fallback = "the script selected another simulator implementation"
-            if self.accelerate:
-                self.tracker.SetFlowEventCallback(self._on_flow_event)
-                self.tracker.WatchUnattributedEvents(self._after_unattributed)
-                if self.guard is None:
-                    seeds = self.ns3.RngSeedManager
-                    self.guard = Guard(self.config.verify, int(seeds.GetSeed()), int(seeds.GetRun()))
-            else:
-                # a baseline's results must hold the flows a script creates while it runs
-                self.tracker.FollowRunTimeFlows()
+            self._attach_simulator()  # a Run() the harness did not route through RunWatched
         self.tracker.Discover()
+
+    def _attach_simulator(self) -> None:
+        """Find the simulation's implementation, hook its destruction, and start following its flows."""
+        self._attached = True
+        impl = self.ns3.Simulator.GetImplementation()
+        cast = self.ns3.DynamicCast[self.ns3.WormholeSimulatorImpl](impl)
+        self.network.impl = self.boundary.cxx(cast) if cast else None
+        # Simulator::Destroy() frees the simulator, and with it what its pending events
+        # hold (a device, and the pcap file its trace writes): only if we let go of it
+        self.boundary.at_destroy(self.on_destroy)
+        if self.config.queues:
+            self.queue_monitor = self.ns3.CreateObject[self.ns3.PortQueueMonitor]()
+            self.queue_monitor.Install()
+        if self.config.rtt:
+            self.rtt_monitor = self.ns3.CreateObject[self.ns3.FlowRttMonitor]()
+            self.rtt_monitor.Follow(self.tracker)
+        if self.accelerate and self.impl is None:
+            # the script chose its own simulator (or touched it first): run it plainly
+            self.accelerate = False
+            self.fallback = "the script selected another simulator implementation"
+        if self.accelerate:
+            self.tracker.SetFlowEventCallback(self._on_flow_event)
+            self.tracker.WatchUnattributedEvents(self._after_unattributed)
+            if self.guard is None:
+                seeds = self.ns3.RngSeedManager
+                self.guard = Guard(self.config.verify, int(seeds.GetSeed()), int(seeds.GetRun()))
+        else:
+            # a baseline's results must hold the flows a script creates while it runs
+            self.tracker.FollowRunTimeFlows()
 
     def on_destroy(self) -> None:
         """The simulator is being destroyed: hold no reference to it (a later Run() attaches anew)."""

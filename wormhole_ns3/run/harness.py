@@ -9,7 +9,6 @@ before it starts and the hooks around its ``Simulator::Run()``.
 from __future__ import annotations
 
 import builtins
-import functools
 import json
 import os
 import re
@@ -32,7 +31,7 @@ from wormhole_ns3.core.trace import SkipRecord, TraceKind, write_trace
 from wormhole_ns3.memo.store import MemoStore
 from wormhole_ns3.run.session import Session, SimulationReport, watch_runs
 from wormhole_ns3.runtime import implementation, loader, native, trampoline
-from wormhole_ns3.runtime.boundary import Boundary, warm_up_simulator
+from wormhole_ns3.runtime.boundary import Boundary
 from wormhole_ns3.runtime.profile import RunProfile
 from wormhole_ns3.runtime.queues import as_results
 
@@ -94,8 +93,7 @@ def prepare(options: RunOptions) -> Session:
         return Controller(shim.ns3, options.config, accelerate, progress=options.progress, memo=store,
                           memo_context=context, boundary=boundary, after_destroy=after_destroy)
 
-    before_run = functools.partial(warm_up_simulator, shim.ns3) if accelerate else None
-    session = Session(make_controller, store, unobserved_runs=watch_runs(ns, before_run))
+    session = Session(make_controller, store, unobserved_runs=watch_runs(ns))
     if accelerate:
         _watch_flow_monitors(ns, session)
     return session

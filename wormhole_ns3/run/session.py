@@ -224,20 +224,13 @@ class Session:
         return snapshot.flows if snapshot is not None else []
 
 
-def watch_runs(ns: Any, before: Callable[[], None] | None = None) -> Callable[[], list[str]]:
+def watch_runs(ns: Any) -> Callable[[], list[str]]:
     """Route the script's ``Simulator.Run()`` through ``RunObserver::RunWatched``; return the reader of what it saw.
 
     A Run() under an implementation the script selected announces itself to no
     controller: RunWatched keeps its implementation's name. C++ programs are
-    linked so that their calls go the same way (``runtime.cxx``). ``before`` is
-    called before each of the script's Run() (``boundary.warm_up_simulator``).
+    linked so that their calls go the same way (``runtime.cxx``).
     """
     observer = ns.RunObserver
-
-    def run() -> None:
-        if before is not None:
-            before()
-        observer.RunWatched()
-
-    ns.Simulator.Run = staticmethod(run)
+    ns.Simulator.Run = staticmethod(lambda: observer.RunWatched())
     return lambda: [str(name) for name in observer.GetUnobservedRuns()]

@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 
 from wormhole_ns3.core.flows import FlowInfo, FlowResult
-from wormhole_ns3.core.ports import BoundaryPort, MemoTrackerPort, TrackerPort, Wrapped
+from wormhole_ns3.core.ports import BoundaryPort, MemoSimulatorPort, MemoTrackerPort, TrackerPort, Wrapped
 from wormhole_ns3.runtime.profile import RunProfile, Section
 
 
@@ -97,6 +97,9 @@ class Boundary(BoundaryPort):
         bound = warm_up(self.ns3, tracker, memo)
         warm_up_templates(self.ns3)
         return bound
+
+    def warm_up_simulator(self, impl: MemoSimulatorPort) -> None:
+        warm_up_simulator(self.ns3, impl)
 
 
 def _section_of(function: Callable[..., Any]) -> Section:
@@ -297,18 +300,12 @@ def warm_up_templates(ns3: Any) -> None:
     [(str(source.what), bool(source.needsQueue)) for source in sources]
 
 
-def warm_up_simulator(ns3: Any) -> None:
-    """Bind, right before Run(), the simulator's methods the controller reads inside it.
+def warm_up_simulator(ns3: Any, impl: Any) -> None:
+    """Bind the methods of the run's WormholeSimulatorImpl that the controller reads inside Run(), before it.
 
-    Called by the script's ``Simulator.Run()`` (``run.session.watch_runs``) before
-    Run() itself: the implementation is found as Run() would find it first thing
-    (made now if the script has not touched the simulator yet), and a
-    WormholeSimulatorImpl is asked what changes nothing (counts of tag 0, the
-    time, the timeline). What schedules or sets binds at its first call.
+    It is asked what changes nothing (counts of tag 0, the time, the timeline):
+    what schedules or sets binds at its first call.
     """
-    impl = ns3.DynamicCast[ns3.WormholeSimulatorImpl](ns3.Simulator.GetImplementation())
-    if not impl:
-        return
     int(impl.GetCurrentTag()), int(impl.GetTagsEventCount([0])), int(impl.GetTagsDrawCount([0]))
     int(impl.GetSystemEventCount()), bool(impl.WatchdogFired()), impl.GetEventTimeline().GetTimes()
     float(ns3.Simulator.Now().GetSeconds()), int(ns3.Simulator.GetEventCount())

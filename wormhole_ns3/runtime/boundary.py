@@ -301,11 +301,21 @@ def warm_up_templates(ns3: Any) -> None:
 
 
 def warm_up_simulator(ns3: Any, impl: Any) -> None:
-    """Bind the methods of the run's WormholeSimulatorImpl that the controller reads inside Run(), before it.
+    """Bind the methods of the run's WormholeSimulatorImpl that the controller calls inside Run(), before it.
 
-    It is asked what changes nothing (counts of tag 0, the time, the timeline):
-    what schedules or sets binds at its first call.
+    It is asked what changes nothing (counts of tag 0, the time, the timeline),
+    and told what it refuses with an exception after its wrapper exists: tag 0
+    (no flow's) in a class, a callback in the past.
     """
+    std = ns3.cppyy.gbl.std
+    try:
+        impl.SetTagClass(0, 0)
+    except std.out_of_range:
+        pass
+    try:
+        impl.ScheduleHousekeepingCallback(ns3.NanoSeconds(-1), ns3.Callback[("void",)]())
+    except std.invalid_argument:
+        pass
     int(impl.GetCurrentTag()), int(impl.GetTagsEventCount([0])), int(impl.GetTagsDrawCount([0]))
     int(impl.GetSystemEventCount()), bool(impl.WatchdogFired()), impl.GetEventTimeline().GetTimes()
     float(ns3.Simulator.Now().GetSeconds()), int(ns3.Simulator.GetEventCount())

@@ -287,17 +287,24 @@ def warm_up_templates(ns3: Any) -> None:
     Each is a template or a conversion cppyy compiles once: finding the
     WormholeSimulatorImpl (a ``DynamicCast`` of a null pointer here), the event
     ``Boundary.at_destroy`` schedules (made and freed here), the seeds the guard
-    reads, the event timeline's vectors (of an empty timeline), and a link's
-    random sources as ``Network`` reads them.
+    reads, the event timeline's vectors (of an empty timeline), a link's
+    random sources as ``Network`` reads them, and the vectors of flow ids,
+    routes and samples as the controller reads them.
     """
     ns3.DynamicCast[ns3.WormholeSimulatorImpl](ns3.Ptr[ns3.SimulatorImpl]())
     ns3.MakeEvent(ns3.cppyy.gbl.std.function["void()"](_nothing)).Unref()
     int(ns3.RngSeedManager.GetSeed()), int(ns3.RngSeedManager.GetRun())
     timeline = ns3.EventTimeline()
     [(float(t.GetSeconds()), int(n)) for t, n in zip(timeline.GetTimes(), timeline.GetCounts())]
-    sources = ns3.cppyy.gbl.std.vector[ns3.RandomSource]()
+    std = ns3.cppyy.gbl.std
+    sources = std.vector[ns3.RandomSource]()
     sources.push_back(ns3.RandomSource())
     [(str(source.what), bool(source.needsQueue)) for source in sources]
+    # the vectors of flows, routes and samples the tracker returns, read as the controller reads them
+    for kind, dtype in (("unsigned int", np.int64), ("unsigned long", np.int64), ("double", np.float64)):
+        vector = std.vector[kind]()
+        vector.push_back(0)
+        set(vector), [int(x) for x in vector], np.array(vector, dtype=dtype, copy=True)
 
 
 def warm_up_simulator(ns3: Any, impl: Any) -> None:

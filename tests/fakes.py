@@ -84,10 +84,11 @@ class FakeRunObserver:
 
 
 class _Identity:
-    """``DynamicCast[T](x)``: the fake impl is a WormholeSimulatorImpl."""
+    """``DynamicCast[T](x)``: the fake impl is a WormholeSimulatorImpl; anything else (a test's stand-in for an
+    implementation the script chose) is not."""
 
     def __getitem__(self, _type):
-        return lambda x: x
+        return lambda x: x if isinstance(x, FakeImpl) else None
 
 
 @final

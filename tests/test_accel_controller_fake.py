@@ -653,3 +653,15 @@ def test_the_simulator_is_attached_and_its_methods_bound_before_run_not_inside_i
     ns3.RunObserver.on_start()
     ns3.RunObserver.before_run()  # a second Run() of the same simulation attaches nothing again
     assert controller.runs == 1 and len(boundary.destroy_hooks) == 1
+
+
+def test_a_simulator_the_script_chose_is_not_attached_before_run():
+    """Its Run() announces nothing: the controller leaves it alone, as it would without the before-run callback."""
+    tracker, _ = dumbbell(1, 1e9)
+    ns3, boundary = FakeNs3(), FakeBoundary()
+    ns3.impl = object()  # ns3::DefaultSimulatorImpl, say
+    controller = Controller(ns3, AcceleratorConfig(), accelerate=True, tracker=tracker, boundary=boundary)
+    controller.attach()
+    ns3.RunObserver.before_run()
+    assert controller.impl is None and controller.fallback is None and controller.accelerate
+    assert boundary.destroy_hooks == [] and boundary.simulator_warmed_up is None

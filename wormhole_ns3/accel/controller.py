@@ -229,11 +229,19 @@ class Controller:
         return self.boundary.callback(function, *signature)
 
     def before_run(self) -> None:
-        """The script calls Run() (RunObserver::RunWatched): attach to its simulator now, outside the timed Run()."""
-        if not self._attached:
-            self._attach_simulator()
-            if self.accelerate and self.impl is not None:
-                self.boundary.warm_up_simulator(self.impl)
+        """The script calls Run() (RunObserver::RunWatched): attach to its simulator now, outside the timed Run().
+
+        Only to the implementation the harness selected, which announces its Run() (``on_run_start``):
+        one the script chose runs unobserved, as it would have.
+        """
+        if self._attached:
+            return
+        ours = self.ns3.WormholeSimulatorImpl if self.accelerate else self.ns3.WormholeBaselineSimulatorImpl
+        if not self.ns3.DynamicCast[ours](self.ns3.Simulator.GetImplementation()):
+            return
+        self._attach_simulator()
+        if self.accelerate and self.impl is not None:
+            self.boundary.warm_up_simulator(self.impl)
 
     def on_run_start(self) -> None:
         self.runs += 1

@@ -87,7 +87,7 @@ class FakeSimulator:
 
 class FakeRunObserver:
     def __init__(self) -> None:
-        self.on_start = self.on_end = None
+        self.on_start = self.on_end = self.before_run = None
 
     def SetRunStartCallback(self, callback) -> None:
         self.on_start = callback
@@ -95,12 +95,16 @@ class FakeRunObserver:
     def SetRunEndCallback(self, callback) -> None:
         self.on_end = callback
 
+    def SetBeforeRunCallback(self, callback) -> None:
+        self.before_run = callback
+
 
 class _Identity:
-    """``DynamicCast[T](x)``: the fake impl is a WormholeSimulatorImpl."""
+    """``DynamicCast[T](x)``: the fake impl is a WormholeSimulatorImpl; anything else (a test's stand-in for an
+    implementation the script chose) is not."""
 
     def __getitem__(self, _type):
-        return lambda x: x
+        return lambda x: x if isinstance(x, FakeImpl) else None
 
 
 @final
@@ -194,6 +198,7 @@ class FakeBoundary(BoundaryPort):
     def __init__(self) -> None:
         self.error: BaseException | None = None
         self.warmed_up = False
+        self.simulator_warmed_up: object = None
         self.destroy_hooks: list = []
 
     def callback(self, function, *signature: str):
@@ -211,6 +216,9 @@ class FakeBoundary(BoundaryPort):
     def warm_up(self, tracker, memo: bool) -> list[str]:
         self.warmed_up = True
         return []
+
+    def warm_up_simulator(self, impl) -> None:
+        self.simulator_warmed_up = impl
 
     def cxx(self, target):
         return target
@@ -268,6 +276,9 @@ class FakeTracker(TrackerPort):
         self.random_sources: dict[int, tuple[RandomSource, ...]] = {}
         self.link_delay_ns = link_delay_ns
         self.sampling: tuple[int, int, object] | None = None
+        #: whether a sample calls the sampling callback (FlowTracker's default), and the samples taken
+        self.samples_reported = True
+        self.sample_count = 0
         self.unattributed_watched = True  # FlowTracker's default
         self.flow_monitors: list[tuple[object, object]] = []  #: (monitor, classifier) of each FlowMonitor added
         #: what a workload may release, at the earliest: (start ns, the links its data and ACK paths load)
@@ -393,6 +404,21 @@ class FakeTracker(TrackerPort):
 
     def ConfigureSampling(self, period: Time, window: int, callback) -> None:
         self.sampling = (period.GetTimeStep(), window, callback)
+
+    def SetSamplesReported(self, reported: bool) -> None:
+        self.samples_reported = reported
+
+    def GetSampleCount(self) -> int:
+        return self.sample_count
+
+    def take_sample(self) -> None:
+        """The sampling event: counted, and reported to the sampling callback unless the controller said not to."""
+        assert self.sampling is not None, "no sampling configured"
+        self.sample_count += 1
+        callback = self.sampling[2]
+        assert callable(callback)
+        if self.samples_reported:
+            callback()
 
     def GetLinkRate(self, link: int) -> float:
         return self.link_rates_bps[link]

@@ -343,7 +343,7 @@ def test_a_skip_back_leaves_its_flows_unsampled_until_a_flow_event_anywhere_samp
     assert len(controller.skips) == 1 and not tracker.flows[0].sampled
 
     ns3.now_ns = 16 * PERIOD_NS
-    tracker.after_unattributed()  # an unattributed event ran: every skip is cut short
+    tracker.after_unattributed(True)  # an unattributed event ran: every skip is cut short
     assert controller.reverts == 1 and not any(tracker.flows[f].sampled for f in (0, 1))
 
     up, down = link_id(7, 1), link_id(8, 1)
@@ -363,7 +363,7 @@ def test_unattributed_events_reach_python_only_while_a_skip_could_be_cut_short()
     assert len(controller.skips) == 1 and tracker.unattributed_watched
 
     ns3.now_ns = 16 * PERIOD_NS
-    tracker.after_unattributed()
+    tracker.after_unattributed(True)
     assert controller.reverts == 1 and not tracker.unattributed_watched
 
 
@@ -397,7 +397,7 @@ def test_a_flow_connecting_on_a_steady_partitions_links_holds_its_skip_off_until
             tracker.link_rates_bps.update({path[0]: 1e9, reverse[0]: 1e9})
         newcomer = tracker.add_flow(FakeFlow(src_node=7, dst_node=60, size=10**6, path=path, reverse_path=reverse,
                                              state=PENDING, start_ns=6 * PERIOD_NS))
-        tracker.after_unattributed()  # the event that created it: its start is known
+        tracker.after_unattributed(True)  # the event that created it: its start is known
         tracker.flows[newcomer].connecting = True  # it started at 6 ms, and has sent no data yet
         sample_at(controller, ns3, 11 * PERIOD_NS)
         st = next(st for st in controller.partitions.values() if 0 in st.partition.flows)
@@ -429,7 +429,7 @@ def test_a_tcp_partition_is_not_skipped_while_a_flow_is_due_on_its_links_before_
             tracker.link_rates_bps.update({path[0]: 1e9, reverse[0]: 1e9})
         tracker.add_flow(FakeFlow(src_node=7, dst_node=60, size=10**6, path=path, reverse_path=reverse,
                                   state=PENDING, start_ns=start_ns))
-        tracker.after_unattributed()  # the event that created it: its start is known
+        tracker.after_unattributed(True)  # the event that created it: its start is known
         sample_at(controller, ns3, 11 * PERIOD_NS)
         st = next(st for st in controller.partitions.values() if 0 in st.partition.flows)
         assert st.last_verdict.steady
@@ -566,3 +566,102 @@ def test_no_progress_is_read_from_cpp_at_a_sample_while_no_partition_may_be_judg
         for k in (11, 12, 13):
             sample_at(controller, ns3, k * PERIOD_NS)
         assert len(taken) == reads and controller.skips == []
+
+
+def samples_at(controller, tracker, ns3, times_ns):
+    """The tracker's sampling events at these instants: counted, reported to the controller if it listens."""
+    reported = []
+    for t_ns in times_ns:
+        ns3.now_ns = t_ns
+        before = controller.skip_engine.samples_taken
+        tracker.take_sample()
+        reported.append(controller.skip_engine.samples_taken > before)
+    return reported
+
+
+def test_samples_are_not_reported_while_every_partition_draws_and_are_charged_at_the_next_flow_event():
+    """RED between its thresholds under same-seed: no sample can decide anything until the flows change.
+
+    The tracker keeps sampling, but calls no Python; the flow event that ends the
+    stretch charges the samples it took to the reason each would have been charged to.
+    """
+    flows = [(10**8, "ns3::TcpDctcp")] * 2
+    controller, tracker, ns3 = run_with(flows, bottleneck_sources=[RED_BETWEEN_THRESHOLDS])
+    assert not tracker.samples_reported
+    assert samples_at(controller, tracker, ns3, [k * PERIOD_NS for k in range(1, 8)]) == [False] * 7
+    assert controller.packet_level_time == {}
+    ns3.now_ns = 8 * PERIOD_NS
+    tracker.on_flow_event(1, FINISHED)
+    assert controller.skip_engine.samples_taken == 7
+    assert controller.packet_level_time == {PacketLevel.DRAWING: pytest.approx(7 * PERIOD_NS * 1e-9)}
+    # a run that reports every sample charges the same
+    reporting, tracker, ns3 = run_with(flows, bottleneck_sources=[RED_BETWEEN_THRESHOLDS])
+    reporting.skip_engine.report_samples(0.0, wanted=True)
+    for k in range(1, 8):
+        sample_at(reporting, ns3, k * PERIOD_NS)
+    assert reporting.packet_level_time == controller.packet_level_time
+
+
+def test_samples_are_reported_while_a_partition_may_be_judged_or_someone_listens():
+    flows = [(10**8, "ns3::TcpDctcp")] * 2
+    controller, tracker, ns3 = run_with(flows)
+    deliver(tracker, {0: 0.75 * BOTTLENECK, 1: 0.23 * BOTTLENECK}, samples=20)
+    assert samples_at(controller, tracker, ns3, [k * PERIOD_NS for k in (11, 12)]) == [True, True]
+    assert controller.packet_level_time == {PacketLevel.UNFAIR_SHARES: pytest.approx(2 * PERIOD_NS * 1e-9)}
+    # the progress line wants every sample, whatever the partitions
+    config = AcceleratorConfig(sample_period=PERIOD_NS * 1e-9, window=WINDOW, tail_rtts=20)
+    tracker, routes = dumbbell(2, 1e9)
+    tracker.random_sources[BOTTLENECK_LINK] = (RED_BETWEEN_THRESHOLDS,)
+    ns3 = FakeNs3()
+    progress = Controller(ns3, config, accelerate=True, progress=True, tracker=tracker, boundary=FakeBoundary())
+    progress.attach()
+    ns3.RunObserver.on_start()
+    for path, reverse in routes:
+        flow = tracker.add_flow(FakeFlow(src_node=path[0] >> 16, dst_node=60, size=10**8, path=path,
+                                         reverse_path=reverse, congestion_control="ns3::TcpDctcp"))
+        tracker.on_flow_event(flow, ACTIVE)
+    assert tracker.samples_reported and samples_at(progress, tracker, ns3, [PERIOD_NS]) == [True]
+
+
+def test_a_partition_that_settles_is_reported_samples_until_its_settling_ends():
+    """Its time is charged to settling, then to drawing: the sample that changes the reason is seen."""
+    config = AcceleratorConfig(sample_period=PERIOD_NS * 1e-9, window=WINDOW, tail_rtts=20, settle_rtts=1000)
+    controller, tracker, ns3 = run_with([(10**8, "ns3::TcpDctcp")] * 2, config,
+                                        bottleneck_sources=[RED_BETWEEN_THRESHOLDS])
+    st = next(iter(controller.partitions.values()))
+    settled_ns = round(1000 * st.rtt * 1e9)
+    assert tracker.samples_reported
+    before, after = settled_ns // PERIOD_NS, settled_ns // PERIOD_NS + 2
+    reported = samples_at(controller, tracker, ns3, [k * PERIOD_NS for k in range(1, after + 3)])
+    assert all(reported[:before]) and not any(reported[after:])
+    assert not tracker.samples_reported
+    controller.on_run_end()
+    charged = controller.packet_level_time
+    assert set(charged) == {PacketLevel.SETTLING, PacketLevel.DRAWING}
+    assert charged[PacketLevel.SETTLING] + charged[PacketLevel.DRAWING] == pytest.approx((after + 2) * PERIOD_NS * 1e-9)
+
+
+def test_the_simulator_is_attached_and_its_methods_bound_before_run_not_inside_it():
+    """RunObserver::RunWatched calls before_run before Simulator::Run(): Run()'s start then finds it done."""
+    tracker, _ = dumbbell(1, 1e9)
+    ns3, boundary = FakeNs3(), FakeBoundary()
+    controller = Controller(ns3, AcceleratorConfig(), accelerate=True, tracker=tracker, boundary=boundary)
+    controller.attach()
+    ns3.RunObserver.before_run()
+    assert controller.impl is ns3.impl and boundary.simulator_warmed_up is ns3.impl
+    assert tracker.on_flow_event == controller._on_flow_event and len(boundary.destroy_hooks) == 1
+    ns3.RunObserver.on_start()
+    ns3.RunObserver.before_run()  # a second Run() of the same simulation attaches nothing again
+    assert controller.runs == 1 and len(boundary.destroy_hooks) == 1
+
+
+def test_a_simulator_the_script_chose_is_not_attached_before_run():
+    """Its Run() announces nothing: the controller leaves it alone, as it would without the before-run callback."""
+    tracker, _ = dumbbell(1, 1e9)
+    ns3, boundary = FakeNs3(), FakeBoundary()
+    ns3.impl = object()  # ns3::DefaultSimulatorImpl, say
+    controller = Controller(ns3, AcceleratorConfig(), accelerate=True, tracker=tracker, boundary=boundary)
+    controller.attach()
+    ns3.RunObserver.before_run()
+    assert controller.impl is None and controller.fallback is None and controller.accelerate
+    assert boundary.destroy_hooks == [] and boundary.simulator_warmed_up is None

@@ -41,6 +41,9 @@ def fake_ns3():
         FlowRecord=lambda: SimpleNamespace(
             kind="", srcNode=0, dstNode=0, src="", dst="", sport=0, dport=0, size=0, start=0.0, path=Vector(),
             reversePath=Vector(), congestionOps="", rttEstimator="", constantRate=False, appRateBps=0, tag=0),
+        FlowOutcome=lambda: SimpleNamespace(
+            kind="", src="", dst="", sport=0, dport=0, size=0, start=0.0, finish=-1.0, rxBytes=0, credited=0,
+            standalone=0.0),
     )
 
 

@@ -501,3 +501,27 @@ def test_a_tcp_senders_bytes_on_the_network_lead_its_delivery_by_what_is_in_flig
     ns3.Simulator.Stop(ns3.Seconds(10))
     ns3.Simulator.Run()
     assert sinks[0].GetTotalRx() == tracker.GetSize(0)
+
+
+def test_what_warm_up_binds_before_run_is_refused_with_an_exception_and_changes_nothing(sim):
+    """A link, a tag class and a housekeeping callback the simulation cannot have raise, not abort:
+    the boundary binds their wrappers so before Run() (boundary.warm_up, warm_up_simulator)."""
+    from wormhole_ns3.runtime import boundary
+
+    ns3, test = sim
+    impl = test.Impl()
+    std = ns3.cppyy.gbl.std
+    tracker = ns3.CreateObject[ns3.FlowTracker]()
+    for getter in ("GetLinkRate", "GetLinkDelay", "GetQueuedPackets", "GetLinkRandomSources", "IsLossless"):
+        with pytest.raises(std.out_of_range):
+            getattr(tracker, getter)(0)  # there is no node 0
+    with pytest.raises(std.out_of_range):
+        impl.SetTagClass(0, 0)  # tag 0 is no flow's
+    with pytest.raises(std.invalid_argument):
+        impl.ScheduleHousekeepingCallback(ns3.NanoSeconds(-1), ns3.Callback["void"]())
+    boundary.warm_up(ns3, tracker, memo=True)
+    boundary.warm_up_templates(ns3)
+    boundary.warm_up_simulator(ns3, impl)
+    test.ScheduleMark(1.0, 1)
+    ns3.Simulator.Run()
+    assert _fired(test) == [(1, 1.0)] and ns3.Simulator.GetEventCount() == 1 and impl.GetSystemEventCount() == 0

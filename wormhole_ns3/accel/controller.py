@@ -197,13 +197,14 @@ class Controller:
         observer = self.ns3.RunObserver
         observer.SetRunStartCallback(self.callback(self.on_run_start))
         observer.SetRunEndCallback(self.callback(self.on_run_end))
+        observer.SetBeforeRunCallback(self.callback(self.before_run))
         if self.accelerate:
             # made now: wrapping a callable costs a JIT, which must not land inside Run()
             self._on_flow_event = self.callback(self.on_flow_event, "unsigned int", "int")
             self._on_sample = self.callback(self.on_sample)
             self.skipper.on_resume = self.callback(self.on_resume)
             self._on_drained = self.callback(self.on_drained)
-            self._after_unattributed = self.callback(self.after_unattributed)
+            self._after_unattributed = self.callback(self.after_unattributed, "bool")
             self.verifier.on_check_end = self.callback(self.on_check_end)
             # bind the tracker methods now, not inside the timed Run() (see boundary.warm_up)
             self.boundary.warm_up(self.tracker, memo=self._memo_store is not None)
@@ -227,38 +228,57 @@ class Controller:
         """Wrap a Python callable as an ns3::Callback; exceptions are kept (``error``), not thrown into C++."""
         return self.boundary.callback(function, *signature)
 
+    def before_run(self) -> None:
+        """The script calls Run() (RunObserver::RunWatched): attach to its simulator now, outside the timed Run().
+
+        Only to the implementation the harness selected, which announces its Run() (``on_run_start``):
+        one the script chose runs unobserved, as it would have.
+        """
+        if self._attached:
+            return
+        ours = self.ns3.WormholeSimulatorImpl if self.accelerate else self.ns3.WormholeBaselineSimulatorImpl
+        if not self.ns3.DynamicCast[ours](self.ns3.Simulator.GetImplementation()):
+            return
+        self._attach_simulator()
+        if self.accelerate and self.impl is not None:
+            self.boundary.warm_up_simulator(self.impl)
+
     def on_run_start(self) -> None:
         self.runs += 1
         self._run_started = time.perf_counter()
         self.boundary.run_started()
         if not self._attached:
-            self._attached = True
-            impl = self.ns3.Simulator.GetImplementation()
-            cast = self.ns3.DynamicCast[self.ns3.WormholeSimulatorImpl](impl)
-            self.network.impl = self.boundary.cxx(cast) if cast else None
-            # Simulator::Destroy() frees the simulator, and with it what its pending events
-            # hold (a device, and the pcap file its trace writes): only if we let go of it
-            self.boundary.at_destroy(self.on_destroy)
-            if self.config.queues:
-                self.queue_monitor = self.ns3.CreateObject[self.ns3.PortQueueMonitor]()
-                self.queue_monitor.Install()
-            if self.config.rtt:
-                self.rtt_monitor = self.ns3.CreateObject[self.ns3.FlowRttMonitor]()
-                self.rtt_monitor.Follow(self.tracker)
-            if self.accelerate and self.impl is None:
-                # the script chose its own simulator (or touched it first): run it plainly
-                self.accelerate = False
-                self.fallback = "the script selected another simulator implementation"
-            if self.accelerate:
-                self.tracker.SetFlowEventCallback(self._on_flow_event)
-                self.tracker.WatchUnattributedEvents(self._after_unattributed)
-                if self.guard is None:
-                    seeds = self.ns3.RngSeedManager
-                    self.guard = Guard(self.config.verify, int(seeds.GetSeed()), int(seeds.GetRun()))
-            else:
-                # a baseline's results must hold the flows a script creates while it runs
-                self.tracker.FollowRunTimeFlows()
+            self._attach_simulator()  # a Run() the harness did not route through RunWatched
         self.tracker.Discover()
+
+    def _attach_simulator(self) -> None:
+        """Find the simulation's implementation, hook its destruction, and start following its flows."""
+        self._attached = True
+        impl = self.ns3.Simulator.GetImplementation()
+        cast = self.ns3.DynamicCast[self.ns3.WormholeSimulatorImpl](impl)
+        self.network.impl = self.boundary.cxx(cast) if cast else None
+        # Simulator::Destroy() frees the simulator, and with it what its pending events
+        # hold (a device, and the pcap file its trace writes): only if we let go of it
+        self.boundary.at_destroy(self.on_destroy)
+        if self.config.queues:
+            self.queue_monitor = self.ns3.CreateObject[self.ns3.PortQueueMonitor]()
+            self.queue_monitor.Install()
+        if self.config.rtt:
+            self.rtt_monitor = self.ns3.CreateObject[self.ns3.FlowRttMonitor]()
+            self.rtt_monitor.Follow(self.tracker)
+        if self.accelerate and self.impl is None:
+            # the script chose its own simulator (or touched it first): run it plainly
+            self.accelerate = False
+            self.fallback = "the script selected another simulator implementation"
+        if self.accelerate:
+            self.tracker.SetFlowEventCallback(self._on_flow_event)
+            self.tracker.WatchUnattributedEvents(self._after_unattributed)
+            if self.guard is None:
+                seeds = self.ns3.RngSeedManager
+                self.guard = Guard(self.config.verify, int(seeds.GetSeed()), int(seeds.GetRun()))
+        else:
+            # a baseline's results must hold the flows a script creates while it runs
+            self.tracker.FollowRunTimeFlows()
 
     def on_destroy(self) -> None:
         """The simulator is being destroyed: hold no reference to it (a later Run() attaches anew)."""
@@ -267,8 +287,8 @@ class Controller:
         if self._after_destroy is not None:
             self._after_destroy()
 
-    def after_unattributed(self) -> None:
-        """Learn the flows an event created, before they send.
+    def after_unattributed(self, unattributed: bool) -> None:
+        """Learn the flows an event created, before they send; ``unattributed``: the event was.
 
         Called by the tracker (FlowTracker::WatchUnattributedEvents) after an
         event that created flows (a workload's release, or a user's callback
@@ -287,7 +307,6 @@ class Controller:
         if self.memo is None and self.arrivals.none_new() and not self.partitioner.any_paused():
             self._set_unattributed_watched(False)  # no new flow, no skip to end: nothing to learn
             return
-        unattributed = int(self.simulator.GetCurrentTag()) == int(self.ns3.WormholeSimulatorImpl.UNATTRIBUTED)
         if unattributed:
             for st in self.partitioner.paused():
                 self.skipper.revert(st, "an unattributed event ran")
@@ -326,6 +345,8 @@ class Controller:
                 self.skipper.revert(st, f"flow {flow} will start on its links")
 
     def on_run_end(self) -> None:
+        if self.accelerate:
+            self.skip_engine.catch_up(self.now())
         self.verifier.run_ended()
         self.boundary.run_ended()
         self.run_wall += time.perf_counter() - self._run_started
@@ -367,6 +388,7 @@ class Controller:
 
     def on_flow_event(self, flow: int, state: int) -> None:
         now = self.now()
+        self.skip_engine.catch_up(now)
         if state == ACTIVE:
             info = read_flow(self.tracker, flow)
             self.network.started(flow, info)
@@ -388,26 +410,38 @@ class Controller:
         self.partitioner.repartition(now)
         if self.transients is not None:
             self.transients.repartitioned()
+        self._report_samples(now)
 
     def on_drained(self) -> None:
         """A finished flow's last packets are gone: it no longer ties partitions together."""
         now = self.now()
+        self.skip_engine.catch_up(now)
         if self.partitioner.drained(now):
             self.partitioner.repartition(now)
             if self.transients is not None:
                 self.transients.repartitioned()
+            self._report_samples(now)
 
     def on_sample(self) -> None:
         """The tracker took a rate sample of every sampled flow: the skip engine judges the partitions."""
-        self.skip_engine.sampled(self.now())
+        now = self.now()
+        self.skip_engine.sampled(now)
         if self.transients is not None:
             self.transients.sampled()
         if self.progress:
             self._print_progress()
+        self._report_samples(now)
 
     def on_resume(self) -> None:
         """A skip ended: the partitions whose pause is over sample and may skip again."""
-        self.skip_engine.resumed(self.now())
+        now = self.now()
+        self.skip_engine.resumed(now)
+        self._report_samples(now)
+
+    def _report_samples(self, now: float) -> None:
+        """Whether the tracker calls ``on_sample``: while a partition may decide something at a sample, or
+        the transient memo or the progress line listens (``SkipEngine.report_samples``)."""
+        self.skip_engine.report_samples(now, self.progress or self.transients is not None)
 
     def on_check_end(self) -> None:
         """A skip check's end time (``--verify``): the child reports, the parent compares."""

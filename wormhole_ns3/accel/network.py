@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from wormhole_ns3.accel.steady import contends
-from wormhole_ns3.core.draws import Fidelity, RandomSource, port_loads
+from wormhole_ns3.core.draws import Fidelity, RandomSource
 from wormhole_ns3.core.flows import FlowInfo
 from wormhole_ns3.core.ports import MemoSimulatorPort, MemoTrackerPort
 
@@ -42,6 +42,10 @@ class Network:
     _random_sources: dict[int, tuple[RandomSource, ...]] = field(default_factory=dict)
     #: Per flow, its path's RTT (its route does not change once it sends).
     _flow_rtt: dict[int, float] = field(default_factory=dict)
+    #: Per flow, the ports of its path where a model draws once a queue stands, each with the
+    #: most the flow can bring there (``port_loads``'s term); per link, those models in words.
+    _drawing_hops: dict[int, tuple[tuple[int, float], ...]] = field(default_factory=dict)
+    _drawing_words: dict[int, tuple[str, ...]] = field(default_factory=dict)
 
     @property
     def simulator(self) -> MemoSimulatorPort:
@@ -56,6 +60,7 @@ class Network:
         """A flow sends: what it is, as the tracker read it; its RTT is worked out anew when asked."""
         self.flows[flow] = info
         self._flow_rtt.pop(flow, None)
+        self._drawing_hops.pop(flow, None)
         self.active.add(flow)
 
     def ended(self, flow: int) -> None:
@@ -110,10 +115,30 @@ class Network:
         """
         if self.fidelity is not Fidelity.SAME_SEED:
             return None
-        loads = port_loads([self.flows[f].path for f in sorted(flows)], self.link_rate)
-        drawing = sorted({f"{source.what} (link {link})" for link, load in loads.items()
-                          if load > self.link_rate(link) for source in self._link_sources(link) if source.needs_queue})
+        # port_loads over the ports that have such a model only, summed in the same order
+        loads: dict[int, float] = {}
+        for f in sorted(flows):
+            for link, most in self._drawing_hops_of(f):
+                loads[link] = loads.get(link, 0.0) + most
+        drawing = sorted({words for link, load in loads.items() if load > self.link_rate(link)
+                          for words in self._drawing_words[link]})
         return "; ".join(drawing) or None
+
+    def _drawing_hops_of(self, flow: int) -> tuple[tuple[int, float], ...]:
+        """The flow's ``port_loads`` terms on the ports of its path where a model draws once a queue stands."""
+        hops = self._drawing_hops.get(flow)
+        if hops is None:
+            terms, upstream = [], float("inf")
+            for link in self.flows[flow].path:
+                words = self._drawing_words.get(link)
+                if words is None:
+                    words = self._drawing_words[link] = tuple(
+                        f"{source.what} (link {link})" for source in self._link_sources(link) if source.needs_queue)
+                if words:
+                    terms.append((link, upstream))
+                upstream = min(upstream, self.link_rate(link))
+            hops = self._drawing_hops[flow] = tuple(terms)
+        return hops
 
     def _link_sources(self, link: int) -> tuple[RandomSource, ...]:
         """The models on a link that may draw random numbers, read from C++ once."""

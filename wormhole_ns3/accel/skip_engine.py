@@ -57,8 +57,12 @@ class SkipEngine:
     events_saved: Callable[[], int]
     #: The sampling period, s, chosen when the first flow starts (``start_sampling``).
     sample_period: float | None = None
-    #: Samples taken so far (paced partitions are judged only at every ``window``-th).
+    #: Samples taken so far (paced partitions are judged only at every ``window``-th), reported or
+    #: not: ``catch_up`` counts those the tracker took without reporting them.
     samples_taken: int = 0
+    #: Whether the tracker reports each sample (FlowTracker::SetSamplesReported): not while no
+    #: partition has anything a sample could decide (``quiet``).
+    samples_reported: bool = True
     #: Simulated partition-seconds run packet by packet, by the reason they were not skipped.
     packet_level_time: dict[PacketLevel, float] = field(default_factory=dict)
     #: Back-off rows of the skip trace (a partition judged ever more rarely).
@@ -94,6 +98,45 @@ class SkipEngine:
                 st.stalled = False
             if not st.paused:
                 self.consider(st, now)
+                self._account(st, now)
+
+    def report_samples(self, now: float, wanted: bool = False) -> None:
+        """Have the tracker report samples only while one may decide something (``wanted``: a caller's own need).
+
+        While every partition is ``quiet`` a sample only charges each one's
+        packet-level time to a reason that cannot change before the next flow
+        event: the tracker keeps sampling (the same instants, the same samples)
+        and ``catch_up`` charges the samples it did not report. A run whose every
+        link draws under same-seed fidelity then makes no crossing per sample.
+        """
+        wanted = wanted or not all(self.quiet(st, now) for st in self.partitioner.partitions.values())
+        if wanted != self.samples_reported:
+            self.samples_reported = wanted
+            self.network.tracker.SetSamplesReported(wanted)
+
+    def quiet(self, st: PartitionState, now: float) -> bool:
+        """Whether no sample can change what the partition does or why, until its flows change.
+
+        Not judged for its lifetime (a flow that must run packet by packet, queues that
+        draw), not settling (the reason its time is charged to would change), and not
+        driven by the script's own code (its sender may add a blocker at any sample).
+        A skipping partition is not: its skip may be cut short, and it is judged after.
+        """
+        if st.paused or not (st.blocker or st.draws_at):
+            return False
+        return not (st.blocker is None and st.script_driven) and not self._settling(st, now)
+
+    def catch_up(self, now: float) -> None:
+        """Charge the samples the tracker took without reporting them as ``sampled`` would have charged them.
+
+        Called before the partitions change: each quiet partition's reason was the
+        same at each of those samples as it is now.
+        """
+        if self.samples_reported:
+            return
+        for _ in range(int(self.network.tracker.GetSampleCount()) - self.samples_taken):
+            self.samples_taken += 1
+            for st in self.partitioner.partitions.values():
                 self._account(st, now)
 
     def resumed(self, now: float) -> None:

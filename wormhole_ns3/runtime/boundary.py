@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 
 from wormhole_ns3.core.flows import FlowInfo, FlowResult
-from wormhole_ns3.core.ports import BoundaryPort, MemoTrackerPort, TrackerPort, Wrapped
+from wormhole_ns3.core.ports import BoundaryPort, MemoSimulatorPort, MemoTrackerPort, TrackerPort, Wrapped
 from wormhole_ns3.runtime.profile import RunProfile, Section
 
 
@@ -94,7 +94,12 @@ class Boundary(BoundaryPort):
         return upcoming_flow_vector(self.ns3, flows)
 
     def warm_up(self, tracker: MemoTrackerPort, memo: bool) -> list[str]:
-        return warm_up(self.ns3, tracker, memo)
+        bound = warm_up(self.ns3, tracker, memo)
+        warm_up_templates(self.ns3)
+        return bound
+
+    def warm_up_simulator(self, impl: MemoSimulatorPort) -> None:
+        warm_up_simulator(self.ns3, impl)
 
 
 def _section_of(function: Callable[..., Any]) -> Section:
@@ -199,7 +204,11 @@ def flow_info(record: Any, flow: int) -> FlowInfo:
 
 def read_outcome(tracker: TrackerPort, flow: int) -> FlowResult:
     """What a run produced for a flow (started or not), from the tracker: one call, one struct."""
-    outcome = tracker.GetFlowOutcome(flow)
+    return flow_result(tracker.GetFlowOutcome(flow), flow)
+
+
+def flow_result(outcome: Any, flow: int) -> FlowResult:
+    """A ``FlowOutcome``'s fields as a FlowResult (its strings converted)."""
     start, finish = float(outcome.start), float(outcome.finish)
     return FlowResult(
         id=flow,
@@ -223,6 +232,8 @@ CONTROLLER_METHODS = (
     "GetDelivered", "GetSendable", "GetSamples", "ClearSamples", "IsQuiet",
     "GetSentSamples", "GetSendingRateSamples", "GetNotificationSamples", "GetWindowSamples",
     "GetPlannedRoute", "ShiftTimes", "Credit", "Uncredit", "SetSampled", "GetSkipBlocker",
+    # taking a link
+    "GetLinkRate", "GetLinkDelay", "GetQueuedPackets", "GetLinkRandomSources",
 )
 
 #: FlowTracker methods the memo driver adds.
@@ -232,23 +243,25 @@ MEMO_METHODS = (
     "GetPlannedCongestionOps",
     "GetSnapshots", "SetSnapshotting",
     "ResumeHeld", "GetUpcomingFlows", "GetUpcomingFlowFields", "GetUpcomingFlowRoutes",
+    # taking a link
+    "IsLossless", "GetLinkFingerprint",
 )
 
 
 #: FlowTracker methods taking no flow that the controller calls inside Run() (warm_up calls them too).
-SETTERS = ("SetFlowEventCallback", "ConfigureSampling", "GetNFlows", "TakeProgressedFlows")
+SETTERS = ("SetFlowEventCallback", "ConfigureSampling", "SetSamplesReported", "GetSampleCount",
+           "SetUnattributedEventsWatched", "GetNFlows", "TakeProgressedFlows")
 
 
 def warm_up(ns3: Any, tracker: MemoTrackerPort, memo: bool) -> list[str]:
     """Bind the tracker methods a run calls now, not inside the timed Run(); return those bound.
 
     cppyy compiles a wrapper at a method's first call (tens of ms each). Each
-    method is called once on flow 0, which does not exist yet: the tracker
-    throws std::out_of_range after the wrapper exists, and that exception
+    method is called once on flow 0 (or link 0), which does not exist yet: the
+    tracker throws std::out_of_range after the wrapper exists, and that exception
     alone is expected (any other is an interface mismatch, and raised). The
     simulator itself is not touched, so a script may still choose its
-    implementation. Methods taking a link are left out: they look up nodes,
-    and there are none yet. The ``SETTERS`` are called with what the tracker
+    implementation. The ``SETTERS`` are called with what the tracker
     holds before Run() (the controller sets them when it starts), and an
     empty ``FlowRecord`` is read: converting its strings and vectors costs a
     JIT of its own at the first flow otherwise.
@@ -275,8 +288,63 @@ def warm_up(ns3: Any, tracker: MemoTrackerPort, memo: bool) -> list[str]:
     # (null callbacks, no sampling), so that only the wrappers remain
     tracker.SetFlowEventCallback(ns3.Callback[("void", "unsigned int", "int")]())
     tracker.ConfigureSampling(ns3.Time(), 0, ns3.Callback[("void",)]())
+    tracker.SetSamplesReported(True)
+    tracker.GetSampleCount()
+    tracker.SetUnattributedEventsWatched(True)
     tracker.GetNFlows()
     tracker.TakeProgressedFlows()
     flow_info(ns3.FlowRecord(), 0)  # a record's strings and vectors, as read_flow converts them
+    flow_result(ns3.FlowOutcome(), 0)  # and an outcome's, as read_outcome at Run()'s end
     ns3.NanoSeconds(1).GetSeconds()
     return bound + list(SETTERS)
+
+
+def warm_up_templates(ns3: Any) -> None:
+    """Instantiate now what the controller's callbacks instantiate otherwise, at their first use inside Run().
+
+    Each is a template or a conversion cppyy compiles once: finding the
+    WormholeSimulatorImpl (a ``DynamicCast`` of a null pointer here), the event
+    ``Boundary.at_destroy`` schedules (made and freed here), the seeds the guard
+    reads, the event timeline's vectors (of an empty timeline), a link's
+    random sources as ``Network`` reads them, and the vectors of flow ids,
+    routes and samples as the controller reads them.
+    """
+    ns3.DynamicCast[ns3.WormholeSimulatorImpl](ns3.Ptr[ns3.SimulatorImpl]())
+    ns3.MakeEvent(ns3.cppyy.gbl.std.function["void()"](_nothing)).Unref()
+    int(ns3.RngSeedManager.GetSeed()), int(ns3.RngSeedManager.GetRun())
+    timeline = ns3.EventTimeline()
+    [(float(t.GetSeconds()), int(n)) for t, n in zip(timeline.GetTimes(), timeline.GetCounts())]
+    std = ns3.cppyy.gbl.std
+    sources = std.vector[ns3.RandomSource]()
+    sources.push_back(ns3.RandomSource())
+    [(str(source.what), bool(source.needsQueue)) for source in sources]
+    # the vectors of flows, routes and samples the tracker returns, read as the controller reads them
+    for kind, dtype in (("unsigned int", np.int64), ("unsigned long", np.int64), ("double", np.float64)):
+        vector = std.vector[kind]()
+        vector.push_back(0)
+        set(vector), [int(x) for x in vector], np.array(vector, dtype=dtype, copy=True)
+
+
+def warm_up_simulator(ns3: Any, impl: Any) -> None:
+    """Bind the methods of the run's WormholeSimulatorImpl that the controller calls inside Run(), before it.
+
+    It is asked what changes nothing (counts of tag 0, the time, the timeline),
+    and told what it refuses with an exception after its wrapper exists: tag 0
+    (no flow's) in a class, a callback in the past.
+    """
+    std = ns3.cppyy.gbl.std
+    try:
+        impl.SetTagClass(0, 0)
+    except std.out_of_range:
+        pass
+    try:
+        impl.ScheduleHousekeepingCallback(ns3.NanoSeconds(-1), ns3.Callback[("void",)]())
+    except std.invalid_argument:
+        pass
+    int(impl.GetCurrentTag()), int(impl.GetTagsEventCount([0])), int(impl.GetTagsDrawCount([0]))
+    int(impl.GetSystemEventCount()), bool(impl.WatchdogFired()), impl.GetEventTimeline().GetTimes()
+    float(ns3.Simulator.Now().GetSeconds()), int(ns3.Simulator.GetEventCount())
+
+
+def _nothing() -> None:
+    """The callable of the event ``warm_up_templates`` makes and frees."""

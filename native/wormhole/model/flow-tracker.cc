@@ -350,7 +350,7 @@ FlowTracker::AttributeStartEvents()
 }
 
 void
-FlowTracker::WatchUnattributedEvents(Callback<void> onChange)
+FlowTracker::WatchUnattributedEvents(Callback<void, bool> onChange)
 {
     m_onUnattributedChange = onChange;
     if (WormholeSimulatorImpl* impl = WormholeSimulatorImpl::GetAccelerating())
@@ -408,7 +408,7 @@ FlowTracker::AfterNodesEntered()
     {
         m_flowsReported = m_registry->GetN();
         m_startsAttributedUnreported = 0;
-        m_onUnattributedChange();
+        m_onUnattributedChange(false);
     }
 }
 
@@ -428,7 +428,7 @@ FlowTracker::AfterUnattributedEvent()
     {
         m_flowsReported = m_registry->GetN();
         m_startsAttributedUnreported = 0;
-        m_onUnattributedChange();
+        m_onUnattributedChange(unattributed);
     }
 }
 
@@ -913,6 +913,18 @@ void
 FlowTracker::ConfigureSampling(Time period, uint32_t samplesPerWindow, Callback<void> onWindow)
 {
     m_sampler->Configure(period, samplesPerWindow, onWindow);
+}
+
+void
+FlowTracker::SetSamplesReported(bool reported)
+{
+    m_sampler->SetWindowsReported(reported);
+}
+
+uint64_t
+FlowTracker::GetSampleCount() const
+{
+    return m_sampler->GetSampleCount();
 }
 
 void

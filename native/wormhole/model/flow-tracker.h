@@ -126,9 +126,11 @@ class FlowTracker : public Object
      * every unattributed event (it may have changed anything), and after a
      * workload event while some flow's start event is not scheduled yet. The
      * common cases, a packet event or a workload event that created nothing
-     * (a compute task ending), stay in C++ and scan nothing.
+     * (a compute task ending), stay in C++ and scan nothing. `onChange` is
+     * told whether the event that ran was unattributed (a skip cannot bound
+     * what it did).
      */
-    void WatchUnattributedEvents(Callback<void> onChange);
+    void WatchUnattributedEvents(Callback<void, bool> onChange);
     /**
      * In a run that accelerates nothing (a baseline's WormholeBaselineSimulatorImpl,
      * or the accelerator's simulator with fast-forwarding off), find the flows
@@ -307,6 +309,10 @@ class FlowTracker : public Object
     // Sampling (the RateSampler's: see it for what each sample holds)
     /** RateSampler::Configure: sample each `period`, call `onWindow` every `samplesPerWindow`. */
     void ConfigureSampling(Time period, uint32_t samplesPerWindow, Callback<void> onWindow);
+    /** RateSampler::SetWindowsReported */
+    void SetSamplesReported(bool reported);
+    /** RateSampler::GetSampleCount */
+    uint64_t GetSampleCount() const;
     /** RateSampler::SetSampled */
     void SetSampled(uint32_t flow, bool sampled);
     /** RateSampler::ClearSamples */
@@ -531,7 +537,7 @@ class FlowTracker : public Object
     std::unordered_map<uint16_t, std::vector<Ptr<PacketSink>>> m_sinksByPort;
 
     // flows found while the simulation runs
-    Callback<void> m_onUnattributedChange;
+    Callback<void, bool> m_onUnattributedChange;
     std::size_t m_flowsReported{0}; //!< flows m_onUnattributedChange has been told about
     uint32_t m_startsAttributedUnreported{0}; //!< starts attributed since it was last called
     bool m_unattributedWatched{true}; //!< report unattributed events that created nothing

@@ -21,6 +21,8 @@
 #include <algorithm>
 #include <limits>
 #include <sstream>
+#include <stdexcept>
+#include <string>
 
 namespace ns3
 {
@@ -30,7 +32,13 @@ namespace wormhole
 Ptr<NetDevice>
 LinkDevice(uint64_t link)
 {
-    return NodeList::GetNode(link >> 16)->GetDevice(link & 0xffff);
+    uint32_t node = link >> 16;
+    uint32_t device = link & 0xffff;
+    if (node >= NodeList::GetNNodes() || device >= NodeList::GetNode(node)->GetNDevices())
+    {
+        throw std::out_of_range("no link " + std::to_string(link));
+    }
+    return NodeList::GetNode(node)->GetDevice(device);
 }
 
 double

@@ -23,7 +23,11 @@ namespace ns3
 namespace wormhole
 {
 
-/** @return the egress device a link id names. */
+/**
+ * @return the egress device a link id names.
+ * @throws std::out_of_range if there is no such node or device (as a flow the
+ * registry does not have: the Python binds a getter by calling it before any exists).
+ */
 Ptr<NetDevice> LinkDevice(uint64_t link);
 /** @return the rate in bit/s of a link (its device's or its channel's DataRate), 0 if unknown. */
 double LinkRate(uint64_t link);

@@ -103,6 +103,19 @@ RateSampler::Configure(Time period, uint32_t samplesPerWindow, Callback<void> on
 }
 
 void
+RateSampler::SetWindowsReported(bool reported)
+{
+    NS_LOG_FUNCTION(this << reported);
+    m_windowsReported = reported;
+}
+
+uint64_t
+RateSampler::GetSampleCount() const
+{
+    return m_count;
+}
+
+void
 RateSampler::SetSampled(uint32_t flow, bool sampled)
 {
     NS_LOG_FUNCTION(this << flow << sampled);
@@ -258,7 +271,8 @@ RateSampler::Sample()
         }
     }
     ++m_count;
-    if (m_samplesPerWindow > 0 && m_count % m_samplesPerWindow == 0 && !m_onWindow.IsNull())
+    if (m_windowsReported && m_samplesPerWindow > 0 && m_count % m_samplesPerWindow == 0 &&
+        !m_onWindow.IsNull())
     {
         m_onWindow();
     }

@@ -52,6 +52,14 @@ class RateSampler : public Object
      * samples.
      */
     void Configure(Time period, uint32_t samplesPerWindow, Callback<void> onWindow);
+    /**
+     * Whether a sample calls `onWindow` (the default) or is only taken: a
+     * caller that has nothing to decide until its next call of its own
+     * saves the call, and learns how many samples passed from GetSampleCount.
+     */
+    void SetWindowsReported(bool reported);
+    /** @return the samples taken so far, reported or not. */
+    uint64_t GetSampleCount() const;
     /** Include or exclude a flow from sampling; excluding clears its samples. */
     void SetSampled(uint32_t flow, bool sampled);
     /** Forget the samples of these flows (a partition's, when it forms): its window starts now. */
@@ -125,6 +133,7 @@ class RateSampler : public Object
     uint32_t m_samplesPerWindow{0};
     uint32_t m_depth{512};
     uint64_t m_count{0}; //!< samples taken
+    bool m_windowsReported{true}; //!< whether a window's last sample calls m_onWindow
     EventId m_sampleEvent;
     Callback<void> m_onWindow;
     Callback<void, uint32_t> m_onWindowBegins;

@@ -27,6 +27,13 @@ RunEndCallback()
     return cb;
 }
 
+Callback<void>&
+BeforeRunCallback()
+{
+    static Callback<void> cb;
+    return cb;
+}
+
 /** How many runs announced themselves (NotifyRunStart) in this process. */
 uint64_t g_runsStarted = 0;
 
@@ -44,6 +51,12 @@ void
 RunObserver::SetRunEndCallback(Callback<void> cb)
 {
     RunEndCallback() = cb;
+}
+
+void
+RunObserver::SetBeforeRunCallback(Callback<void> cb)
+{
+    BeforeRunCallback() = cb;
 }
 
 void
@@ -69,6 +82,10 @@ void
 RunObserver::RunWatched()
 {
     uint64_t before = g_runsStarted;
+    if (!BeforeRunCallback().IsNull())
+    {
+        BeforeRunCallback()();
+    }
     Simulator::Run();
     if (g_runsStarted == before)
     {

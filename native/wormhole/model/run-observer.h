@@ -30,12 +30,18 @@ class RunObserver
   public:
     static void SetRunStartCallback(Callback<void> cb);
     static void SetRunEndCallback(Callback<void> cb);
+    /**
+     * Called by RunWatched() right before Simulator::Run(): what the harness
+     * does once per simulation (find its implementation, bind what it calls)
+     * is then done outside the timed Run().
+     */
+    static void SetBeforeRunCallback(Callback<void> cb);
     static void NotifyRunStart();
     static void NotifyRunEnd();
     /**
-     * Simulator::Run(); if the implementation did not call NotifyRunStart(), keep
-     * the TypeId name of the implementation that ran. The harness routes a
-     * script's Simulator::Run() calls here.
+     * Simulator::Run(), after the before-run callback; if the implementation did
+     * not call NotifyRunStart(), keep the TypeId name of the implementation that
+     * ran. The harness routes a script's Simulator::Run() calls here.
      */
     static void RunWatched();
     /** @return the implementation of each RunWatched() that announced nothing, in order. */

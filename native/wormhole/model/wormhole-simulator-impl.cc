@@ -17,6 +17,8 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <stdexcept>
+#include <string>
 #include <utility>
 
 namespace ns3
@@ -467,6 +469,10 @@ WormholeSimulatorImpl::ScheduleHousekeeping(const Time& delay, EventImpl* event)
 EventId
 WormholeSimulatorImpl::ScheduleHousekeepingCallback(const Time& delay, Callback<void> callback)
 {
+    if (delay.IsStrictlyNegative())
+    {
+        throw std::invalid_argument("a housekeeping callback in the past");
+    }
     return ScheduleHousekeeping(delay, MakeEvent([callback]() { callback(); }));
 }
 
@@ -648,8 +654,11 @@ WormholeSimulatorImpl::NewTag()
 void
 WormholeSimulatorImpl::SetTagClass(uint32_t tag, uint32_t tagClass)
 {
-    NS_ASSERT_MSG(IsFlowTag(tag) && tag < m_tagClass.size(), "not a flow tag: " << tag);
-    NS_ASSERT_MSG(IsFlowTag(tagClass), "not a flow class: " << tagClass);
+    if (!IsFlowTag(tag) || tag >= m_tagClass.size() || !IsFlowTag(tagClass))
+    {
+        throw std::out_of_range("not a flow tag or class: " + std::to_string(tag) + ", " +
+                                std::to_string(tagClass));
+    }
     m_tagClass[tag] = tagClass;
 }
 

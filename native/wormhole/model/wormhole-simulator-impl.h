@@ -125,7 +125,10 @@ class WormholeSimulatorImpl : public SimulatorImpl
     }
     /** @return a fresh tag, in a class of its own (the class named by the tag). */
     uint32_t NewTag();
-    /** Put a tag in a class (a class is named by any tag value; partitions use their smallest). */
+    /**
+     * Put a tag in a class (a class is named by any tag value; partitions use their smallest).
+     * @throws std::out_of_range if either is not a flow's tag (the Python binds it so before Run()).
+     */
     void SetTagClass(uint32_t tag, uint32_t tagClass);
     /** @return the class a tag belongs to. */
     uint32_t GetTagClass(uint32_t tag) const;
@@ -272,7 +275,10 @@ class WormholeSimulatorImpl : public SimulatorImpl
      * (Run() returns when only such events are pending; they stay pending).
      */
     EventId ScheduleHousekeeping(const Time& delay, EventImpl* event);
-    /** ScheduleHousekeeping for a callback (what Python uses). */
+    /**
+     * ScheduleHousekeeping for a callback (what Python uses).
+     * @throws std::invalid_argument for a negative delay (the Python binds it so before Run()).
+     */
     EventId ScheduleHousekeepingCallback(const Time& delay, Callback<void> callback);
     /** @return the number of system events executed. */
     uint64_t GetSystemEventCount() const;

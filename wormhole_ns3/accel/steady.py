@@ -197,20 +197,16 @@ def converging_stake(samples: np.ndarray, share: float, period: float, floor: fl
     history gives its pace. A history whose halves are both within ``floor`` of
     the share (a fraction of it: the noise the aggregate may have) has settled
     there and owes nothing; one that came from farther still moves, however
-    near its second half came: its stake is its pace's, not the noise's (a
-    60 MB DCTCP joiner 44% below its share over the first half and 4.9% below
-    over the second went on past it to 13% above, and a skip crediting the
-    share ended it 4.6% late). A distance that keeps its sign and shrinks decays,
-    taken as exponential, with time constant tau = half the history / ln(first
-    / second); what it owes is the second half's distance times tau, or times
-    half the history if that is longer: DCTCP's shares close most of the gap in
-    a few ms and the last 10-20% over tens (a 100 MB flow of four on 10 Gbps
-    still held 12% more than its share 49 ms after the last arrival, and a skip
-    crediting the share then ended it 4.6% late). That holds only while the
-    flow approaches its share from one side: once the last quarter of its
+    near its second half came: its stake is its pace's, not the noise's (DCTCP
+    overshoots a share it rises to). A distance that keeps its sign and shrinks
+    decays, taken as exponential, with time constant tau = half the history /
+    ln(first / second); what it owes is the second half's distance times tau,
+    or times half the history if that is longer: DCTCP's shares close most of
+    the gap in a few ms and the last 10-20% over tens. That holds only while
+    the flow approaches its share from one side: once the last quarter of its
     history is at or past it, the approach is over and where the flow goes on
-    to is not the model's to say (that joiner's second half was still below
-    its share when its last quarter crossed it). A history that does not show
+    to is not the model's to say. The measurements behind each clause are in
+    doc/changelog.md. A history that does not show
     the distance shrinking gives no pace to trust: the flow may hold its rate
     (a longer RTT, a different path), and crediting its share would bias it for
     the whole skip.
@@ -239,11 +235,8 @@ def moving_stake(samples: np.ndarray, share: float, period: float, floor: float)
     can measure (it crossed its share, or moves away from it), is still
     moving, and a skip freezes it where it is while plain ns-3's goes on. It
     may move as far again over as long again: what it moved over half its
-    history, for half its history. Gigabytes owe that within the budget; a
-    60 MB DCTCP joiner that had risen 38% of its share between the halves of
-    its 115 ms history, its last quarter past the share, owed 15% of its bytes
-    (plain ns-3's went on to 13-25% over its share, and a skip crediting the
-    share ended it 7.8 ms late).
+    history, for half its history. Flows of gigabytes owe that within the
+    budget; flows of tens of MB that are still moving do not.
     """
     halves = distance_by_halves(samples, share, period)
     if halves is None:

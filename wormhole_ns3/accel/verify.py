@@ -97,10 +97,8 @@ def late_error(elapsed: Mapping[int, float], ended: Mapping[int, float]) -> floa
     """The FCT error at least of flows the child finished within a skip that leaves them running here.
 
     ``ended``: each such flow's FCT in the child, s; ``elapsed``: its time since
-    its start at the skip's end, which its FCT here exceeds. A 60 MB DCTCP
-    joiner credited its share while plain ns-3's rose past it finished some
-    7 ms before the skip's end in the child: 0.4% of its bytes were off (all
-    it had left), at least 4.1% of its FCT (4.5% in truth).
+    its start at the skip's end, which its FCT here exceeds: a lower bound of
+    the error that bytes alone cannot see, since such a flow has none left.
     """
     return max(((elapsed[f] - fct) / fct if fct > 0 else float("inf") for f, fct in ended.items()), default=0.0)
 

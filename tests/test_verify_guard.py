@@ -29,15 +29,24 @@ def test_a_flow_the_child_finished_within_the_skip_is_late_by_the_rest_of_the_sk
     assert late_error({}, {}) == 0.0
 
 
-def test_a_checked_skip_whose_child_finished_a_flow_early_is_off_by_its_time_not_its_last_bytes(monkeypatch):
-    """The bytes a flow had left when the child finished it are all it can be off by; its time is what the user sees."""
+def checked_skip(monkeypatch, **settings):
+    """Two DCTCP flows (5 and 10 MB) sharing the bottleneck, skipped once with every skip checked.
+
+    Returns the controller, the tracker, the fake ns-3 and each flow's bytes delivered before the skip.
+    """
     monkeypatch.setattr(verify_module, "Fork", FakeFork)
-    config = AcceleratorConfig(sample_period=PERIOD_NS * 1e-9, window=WINDOW, tail_rtts=20, verify=1.0)
+    config = AcceleratorConfig(sample_period=PERIOD_NS * 1e-9, window=WINDOW, tail_rtts=20, verify=1.0, **settings)
     controller, tracker, ns3 = run_with([(5 * 10**6, "ns3::TcpDctcp"), (10**7, "ns3::TcpDctcp")], config)
     deliver(tracker, {0: 0.49 * BOTTLENECK, 1: 0.49 * BOTTLENECK})
     before = {f: tracker.GetDelivered(f) for f in (0, 1)}
     sample_at(controller, ns3, 11 * PERIOD_NS)
-    (skip,) = controller.skips
+    assert len(controller.skips) == 1
+    return controller, tracker, ns3, before
+
+
+def test_a_checked_skip_whose_child_finished_a_flow_early_is_off_by_its_time_not_its_last_bytes(monkeypatch):
+    """The bytes a flow had left when the child finished it are all it can be off by; its time is what the user sees."""
+    controller, tracker, ns3, before = checked_skip(monkeypatch)
     (end_ns, _, _) = controller.verifier._checks[0]
     # the child delivered what was credited, and all of flow 0's size too: it finished 1 ms before the end
     child_fct = end_ns * 1e-9 - 1e-3 - tracker.GetStartTime(0).GetSeconds()
@@ -99,14 +108,8 @@ class FakeFork:
 @pytest.mark.parametrize("real_over_credit, stopped", [(1.0, False), (0.5, True)])
 def test_a_checked_skip_is_compared_at_its_end_and_a_loose_one_stops_all_skips(
         monkeypatch, real_over_credit, stopped):
-    monkeypatch.setattr(verify_module, "Fork", FakeFork)
     # skips of 5 ms at most: a partition still steady when one ends skips again at once
-    config = AcceleratorConfig(sample_period=PERIOD_NS * 1e-9, window=WINDOW, tail_rtts=20, verify=1.0,
-                               max_skip=0.005)
-    controller, tracker, ns3 = run_with([(5 * 10**6, "ns3::TcpDctcp"), (10**7, "ns3::TcpDctcp")], config)
-    deliver(tracker, {0: 0.49 * BOTTLENECK, 1: 0.49 * BOTTLENECK})
-    before = {f: tracker.GetDelivered(f) for f in (0, 1)}
-    sample_at(controller, ns3, 11 * PERIOD_NS)
+    controller, tracker, ns3, before = checked_skip(monkeypatch, max_skip=0.005)
     (skip,) = controller.skips
     (end_ns, _, check) = controller.verifier._checks[0]
     assert end_ns == 11 * PERIOD_NS + round(skip.dt * 1e9) and check.before == before

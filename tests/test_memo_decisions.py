@@ -21,6 +21,7 @@ from wormhole_ns3.memo.decisions import (
     Intruders,
     JoinedApart,
     MemoDecision,
+    Merged,
     OneCourse,
     Stopped,
     UnforeseeableFlows,
@@ -934,8 +935,19 @@ def test_a_grouped_paced_replay_holds_joiners_created_in_another_order(store):
 
 
 def test_paced_joiners_kept_apart_open_their_own_episode_and_merge(store):
+    """Each recording the merge ends has a row saying it will never be stored (why its key's lookups miss).
+
+    On moe-small-hpcc, 200 of 201 misses were of keys whose recordings had all merged so, and
+    nothing in the trace said so: 3 entries were stored in the whole run.
+    """
     _, memo = record_all_to_all_step(store, grouped=False)
-    assert kinds(memo) == [MemoDecision.MISS, MemoDecision.MISS]
+    assert kinds(memo) == [MemoDecision.MISS, MemoDecision.MISS, MemoDecision.MERGED, MemoDecision.MERGED]
+    merged = [event.facts for event in memo.trace if event.kind is MemoDecision.MERGED]
+    assert all(isinstance(facts, Merged) and facts.apart and facts.met == 1 for facts in merged)
+    assert sorted(facts.flows for facts in merged) == [1, 1]
+    assert {event.episode for event in memo.trace if event.kind is MemoDecision.MISS} == {
+        event.episode for event in memo.trace if event.kind is MemoDecision.MERGED}
+    assert memo.stats.recorded == 0 and not memo.store.entries()
 
 
 @pytest.mark.parametrize("when, where, taken", [

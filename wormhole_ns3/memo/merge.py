@@ -25,6 +25,7 @@ from wormhole_ns3.memo.decisions import (
     MemoDecision,
     MemoStats,
     MemoTrace,
+    Merged,
     MirrorsAbsorbed,
 )
 from wormhole_ns3.memo.meetings import Leaders
@@ -69,6 +70,8 @@ class Merges:
                 self.replays.diverge(now_ns, episode, Cause.MERGE, why)
             elif episode.mode is EpisodeMode.RECORDING:
                 self.replays.lose_leadership(now_ns, episode, why)
+                self.trace.emit(MemoDecision.MERGED, Merged(why, episode.key, len(episode.flows), len(ids) - 1,
+                                                            kept_apart), now_ns, episode.id, tuple(episode.flows))
             episode.mode = EpisodeMode.UNMEMOIZED
             if episode is not target:
                 self.table.take_in(episode, target)

@@ -52,7 +52,7 @@ class TransportPolicy:
 
 TCP = TransportPolicy(grouped=True, exact_resume=True, rank_sensitive=True, end_tolerance=0.0)
 DCQCN = TransportPolicy(grouped=True, exact_resume=False, rank_sensitive=False, end_tolerance=ALIKE_ENDS_SHARE)
-HPCC = TransportPolicy(grouped=False, exact_resume=False, rank_sensitive=True, end_tolerance=0.0)
+HPCC = TransportPolicy(grouped=True, exact_resume=False, rank_sensitive=True, end_tolerance=0.0)
 
 #: Paced (RDMA) kinds grouped into episodes as TCP flows are.
 GROUPED_PACED_KINDS = frozenset({FlowKind.RDMA_DCQCN})

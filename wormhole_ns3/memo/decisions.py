@@ -290,10 +290,10 @@ class Merged:
     key: bytes
     flows: int  #: the recording's flows so far
     met: int  #: the other episodes the meeting made one with it
-    apart: bool  #: the kind of some flow is kept apart (HPCC): its meetings are never absorbed
+    apart: bool  #: its flows' kinds are not all absorbed alike (paced and unpaced, or a kind kept apart)
 
     def render(self) -> str:
-        because = ("flows of a kind kept apart are never absorbed" if self.apart
+        because = ("flows of kinds not absorbed alike are never absorbed" if self.apart
                    else "only a recording meeting episodes that simulated nothing but their openings absorbs them")
         return (f"{self.why}: recording {short(self.key)} of {self.flows} flows merges with {self.met} other "
                 f"episode(s) ({because}): simulated from now on and never stored, so its key's next "

@@ -55,7 +55,7 @@ class Merges:
         target = self.table.episodes[ids[0]]
         absorbed = [self.table.episodes[i] for i in ids[1:]]
         flows = [flow for episode in (target, *absorbed) for flow in episode.flows]
-        # flows not resumed exactly are absorbed only if all are guarded (DCQCN); HPCC ones never are
+        # flows not resumed exactly are absorbed only if all are guarded (DCQCN, HPCC)
         policies = [self.host.flow_transport(flow) for flow in flows]
         kept_apart = not all(p.exact_resume for p in policies) and not all(p.guarded for p in policies)
         if target.mode is EpisodeMode.RECORDING and not kept_apart and all(e.absorbable() for e in absorbed):

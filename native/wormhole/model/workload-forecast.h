@@ -55,9 +55,9 @@ class WorkloadForecast : public Object
      * Then every flow that may start within the horizon at the earliest it
      * may (FlowTracker::GetUpcomingFlows with earliest), the same ends given
      * but for the flows of @p own, which end at @p beyondNs, as each joiner
-     * does: a flow
-     * that is not foreseen (the same task at the same start) and loads one of
-     * the episode's links may come sooner than any lookup can tell.
+     * does: a flow that is not foreseen (the same task at the same start)
+     * and loads one of the episode's links may come sooner than any lookup
+     * can tell.
      *
      * @return flat, for each such flow in the oracle's order: its earliest
      * start (ns), how many of the episode's links it loads, those links in

@@ -13,6 +13,7 @@ method of its port or takes other arguments than the port does.
 
 from __future__ import annotations
 
+import struct
 from array import array
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -25,12 +26,12 @@ from wormhole_ns3.core.links import link_id, link_node
 from wormhole_ns3.core.ports import (
     BoundaryPort,
     DueFlow,
-    EarliestStart,
     MemoHost,
     Release,
     SimulatorPort,
     Time,
     TrackerPort,
+    Unforeseen,
 )
 from wormhole_ns3.core.transport import DCQCN, HPCC, TCP, TransportPolicy
 from wormhole_ns3.memo.decisions import MemoDecision
@@ -374,6 +375,16 @@ class FakeTracker(TrackerPort):
     def GetNFlows(self) -> int:
         return len(self.flows)
 
+    def TakeCreatedFlows(self, first: int, gate: bool) -> BufferVector:
+        """FlowTracker's layout: the time, tag and event count (0 here), then each flow from ``first`` on."""
+        assert not gate, "the fake tracker gates no start (no memo)"
+        values = [0, 0, 0]
+        for f in range(first, len(self.flows)):
+            flow = self.flows[f]
+            start_bits = int.from_bytes(struct.pack("<d", self.GetStartTime(f).GetSeconds()), "little", signed=True)
+            values += [f, flow.state, start_bits, flow.src_node, flow.dst_node, flow.size, 0, -1]
+        return BufferVector(values)
+
     def GetState(self, f: int) -> int:
         return self.flows[f].state
 
@@ -618,12 +629,24 @@ class FakeMemoHost(MemoHost):
                 for i, (start, links) in enumerate(self.due)
                 if now_ns < start <= now_ns + horizon_ns]
 
+    def unforeseeable(self, now_ns: int, links: frozenset[int], horizon_ns: int, ends: dict[int, int],
+                      own, beyond_ns: int) -> list[Unforeseen]:
+        """``MemoHost.unforeseeable`` from ``releases`` and ``earliest``: the unforeseen flows reach their links."""
+        released = self.releases(now_ns, horizon_ns, ends, [])
+        foreseen = {(task, start) for start, _, _, task, _ in released}
+        joiners = [(route, handle) for _, route, _, _, handle in released if route & links]
+        held = set(links).union(*(route for route, _ in joiners))
+        own_ends = {flow: beyond_ns for flow in own} | ends
+        earliest = self.earliest(now_ns, horizon_ns, own_ends, [(handle, beyond_ns) for _, handle in joiners])
+        return [Unforeseen(start, route & held) for start, route, task in earliest
+                if (task, start) not in foreseen and route & held]
+
     def earliest(self, now_ns: int, horizon_ns: int, flow_ends: dict[int, int], coming_ends: list[tuple[int, int]],
-                 ) -> list[EarliestStart]:
-        """What the known ends release, and the unforeseen flows (tasks numbered below zero)."""
-        known = [EarliestStart(start, links, task) for start, links, _, task, _ in self.releases(
+                 ) -> list[tuple[int, frozenset[int], int]]:
+        """What the known ends release, and the unforeseen flows (tasks numbered below zero): (start, links, task)."""
+        known = [(start, links, task) for start, links, _, task, _ in self.releases(
             now_ns, horizon_ns, flow_ends, coming_ends)]
-        return known + [EarliestStart(start, links, -1 - i) for i, (start, links) in enumerate(self.unforeseen)
+        return known + [(start, links, -1 - i) for i, (start, links) in enumerate(self.unforeseen)
                         if now_ns <= start <= now_ns + horizon_ns]
 
     def drain_time_ns(self, flows) -> int:

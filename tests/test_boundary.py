@@ -1,17 +1,23 @@
 """runtime.boundary against fakes of cppyy's constructs: what crosses into C++, and how."""
 
+import struct
 from types import SimpleNamespace
 
 import pytest
 
 from wormhole_ns3.core.flows import ACK_CLOCKED_CONGESTION_CONTROL, FlowKind
+from wormhole_ns3.core.ports import CreatedFlow
 from wormhole_ns3.runtime import boundary
 
-from fakes import FakeFlow, FakeTime, dumbbell
+from fakes import BufferVector, FakeFlow, FakeTime, dumbbell
 
 
 class OutOfRange(Exception):
     """Stands for cppyy.gbl.std.out_of_range."""
+
+
+class InvalidArgument(Exception):
+    """Stands for cppyy.gbl.std.invalid_argument."""
 
 
 class _Templates:
@@ -29,6 +35,7 @@ class _Templates:
 def fake_ns3():
     std = SimpleNamespace(
         out_of_range=OutOfRange,
+        invalid_argument=InvalidArgument,
         function=_Templates(lambda f: ("std::function", f)),
         vector=_Templates(Vector),
     )
@@ -102,7 +109,7 @@ def test_double_vector_holds_the_values_as_floats():
     assert ns3.cppyy.gbl.std.vector.instantiated == ["double"]
 
 
-def test_warm_up_calls_every_method_of_a_run_and_expects_only_out_of_range():
+def test_warm_up_calls_every_method_of_a_run_and_expects_only_what_it_refuses():
     ns3 = fake_ns3()
     called = []
 
@@ -110,6 +117,10 @@ def test_warm_up_calls_every_method_of_a_run_and_expects_only_out_of_range():
         def __getattr__(self, name):
             def method(*args):
                 called.append((name, args))
+                if name in ("GetUnforeseeable", "GetUpcomingDue"):
+                    raise InvalidArgument(name)  # a query that does not add up
+                if name == "TakeCreatedFlows":
+                    return BufferVector([0, 0, 0])  # the header alone: no flow yet
                 if name not in boundary.SETTERS:
                     raise OutOfRange(name)
 
@@ -119,6 +130,9 @@ def test_warm_up_calls_every_method_of_a_run_and_expects_only_out_of_range():
     assert "GetFlowRecord" in bound and "GetKind" in bound and "ResumeHeld" in bound
     assert bound == [*boundary.CONTROLLER_METHODS, *boundary.MEMO_METHODS, *boundary.SETTERS]
     assert ("Credit", (0, 0)) in called
+    assert ("TakeCreatedFlows", (0, False)) in called  # reads the flows found so far, gating none
+    (_, _, query, size, links, own), = [args for name, args in called if name == "GetUnforeseeable"]
+    assert (len(query), size, links, own) == (1, 1, 0, 0)  # one number that is no pair: refused
     # what a tracker holds before Run(): null callbacks, no sampling
     assert ("SetFlowEventCallback", (("ns3::Callback",),)) in called
     (period, window, on_window), = [args for name, args in called if name == "ConfigureSampling"]
@@ -146,9 +160,31 @@ def test_warm_up_calls_every_method_of_a_run_and_expects_only_out_of_range():
 
 
 def test_length_prefixed_reads_runs_of_their_length_and_int_rows_reads_rows():
-    from fakes import BufferVector
-
     routes = BufferVector([2, 65536, 65537, 0, 3, 1, 2, 2**40], "Q")
     assert boundary.length_prefixed(routes) == [[65536, 65537], [], [1, 2, 2**40]]
     assert boundary.length_prefixed(BufferVector([], "Q")) == []
     assert boundary.int_rows(BufferVector([0, 5, -1, 1, 6, 7]), 3) == [[0, 5, -1], [1, 6, 7]]
+
+
+def test_unforeseen_reads_each_flows_start_then_its_links_and_int_values_reads_numbers():
+    # FlowTracker::GetUnforeseeable: each flow's start (ns), how many links it reaches, those links
+    found = BufferVector([5_000, 2, 65536, 65537, 7_000, 1, 131072])
+    assert boundary.unforeseen(found) == [(5_000, [65536, 65537]), (7_000, [131072])]
+    assert boundary.unforeseen(BufferVector([])) == []
+    assert boundary.int_values(BufferVector([3, 0, 2**40])) == [3, 0, 2**40]
+    assert boundary.int_values(BufferVector([])) == []
+
+
+def test_created_flows_reads_the_event_then_each_flow_its_start_time_a_doubles_bits():
+    def bits(seconds: float) -> int:
+        return int.from_bytes(struct.pack("<d", seconds), "little", signed=True)
+
+    # the header (now, tag, event count), then CreatedFlows::FIELDS numbers a flow
+    vector = BufferVector([2_000, 7, 41,
+                           3, 0, bits(0.002), 1, 2, 1_000_000, 77, 2_000,
+                           4, 1, bits(1e-9 * 3), 2, 2**32 - 1, 0, 0, -1])
+    created = boundary.created_flows(vector)
+    assert (created.now_ns, created.tag, created.event_count) == (2_000, 7, 41)
+    assert created.flows == [CreatedFlow(3, 0, 0.002, (1, 2), 1_000_000, 77, 2_000),
+                             CreatedFlow(4, 1, 1e-9 * 3, (2, 2**32 - 1), 0, 0, -1)]
+    assert boundary.created_flows(BufferVector([0, 0, 0])).flows == []

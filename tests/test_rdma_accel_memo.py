@@ -8,6 +8,9 @@ must stop resumes them from the recorded bytes and DCQCN state.
 """
 
 import csv
+import json
+import subprocess
+import sys
 
 import pytest
 
@@ -20,6 +23,7 @@ from conftest import REPO, load_json
 pytestmark = pytest.mark.slow
 
 RING = REPO / "tests" / "scripts" / "rdma_dag_ring.py"
+CHECK = REPO / "tests" / "scripts" / "forecast_check.py"
 
 
 def _run(wormhole, tmp_path, name, *args, memo=None, baseline=False):
@@ -108,6 +112,22 @@ def test_a_dcqcn_replay_an_unforeseen_flow_may_reach_is_not_taken(wormhole, memo
     # DCQCN's shares are chaotic where the intruder meets the ring (tests/test_rdma_accel_skip.py)
     assert max(errors.values()) < 0.03 and sum(errors.values()) / len(errors) < 0.002
     assert len(_flow_lines(out)) == len(_flow_lines(base_out))
+
+
+def test_one_call_names_the_unforeseeable_flows_the_two_questions_name(tmp_path):
+    """FlowTracker::GetUnforeseeable asks a lookup's two questions (what the known ends release, then every
+    flow at the earliest) in one crossing and returns only the flows that reach the episode's links; each of
+    its answers is checked against the two questions asked one at a time (tests/scripts/forecast_check.py),
+    the intruder's among them; and each answer of FlowTracker::GetUpcomingDue against the oracle's rows and
+    routes read apart."""
+    checks = tmp_path / "checks.json"
+    done = subprocess.run([sys.executable, str(CHECK), str(checks), "run", "--results", str(tmp_path / "run.json"),
+                           str(RING), *INTRUDER], cwd=tmp_path, capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr[-2000:]
+    kept = json.loads(checks.read_text())
+    assert kept["differ"] == []
+    assert kept["asked"] >= 8 and kept["named"] >= 1  # the intruder, at the earliest, meets a step
+    assert kept["upcoming_differ"] == [] and kept["upcoming"] >= 8 and kept["due"] >= 4
 
 
 def test_an_hpcc_replay_an_unforeseen_flow_may_reach_is_not_taken_and_the_others_are_exact(

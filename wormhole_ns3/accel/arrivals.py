@@ -13,7 +13,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from wormhole_ns3.accel.network import Network
-from wormhole_ns3.runtime.boundary import planned_route
+from wormhole_ns3.core.ports import CreatedFlow, Creation
+from wormhole_ns3.runtime.boundary import created_flows, planned_route
 
 #: How far ahead a workload is asked what it may release (a partition's flows of unknown size never end).
 MAX_HORIZON_S = 1e3
@@ -33,18 +34,23 @@ class Arrivals:
     _known_flows: int = 0
 
     def none_new(self) -> bool:
-        """Whether the tracker discovered no flow since ``new_flows`` was last asked."""
+        """Whether the tracker discovered no flow since ``take_created`` was last asked."""
         return int(self.network.tracker.GetNFlows()) == self._known_flows
 
-    def new_flows(self) -> range:
-        """The flows the tracker discovered since last asked (then they are known)."""
-        known, self._known_flows = self._known_flows, int(self.network.tracker.GetNFlows())
-        return range(known, self._known_flows)
+    def take_created(self, gate: bool) -> Creation:
+        """The flows the tracker discovered since last asked (then they are known), and the event that made them.
 
-    def expect(self, flow: int) -> tuple[float, int]:
+        One crossing for all of them (FlowTracker::TakeCreatedFlows); with ``gate``, the
+        pending ones have their starts gated for the memo as they are read.
+        """
+        created = created_flows(self.network.tracker.TakeCreatedFlows(self._known_flows, gate))
+        self._known_flows += len(created.flows)
+        return created
+
+    def expect(self, flow: CreatedFlow) -> tuple[float, int]:
         """A created flow that has not started: (its start time, it), its route read when first needed."""
-        self._planned[flow] = None
-        return self.network.tracker.GetStartTime(flow).GetSeconds(), flow
+        self._planned[flow.flow] = None
+        return flow.start_s, flow.flow
 
     def is_expected(self, flow: int) -> bool:
         return flow in self._planned

@@ -313,15 +313,17 @@ class Controller:
         if self.memo is not None and unattributed:
             self.memo.forget_link_attributes()
         pending = []
-        for flow in self.arrivals.new_flows():
-            if int(self.tracker.GetState(flow)) != PENDING:
+        # read in one crossing; with the memo, their starts gated as they are read
+        created = self.arrivals.take_created(gate=self.memo is not None)
+        for flow in created.flows:
+            if flow.state != PENDING:
                 continue
             pending.append(self.arrivals.expect(flow))
             if self.memo is None:
-                self.before_flow_start(flow)
+                self.before_flow_start(flow.flow)
         if self.memo is not None:
             # starts go through the memo, which decides them at their start time
-            self.memo.take_over(flow for _, flow in pending)
+            self.memo.take_over(created)
         if pending:
             self.arrivals.add(pending)
         self._set_unattributed_watched(

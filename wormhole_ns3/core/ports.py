@@ -63,6 +63,7 @@ class TrackerPort(Protocol):
     def GetSampleCount(self) -> int: ...
     def AddFlowMonitor(self, monitor: Opaque, classifier: Opaque, /) -> None: ...
     def GetNFlows(self) -> int: ...
+    def TakeCreatedFlows(self, first: int, gate: bool, /) -> Opaque: ...  # read by boundary.created_flows
     def TakeProgressedFlows(self) -> Sequence[int]: ...
     # a flow
     def GetFlowRecord(self, flow: int, /) -> Any: ...  # a FlowRecord: boundary.flow_info reads it
@@ -102,6 +103,7 @@ class MemoTrackerPort(TrackerPort, Protocol):
 
     def SetGatedStartCallback(self, callback: Callback, /) -> None: ...
     def GetStartEventUid(self, flow: int, /) -> int: ...
+    def GetStartEventUids(self, flows: Opaque, size: int, /) -> Sequence[int]: ...  # flows: a numpy int64 array
     def GateStart(self, flow: int, /) -> Time: ...
     def DecideStart(self, flow: int, hold: bool, /) -> None: ...
     def CompleteVirtually(self, flow: int, /) -> None: ...
@@ -122,6 +124,10 @@ class MemoTrackerPort(TrackerPort, Protocol):
                          to_come_ns: list[int], earliest: bool, /) -> Any: ...  # std::vector<UpcomingFlow>
     def GetUpcomingFlowFields(self, upcoming: Opaque, /) -> Opaque: ...  # read by boundary.int_rows
     def GetUpcomingFlowRoutes(self, upcoming: Opaque, indices: list[int], /) -> Opaque: ...  # boundary.length_prefixed
+    def GetUpcomingDue(self, horizon_ns: int, ends: Opaque, size: int, known_routes: int, /,
+                       ) -> Opaque: ...  # ends: a numpy int64 array; read by boundary.int_values
+    def GetUnforeseeable(self, horizon_ns: int, beyond_ns: int, query: Opaque, size: int, links: int, own: int, /,
+                         ) -> Opaque: ...  # query: a numpy int64 array; read by boundary.unforeseen
 
 
 class SimulatorPort(Protocol):
@@ -147,7 +153,7 @@ class MemoSimulatorPort(SimulatorPort, Protocol):
     """``ns3::WormholeSimulatorImpl`` as the memo driver adds to it: its own events, the draws of a run."""
 
     def ScheduleSystemCallback(self, delay: Time, callback: Callback, /) -> Opaque: ...
-    def ScheduleCallbackWithTag(self, delay: Time, context: int, tag: int, callback: Callback, /) -> None: ...
+    def ScheduleCallbackWithTagAt(self, time_ns: int, context: int, tag: int, callback: Callback, /) -> None: ...
     def GetTagsDrawDigest(self, tags: list[int], /) -> int: ...
     def GetDrawNodes(self) -> Sequence[int]: ...
     def GetEventCount(self) -> int: ...
@@ -205,12 +211,32 @@ class Release(NamedTuple):
     handle: Any  #: the flow as a later question's ``coming_ends`` names it
 
 
-class EarliestStart(NamedTuple):
-    """The earliest a flow the workload may start can start (``MemoHost.earliest``)."""
+class CreatedFlow(NamedTuple):
+    """A flow the tracker discovered, as the controller and the memo first read it (``Creation``)."""
 
-    start_ns: int
-    links: frozenset[int]
-    task: int
+    flow: int
+    state: int  #: FlowTracker's PENDING, ACTIVE or FINISHED
+    start_s: float  #: its application's start time
+    nodes: tuple[int, int]  #: source node, destination node
+    size: int
+    start_uid: int  #: its start event's uid, when its start was gated
+    gated_ns: int  #: its gated start, -1 if its start was not gated
+
+
+class Creation(NamedTuple):
+    """The flows discovered since last asked and the event that created them (FlowTracker::TakeCreatedFlows)."""
+
+    now_ns: int
+    tag: int  #: the running event's attribution tag
+    event_count: int  #: the simulator's events so far
+    flows: list[CreatedFlow]
+
+
+class Unforeseen(NamedTuple):
+    """A flow no known end releases that may reach an episode's links (``MemoHost.unforeseeable``)."""
+
+    start_ns: int  #: the earliest it may start
+    reached: frozenset[int]  #: the episode's links it loads (its joiners' included)
 
 
 class MemoHost(Protocol):
@@ -232,8 +258,19 @@ class MemoHost(Protocol):
     def upcoming(self, now_ns: int, horizon_ns: int) -> list[DueFlow]: ...
     def releases(self, now_ns: int, horizon_ns: int, flow_ends: dict[int, int], coming_ends: list[tuple[Any, int]],
                  ) -> list[Release]: ...
-    def earliest(self, now_ns: int, horizon_ns: int, flow_ends: dict[int, int], coming_ends: list[tuple[Any, int]],
-                 ) -> list[EarliestStart]: ...
+    def unforeseeable(self, now_ns: int, links: frozenset[int], horizon_ns: int, ends: dict[int, int],
+                      own: Iterable[int], beyond_ns: int) -> list[Unforeseen]:
+        """The flows no known end releases that may reach ``links`` within the horizon, or the links of the
+        flows the known ends release onto them (its joiners), at the earliest each may start.
+
+        First what the known ends release (``releases`` with ``ends``): each is foreseen, and
+        those loading ``links`` join. Then every flow the workload may start within the horizon
+        at the earliest it may (a running flow whose end is not known ending now, a flow to come
+        ending as it starts), ``ends`` as given but for the flows of ``own``, which end at
+        ``beyond_ns``, as the joiners do. Each that is not foreseen (the same task at the same
+        start) and loads the links of the episode or its joiners, in the workload's order.
+        """
+        ...
     def drain_time_ns(self, flows: Iterable[int]) -> int: ...
     def episode_events(self, flows: Iterable[int]) -> tuple[int, int]: ...
     def episode_draws(self, flows: Sequence[int]) -> Draws: ...

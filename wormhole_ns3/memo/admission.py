@@ -50,7 +50,7 @@ class Admission:
         """Why no replay or mirror can stand in any more, if the run starts flows from callbacks on deliveries.
 
         A replay or a mirror is taken where no flow the run knows of will meet it, and
-        a workload's oracle (``host.upcoming``, ``host.earliest``) says which flows may
+        a workload's oracle (``host.upcoming``, ``host.unforeseeable``) says which flows may
         come. A flow that a callback on a flow's delivery creates (a PacketSink's Rx
         trace, in a user's script) is known to no oracle: it may start on any link at
         any instant, and one that does resumes the replay, which is never exact. Nor can

@@ -17,18 +17,21 @@ import itertools
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any, Protocol
 
+import numpy as np
+
 from wormhole_ns3.core.backoff import Ledger
 from wormhole_ns3.core.draws import Draws, Fidelity, RandomSource
 from wormhole_ns3.core.flows import ACK_CLOCKED_CONGESTION_CONTROL, FlowKind, TrajectoryPoint
 from wormhole_ns3.core.ports import (
     BoundaryPort,
     Callback,
+    Creation,
     DueFlow,
-    EarliestStart,
     MemoHost,
     MemoSimulatorPort,
     MemoTrackerPort,
     Release,
+    Unforeseen,
 )
 from wormhole_ns3.core.shortcuts import GuardKind
 from wormhole_ns3.core.transport import TransportPolicy, policy_of
@@ -36,7 +39,7 @@ from wormhole_ns3.memo.decisions import MemoEvent, MemoStats
 from wormhole_ns3.memo.episodes import Memoizer
 from wormhole_ns3.memo.record import STATE_FIELDS
 from wormhole_ns3.memo.store import MemoStore
-from wormhole_ns3.runtime.boundary import int_rows, length_prefixed, planned_route
+from wormhole_ns3.runtime.boundary import int_rows, int_values, length_prefixed, planned_route, unforeseen
 
 PENDING = 0
 
@@ -116,6 +119,8 @@ class MemoDriver(MemoHost):
         self.memo = Memoizer(store, context, self, fidelity)
         self._routes: dict[int, tuple[tuple[int, ...], tuple[int, ...]]] = {}
         self._route_between: dict[tuple[int, int, int, int], frozenset[int]] = {}
+        #: the routes of flows to come, by the number FlowTracker::GetUpcomingDue gives each
+        self._route_sets: list[frozenset[int]] = []
         self._flow_attributes: dict[int, str] = {}
         #: What never changes for a flow, asked at every arrival, lookup and completion
         self._kinds: dict[int, str] = {}
@@ -187,17 +192,19 @@ class MemoDriver(MemoHost):
         self.memo.store.close()
 
     # ------------------------------------------------ flows the run creates
-    def take_over(self, flows: Iterable[int]) -> None:
+    def take_over(self, created: Creation) -> None:
         """Gate the start events of new (and still waiting) pending flows: the memo decides each start.
 
-        Called right after the event that created them: if it was a flow's packet event
+        Called right after the event that created them, with the new flows as the
+        controller read them, their starts gated already (FlowTracker::TakeCreatedFlows:
+        one crossing for the event, not a dozen a flow): if it was a flow's packet event
         (a sink's or an application's callback on what arrived) or a held flow's injected
         completion (the same callbacks), what they are is noted (``delivery_started``).
+        A flow whose node is not initialized yet is gated after a later event.
         """
-        flows = list(flows)
-        if flows and self._delivery_started is None:
-            self._note_delivery_started(min(flows))
-        self._waiting.update(flows)
+        new = [flow for flow in created.flows if flow.state == PENDING]
+        if new and self._delivery_started is None:
+            self._note_delivery_started(new[0].flow, created)
         for flow in list(self._waiting):
             if int(self.tracker.GetState(flow)) != PENDING:
                 self._waiting.discard(flow)
@@ -208,12 +215,20 @@ class MemoDriver(MemoHost):
                 continue  # its node is not initialized yet: try again after the next event
             self._waiting.discard(flow)
             self._gated[flow] = (int(start.GetTimeStep()), uid)
+        for created_flow in new:
+            # what never changes for a flow, known from its creation
+            flow = created_flow.flow
+            self._nodes[flow], self._sizes[flow] = created_flow.nodes, created_flow.size
+            if created_flow.gated_ns < 0:
+                self._waiting.add(flow)  # its node is not initialized yet: try again after the next event
+            else:
+                self._gated[flow] = (created_flow.gated_ns, created_flow.start_uid)
 
-    def _note_delivery_started(self, flow: int) -> None:
+    def _note_delivery_started(self, flow: int, created: Creation) -> None:
         """Whether the running event, which created ``flow``, reacted to a flow's delivery (see ``take_over``)."""
-        impl, tags = self._impl, self.ns3.WormholeSimulatorImpl
-        tag, now = int(impl.GetCurrentTag()), self._now_ns()
-        in_completion = now == self._completion_event[0] and int(impl.GetEventCount()) == self._completion_event[1]
+        tags = self.ns3.WormholeSimulatorImpl
+        tag, now = created.tag, created.now_ns
+        in_completion = now == self._completion_event[0] and created.event_count == self._completion_event[1]
         if in_completion or tag not in (int(tags.UNATTRIBUTED), int(tags.SYSTEM), int(tags.WORKLOAD)):
             by = "a held flow's completion" if in_completion else f"a packet of the flow tagged {tag}"
             self._delivery_started = f"flow {flow}, created at {now * 1e-9:.9f} s by a callback on {by}"
@@ -251,11 +266,15 @@ class MemoDriver(MemoHost):
         meantime (its application stopped first) is left out: it never starts.
         """
         now = self._now_ns()
-        due = sorted((key, f) for f, key in self._gated.items() if key[0] <= now)
+        due = [gated for _, gated in sorted((key, f) for f, key in self._gated.items() if key[0] <= now)]
+        # whose start event is still pending, in one crossing for the instant's flows
+        others = [gated for gated in due if gated != flow]
+        uids = dict(zip(others, int_values(self.tracker.GetStartEventUids(np.array(others, dtype=np.int64),
+                                                                          len(others))) if others else ()))
         batch = []
-        for _, gated in due:
+        for gated in due:
             del self._gated[gated]
-            if gated == flow or int(self.tracker.GetStartEventUid(gated)) != 0:
+            if gated == flow or uids[gated] != 0:
                 batch.append(gated)
         if self.inert:
             self._start_for_real(now, batch)  # a child checking a decision: packet by packet
@@ -368,58 +387,40 @@ class MemoDriver(MemoHost):
         until = now_ns + horizon_ns
         known = [DueFlow(time, frozenset(self._links(flow)), self.flow_nodes(flow))
                  for flow, (time, _) in sorted(self._gated.items()) if time <= until]
-        fields, _ = self._released(horizon_ns, {}, [])
-        routes = self._route_between
-        known += [DueFlow(start, routes[src, dst, src_port, dst_port], (src, dst))
-                  for start, src, dst, src_port, dst_port, _ in fields]
+        # the workloads' flows in one crossing (FlowTracker::GetUpcomingDue): each with its route's
+        # number, and only the routes this driver has not seen yet (hundreds of flows a lookup)
+        ends: list[int] = []
+        for flow, (time, _) in sorted(self._completion_of.items()):
+            ends += (flow, time)
+        found = int_values(self.tracker.GetUpcomingDue(horizon_ns, np.array(ends or [0], dtype=np.int64), len(ends),
+                                                       len(self._route_sets)))
+        routes, at = self._route_sets, 1
+        for _ in range(found[0]):
+            routes.append(frozenset(found[at + 1:at + 1 + found[at]]))
+            at += 1 + found[at]
+        rows = iter(found[at:])
+        known += [DueFlow(start, routes[route], (src, dst)) for start, src, dst, route in zip(rows, rows, rows, rows)]
         return known
 
     def releases(self, now_ns: int, horizon_ns: int, flow_ends: dict[int, int], coming_ends: list[tuple[Any, int]],
                  ) -> list[Release]:
-        """What the workloads would start within the horizon if these flows ended then.
+        """What the workloads would start within the horizon if these flows ended then (the scheduled
+        completions counted as ends too).
 
         ``flow_ends``: tracked flows and when they would end; ``coming_ends``: flows
         still to come, as an earlier answer named them, and when they would end. Each
         answer is (start, links, nodes, the workload's id of the flow, the flow as
-        ``coming_ends`` takes it).
-        """
-        fields, upcoming = self._released(horizon_ns, flow_ends, coming_ends)
-        routes = self._route_between
-        # a flow is named by its place in this answer's vector: copied out only if it is
-        # asked about again (a lookup plays a replay forward over hundreds of flows)
-        return [Release(start, routes[src, dst, src_port, dst_port], (src, dst), task, (upcoming, index))
-                for index, (start, src, dst, src_port, dst_port, task) in enumerate(fields)]
-
-    def earliest(self, now_ns: int, horizon_ns: int, flow_ends: dict[int, int], coming_ends: list[tuple[Any, int]],
-                 ) -> list[EarliestStart]:
-        """Every flow the workloads may start within the horizon, at the earliest it may: (start, links, task).
-
-        The ends given are taken as they are; every other running flow is taken to
-        end now, and every flow to come to end as it starts (FlowDag::GetUpcomingFlows).
-        """
-        fields, _ = self._released(horizon_ns, flow_ends, coming_ends, earliest=True)
-        routes = self._route_between
-        return [EarliestStart(start, routes[src, dst, src_port, dst_port], task)
-                for start, src, dst, src_port, dst_port, task in fields]
-
-    def _released(self, horizon_ns: int, flow_ends: dict[int, int], coming_ends: list[tuple[Any, int]],
-                  earliest: bool = False) -> tuple[list[list[int]], Any]:
-        """FlowTracker::GetUpcomingFlows, the scheduled completions counted as ends.
-
-        Returns the rows [start, source node, destination node, source port, destination
-        port, task] and the tracker's vector of UpcomingFlow they are read from, in its
-        order; the route between every row's ports is in ``_route_between`` then. The
-        numbers are read in one crossing (FlowTracker::GetUpcomingFlowFields): hundreds
-        of flows per lookup, five crossings each, were a tenth of moe-medium's warm run.
-        Each caller makes its answers from the rows in one pass (a lookup reads
-        hundreds of rows, and there are thousands of lookups).
+        ``coming_ends`` takes it). The numbers are read in one crossing
+        (FlowTracker::GetUpcomingFlowFields), every flow's route met for the first time in
+        another (FlowTracker::GetUpcomingFlowRoutes), and the answers made in one pass: a
+        lookup plays a replay forward over hundreds of flows.
         """
         ends = {flow: time for flow, (time, _) in self._completion_of.items()} | flow_ends
         ending = sorted(ends.items())
         to_come = self.run.boundary.upcoming_flow_vector(vector[index] for (vector, index), _ in coming_ends)
         upcoming = self.tracker.GetUpcomingFlows(self.ns3.NanoSeconds(horizon_ns), [f for f, _ in ending],
                                                  [time for _, time in ending], to_come,
-                                                 [time for _, time in coming_ends], earliest)
+                                                 [time for _, time in coming_ends], False)
         routes = self._route_between
         fields = int_rows(self.tracker.GetUpcomingFlowFields(upcoming), 6)
         #: the flows between each pair of ports -> one of them (all take the same route)
@@ -427,10 +428,33 @@ class MemoDriver(MemoHost):
                    in enumerate(fields)}
         new = [key for key in between if key not in routes]  # (a keys view's difference walks all routes)
         if new:
-            # every new flow's route in one crossing (FlowTracker::GetUpcomingFlowRoutes)
             found = length_prefixed(self.tracker.GetUpcomingFlowRoutes(upcoming, [between[key] for key in new]))
             routes.update(zip(new, map(frozenset, found)))
-        return fields, upcoming
+        # a flow is named by its place in this answer's vector: copied out only if it is
+        # asked about again
+        return [Release(start, routes[src, dst, src_port, dst_port], (src, dst), task, (upcoming, index))
+                for index, (start, src, dst, src_port, dst_port, task) in enumerate(fields)]
+
+    def unforeseeable(self, now_ns: int, links: frozenset[int], horizon_ns: int, ends: dict[int, int],
+                      own: Iterable[int], beyond_ns: int) -> list[Unforeseen]:
+        """``MemoHost.unforeseeable``, the scheduled completions counted as known ends too.
+
+        Both questions to the workload in one crossing (FlowTracker::GetUnforeseeable), which
+        returns only the flows that reach the links: a lookup meets hundreds of flows to
+        come, most of them elsewhere. Its lists go in one numpy buffer (a list converted to a
+        ``std::vector`` costs a crossing several times over).
+        """
+        if not links:
+            return []
+        known = {flow: time for flow, (time, _) in self._completion_of.items()} | ends
+        query = [*links]
+        for flow, time in sorted(known.items()):
+            query += (flow, time)
+        beyond = [flow for flow in own if flow not in ends]
+        query += beyond
+        found = self.tracker.GetUnforeseeable(horizon_ns, beyond_ns, np.array(query, dtype=np.int64), len(query),
+                                              len(links), len(beyond))
+        return [Unforeseen(start, frozenset(reached)) for start, reached in unforeseen(found)]
 
     def drain_time_ns(self, flows: Iterable[int]) -> int:
         """A lower bound of when the flows can all have arrived: their busiest link at line rate."""
@@ -522,8 +546,8 @@ class MemoDriver(MemoHost):
         """One simulator event per entry: entries and events share the (time, order) order."""
         order = next(self._order)
         heapq.heappush(heap, (time_ns, order, flow))
-        delay = self.ns3.NanoSeconds(max(0, time_ns - self._now_ns()))
-        self._impl.ScheduleCallbackWithTag(delay, context, int(self.ns3.WormholeSimulatorImpl.WORKLOAD), callback)
+        # at its time (now if past): one crossing, the delay made in C++
+        self._impl.ScheduleCallbackWithTagAt(time_ns, context, int(self.ns3.WormholeSimulatorImpl.WORKLOAD), callback)
         return order
 
     def _now_ns(self) -> int:

@@ -1,6 +1,6 @@
 """What the run knows is coming: the ``Forecast`` a lookup and a mirror judge an episode's future by.
 
-The workload's oracle (``MemoHost.upcoming``, ``releases``, ``earliest``) tells
+The workload's oracle (``MemoHost.upcoming``, ``releases``, ``unforeseeable``) tells
 which flows will start, which the ends of given flows would release, and when
 any flow may start at the earliest. From it the forecast says which flows will
 join an opening before it can end (``due``), as a *pattern* a stored
@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from wormhole_ns3.core.ports import DueFlow, MemoHost
+from wormhole_ns3.core.ports import DueFlow, MemoHost, Unforeseen
 from wormhole_ns3.memo.links import LinkLedger
 from wormhole_ns3.memo.record import EpisodeRecord
 from wormhole_ns3.memo.signature import ApartSignature, Signature
@@ -131,28 +131,23 @@ class Forecast:
 
         For grouped paced flows, whose resume is never exact, a replay or mirror is taken only
         where nothing can come that its record does not hold. The workload tells when
-        every flow may start at the earliest (``host.earliest``: a running flow ending
-        now, a flow to come ending as it starts), taking the episode's own flows
-        (``own``) and the flows due to join it to end beyond the horizon, and
-        ``ends`` as given (a replay's recorded ends). A flow there that the known ends
-        do not release as well (``host.releases``) could come sooner than any lookup
-        can tell. On moe-small-dcqcn such flows met three replays and a mirror, and
-        the queue pairs resumed ended up to 16% off.
+        every flow may start at the earliest (a running flow ending now, a flow to come
+        ending as it starts), taking the episode's own flows (``own``) and the flows due
+        to join it to end beyond the horizon, and ``ends`` as given (a replay's recorded
+        ends). A flow there that the known ends do not release as well could come sooner
+        than any lookup can tell (``host.unforeseeable``). On moe-small-dcqcn such flows
+        met three replays and a mirror, and the queue pairs resumed ended up to 16% off.
         """
         return set().union(*(reached for _, reached in self.unforeseeable(now_ns, links, horizon_ns, ends, own)))
 
     def unforeseeable(self, now_ns: int, links: frozenset[int], horizon_ns: int, ends: dict[int, int],
-                       own: Iterable[int]) -> list[tuple[int, frozenset[int]]]:
-        """``intruding``'s flows: when each may start at the earliest, and which of the links it reaches."""
-        beyond = now_ns + 2 * horizon_ns + 1
-        released = self.host.releases(now_ns, horizon_ns, ends, [])
-        foreseen = {(task, start) for start, _, _, task, _ in released}
-        joiners = [(route, handle) for _, route, _, _, handle in released if route & links]
-        held = set(links).union(*(route for route, _ in joiners))
-        own_ends = {flow: beyond for flow in own} | ends
-        earliest = self.host.earliest(now_ns, horizon_ns, own_ends, [(handle, beyond) for _, handle in joiners])
-        return [(start, route & held) for start, route, task in earliest if (task, start) not in foreseen
-                and route & held]
+                       own: Iterable[int]) -> list[Unforeseen]:
+        """``intruding``'s flows: when each may start at the earliest, and which of the links it reaches.
+
+        The episode's own flows and its joiners are taken to end beyond the horizon, out of
+        its reach (``host.unforeseeable``).
+        """
+        return self.host.unforeseeable(now_ns, links, horizon_ns, ends, own, now_ns + 2 * horizon_ns + 1)
 
     def unforeseen(self, now_ns: int, links: frozenset[int], horizon_ns: int, own: Iterable[int],
                     ) -> list[tuple[int, int]]:

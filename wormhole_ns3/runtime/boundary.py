@@ -17,7 +17,15 @@ from typing import Any
 import numpy as np
 
 from wormhole_ns3.core.flows import FlowInfo, FlowResult
-from wormhole_ns3.core.ports import BoundaryPort, MemoSimulatorPort, MemoTrackerPort, TrackerPort, Wrapped
+from wormhole_ns3.core.ports import (
+    BoundaryPort,
+    CreatedFlow,
+    Creation,
+    MemoSimulatorPort,
+    MemoTrackerPort,
+    TrackerPort,
+    Wrapped,
+)
 from wormhole_ns3.runtime.profile import RunProfile, Section
 
 
@@ -150,6 +158,15 @@ def int_rows(vector: Any, width: int) -> list[list[int]]:
     return rows
 
 
+def int_values(vector: Any) -> list[int]:
+    """A ``std::vector<int64_t>`` as ints, copied out in one piece (as ``int_rows``)."""
+    size = int(vector.size())
+    if size == 0:
+        return []
+    values: list[int] = np.frombuffer(vector.data(), dtype=np.int64, count=size).tolist()
+    return values
+
+
 def length_prefixed(vector: Any) -> list[list[int]]:
     """A ``std::vector<uint64_t>`` of runs, each its length then its numbers, as lists of ints.
 
@@ -165,6 +182,37 @@ def length_prefixed(vector: Any) -> list[list[int]]:
         runs.append(flat[at + 1:at + 1 + length])
         at += 1 + length
     return runs
+
+
+#: A row of FlowTracker::TakeCreatedFlows (CreatedFlows::FIELDS numbers, its start time a double's bits).
+CREATED_FLOW = np.dtype([("flow", np.int64), ("state", np.int64), ("start_s", np.float64), ("src", np.int64),
+                         ("dst", np.int64), ("size", np.int64), ("start_uid", np.int64), ("gated_ns", np.int64)])
+#: The numbers before the rows: the time (ns), the running event's tag, the event count (CreatedFlows::HEADER).
+CREATED_HEADER = 3
+
+
+def created_flows(vector: Any) -> Creation:
+    """FlowTracker::TakeCreatedFlows's ``std::vector<int64_t>`` as a Creation, copied out in one piece."""
+    flat = np.frombuffer(vector.data(), dtype=np.int64, count=int(vector.size()))
+    now, tag, events = flat[:CREATED_HEADER].tolist()
+    rows = flat[CREATED_HEADER:].view(CREATED_FLOW).tolist()
+    return Creation(now, tag, events, [CreatedFlow(flow, state, start_s, (src, dst), size, uid, gated)
+                                       for flow, state, start_s, src, dst, size, uid, gated in rows])
+
+
+def unforeseen(vector: Any) -> list[tuple[int, list[int]]]:
+    """A ``std::vector<int64_t>`` of FlowTracker::GetUnforeseeable's flows, each its start (ns), how many
+    links it reaches and those links, as (start, links). Copied out in one piece, as ``int_rows``."""
+    size = int(vector.size())
+    if size == 0:
+        return []
+    flat: list[int] = np.frombuffer(vector.data(), dtype=np.int64, count=size).tolist()
+    found, at = [], 0
+    while at < size:
+        start, length = flat[at], flat[at + 1]
+        found.append((start, flat[at + 2:at + 2 + length]))
+        at += 2 + length
+    return found
 
 
 def planned_route(tracker: TrackerPort, flow: int) -> tuple[tuple[int, ...], tuple[int, ...]]:
@@ -239,10 +287,11 @@ CONTROLLER_METHODS = (
 #: FlowTracker methods the memo driver adds.
 MEMO_METHODS = (
     "GetKind", "GetSize", "GetTag", "GetDstNode",
-    "GetStartEventUid", "GateStart", "DecideStart", "CompleteVirtually", "GetFlowFingerprint",
+    "GetStartEventUid", "GetStartEventUids", "GateStart", "DecideStart", "CompleteVirtually", "GetFlowFingerprint",
     "GetPlannedCongestionOps",
     "GetSnapshots", "SetSnapshotting",
     "ResumeHeld", "GetUpcomingFlows", "GetUpcomingFlowFields", "GetUpcomingFlowRoutes",
+    "GetUpcomingDue", "GetUnforeseeable",
     # taking a link
     "IsLossless", "GetLinkFingerprint",
 )
@@ -250,7 +299,7 @@ MEMO_METHODS = (
 
 #: FlowTracker methods taking no flow that the controller calls inside Run() (warm_up calls them too).
 SETTERS = ("SetFlowEventCallback", "ConfigureSampling", "SetSamplesReported", "GetSampleCount",
-           "SetUnattributedEventsWatched", "GetNFlows", "TakeProgressedFlows")
+           "SetUnattributedEventsWatched", "GetNFlows", "TakeProgressedFlows", "TakeCreatedFlows")
 
 
 def warm_up(ns3: Any, tracker: MemoTrackerPort, memo: bool) -> list[str]:
@@ -267,6 +316,7 @@ def warm_up(ns3: Any, tracker: MemoTrackerPort, memo: bool) -> list[str]:
     JIT of its own at the first flow otherwise.
     """
     out_of_range = ns3.cppyy.gbl.std.out_of_range
+    refused = (out_of_range, ns3.cppyy.gbl.std.invalid_argument)
     arguments: dict[str, tuple[Any, ...]] = {
         "SetSampled": (0, True), "Credit": (0, 0), "Uncredit": (0, 0),
         "SetSnapshotting": (0, False), "DecideStart": (0, False),
@@ -275,14 +325,18 @@ def warm_up(ns3: Any, tracker: MemoTrackerPort, memo: bool) -> list[str]:
         "GetUpcomingFlows": (ns3.NanoSeconds(0), [0], [0], upcoming_flow_vector(ns3, ()), []),
         "GetUpcomingFlowFields": (upcoming_flow_vector(ns3, ()),),
         "GetUpcomingFlowRoutes": (upcoming_flow_vector(ns3, ()), []),
+        # one number that is no query: refused (std::invalid_argument) once the wrapper exists
+        "GetUnforeseeable": (0, 0, np.zeros(1, dtype=np.int64), 1, 0, 0),
+        "GetStartEventUids": (np.zeros(1, dtype=np.int64), 1),  # flow 0: out of range
+        "GetUpcomingDue": (0, np.zeros(1, dtype=np.int64), 1, 0),  # one number that is no pair: refused
     }
     bound = []
     for name in CONTROLLER_METHODS + (MEMO_METHODS if memo else ()):
         method = getattr(tracker, name)
         try:
             method(*arguments.get(name, (0,)))
-        except out_of_range:
-            pass  # there is no flow 0 yet: the wrapper exists all the same
+        except refused:
+            pass  # there is no flow 0 yet (or no query): the wrapper exists all the same
         bound.append(name)
     # these take no flow: each is given what the tracker holds until Run() starts
     # (null callbacks, no sampling), so that only the wrappers remain
@@ -293,6 +347,7 @@ def warm_up(ns3: Any, tracker: MemoTrackerPort, memo: bool) -> list[str]:
     tracker.SetUnattributedEventsWatched(True)
     tracker.GetNFlows()
     tracker.TakeProgressedFlows()
+    created_flows(tracker.TakeCreatedFlows(0, False))  # reads the flows found so far, and gates none
     flow_info(ns3.FlowRecord(), 0)  # a record's strings and vectors, as read_flow converts them
     flow_result(ns3.FlowOutcome(), 0)  # and an outcome's, as read_outcome at Run()'s end
     ns3.NanoSeconds(1).GetSeconds()

@@ -34,6 +34,8 @@
 #include <limits>
 #include <set>
 #include <sstream>
+#include <stdexcept>
+#include <string>
 
 namespace ns3
 {
@@ -102,6 +104,10 @@ FlowTracker::FlowTracker()
     m_sampler->SetWindowBeginsCallback(MakeCallback(&ProgressCrediter::MarkMonitors, m_crediter));
     m_gate = CreateObject<StartGate>();
     m_gate->SetRegistry(m_registry);
+    m_forecast = CreateObject<WorkloadForecast>();
+    m_forecast->SetTracker(this);
+    m_created = CreateObject<CreatedFlows>();
+    m_created->SetTracker(this);
 }
 
 void
@@ -531,16 +537,77 @@ std::vector<uint64_t>
 FlowTracker::GetUpcomingFlowRoutes(const std::vector<UpcomingFlow>& flows,
                                    const std::vector<uint32_t>& indices) const
 {
-    std::vector<uint64_t> routes;
-    for (uint32_t index : indices)
+    return m_forecast->GetRoutes(flows, indices);
+}
+
+std::vector<int64_t>
+FlowTracker::GetUnforeseeable(int64_t horizonNs,
+                              int64_t beyondNs,
+                              const int64_t* query,
+                              size_t size,
+                              uint32_t nLinks,
+                              uint32_t nOwn) const
+{
+    if (size < nLinks + nOwn || (size - nLinks - nOwn) % 2 != 0)
     {
-        const UpcomingFlow& flow = flows.at(index);
-        std::vector<uint64_t> route =
-            GetRouteBetween(flow.src, flow.dst, flow.srcPort, flow.dstPort, true);
-        routes.push_back(route.size());
-        routes.insert(routes.end(), route.begin(), route.end());
+        throw std::invalid_argument("FlowTracker::GetUnforeseeable: " + std::to_string(size) +
+                                    " numbers for " + std::to_string(nLinks) + " links and " +
+                                    std::to_string(nOwn) + " own flows");
     }
-    return routes;
+    const size_t nEnding = (size - nLinks - nOwn) / 2;
+    std::vector<uint64_t> links(query, query + nLinks);
+    std::vector<uint32_t> ending;
+    std::vector<int64_t> endsNs;
+    ending.reserve(nEnding);
+    endsNs.reserve(nEnding);
+    for (const int64_t* pair = query + nLinks; pair < query + nLinks + 2 * nEnding; pair += 2)
+    {
+        ending.push_back(static_cast<uint32_t>(pair[0]));
+        endsNs.push_back(pair[1]);
+    }
+    std::vector<uint32_t> own(query + nLinks + 2 * nEnding, query + size);
+    return m_forecast->GetUnforeseeable(horizonNs, links, ending, endsNs, own, beyondNs);
+}
+
+std::vector<int64_t>
+FlowTracker::GetUpcomingDue(int64_t horizonNs,
+                            const int64_t* ends,
+                            size_t size,
+                            uint32_t knownRoutes) const
+{
+    if (size % 2 != 0)
+    {
+        throw std::invalid_argument("FlowTracker::GetUpcomingDue: " + std::to_string(size) +
+                                    " numbers are no pairs of a flow and its end");
+    }
+    std::vector<uint32_t> ending;
+    std::vector<int64_t> endsNs;
+    ending.reserve(size / 2);
+    endsNs.reserve(size / 2);
+    for (const int64_t* pair = ends; pair < ends + size; pair += 2)
+    {
+        ending.push_back(static_cast<uint32_t>(pair[0]));
+        endsNs.push_back(pair[1]);
+    }
+    return m_forecast->GetDue(horizonNs, ending, endsNs, knownRoutes);
+}
+
+std::vector<int64_t>
+FlowTracker::TakeCreatedFlows(uint32_t from, bool gate)
+{
+    return m_created->Take(from, gate);
+}
+
+std::vector<int64_t>
+FlowTracker::GetStartEventUids(const int64_t* flows, size_t size) const
+{
+    std::vector<int64_t> uids;
+    uids.reserve(size);
+    for (const int64_t* flow = flows; flow < flows + size; ++flow)
+    {
+        uids.push_back(m_gate->GetStartEventUid(static_cast<uint32_t>(*flow)));
+    }
+    return uids;
 }
 
 Ptr<PacketSink>

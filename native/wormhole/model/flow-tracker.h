@@ -29,8 +29,11 @@
 #include "start-gate.h"
 #include "tcp-flow-state.h"
 #include "tracked-flow.h"
+#include "created-flows.h"
 #include "upcoming-flow.h"
+#include "workload-forecast.h"
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <unordered_map>
@@ -200,13 +203,49 @@ class FlowTracker : public Object
     static std::vector<int64_t> GetUpcomingFlowFields(const std::vector<UpcomingFlow>& flows);
     /**
      * @return the routes of the flows of @p flows at @p indices, as
-     * GetRouteBetween finds them (data path, then reverse path), flat: each
-     * flow's number of links, then its links. One crossing for every flow a
-     * lookup meets for the first time, rather than a GetRouteBetween and the
-     * reads of its nodes and ports for each.
+     * GetRouteBetween finds them (data path, then reverse path), each link
+     * once and in increasing order, flat: each flow's number of links, then
+     * its links (WorkloadForecast::GetRoutes, which walks each once). One
+     * crossing for every flow a lookup meets for the first time, rather than a
+     * GetRouteBetween and the reads of its nodes and ports for each.
      */
     std::vector<uint64_t> GetUpcomingFlowRoutes(const std::vector<UpcomingFlow>& flows,
                                                 const std::vector<uint32_t>& indices) const;
+    /**
+     * WorkloadForecast::GetUnforeseeable, its lists in one buffer of @p size
+     * numbers, as a caller across the Python boundary hands it (a numpy
+     * array: a list converted to a std::vector costs that call several times
+     * over): @p nLinks links, then each ending flow and its end (ns), then
+     * @p nOwn flows of the episode's own. Throws std::invalid_argument if
+     * the sizes do not add up.
+     */
+    std::vector<int64_t> GetUnforeseeable(int64_t horizonNs,
+                                          int64_t beyondNs,
+                                          const int64_t* query,
+                                          size_t size,
+                                          uint32_t nLinks,
+                                          uint32_t nOwn) const;
+    /**
+     * WorkloadForecast::GetDue, the tracked flows' ends in one buffer of @p
+     * size numbers (each flow, then its end in ns), as a caller across the
+     * Python boundary hands it (a numpy array). Throws std::invalid_argument
+     * for an odd size.
+     */
+    std::vector<int64_t> GetUpcomingDue(int64_t horizonNs,
+                                        const int64_t* ends,
+                                        size_t size,
+                                        uint32_t knownRoutes) const;
+    /**
+     * CreatedFlows::Take: the flows numbered @p from or more, what each is
+     * and, with @p gate, its start gated, in one crossing.
+     */
+    std::vector<int64_t> TakeCreatedFlows(uint32_t from, bool gate);
+    /**
+     * @return GetStartEventUid of each of the @p size flows at @p flows (a
+     * numpy array across the Python boundary): one crossing for a batch of
+     * gated starts.
+     */
+    std::vector<int64_t> GetStartEventUids(const int64_t* flows, size_t size) const;
 
     // What a flow is
     std::string GetKind(uint32_t flow) const;
@@ -526,6 +565,8 @@ class FlowTracker : public Object
     Ptr<RateSampler> m_sampler;
     Ptr<ProgressCrediter> m_crediter;
     Ptr<StartGate> m_gate;
+    Ptr<WorkloadForecast> m_forecast; //!< a lookup's questions to the workload oracles
+    Ptr<CreatedFlows> m_created;      //!< the flows an event created, read in one crossing
 
     // discovery
     std::unordered_map<uint32_t, uint32_t> m_appsSeen; //!< node id -> applications scanned

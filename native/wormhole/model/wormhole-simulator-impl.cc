@@ -497,6 +497,16 @@ WormholeSimulatorImpl::ScheduleCallbackWithTag(const Time& delay,
 }
 
 EventId
+WormholeSimulatorImpl::ScheduleCallbackWithTagAt(int64_t timeNs,
+                                                 uint32_t context,
+                                                 uint32_t tag,
+                                                 Callback<void> callback)
+{
+    const Time delay = NanoSeconds(std::max<int64_t>(0, timeNs - Now().GetTimeStep()));
+    return ScheduleCallbackWithTag(delay, context, tag, callback);
+}
+
+EventId
 WormholeSimulatorImpl::ScheduleSystemCallback(const Time& delay, Callback<void> callback)
 {
     return ScheduleSystem(delay, MakeEvent([callback]() { callback(); }));

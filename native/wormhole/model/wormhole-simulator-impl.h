@@ -264,6 +264,14 @@ class WormholeSimulatorImpl : public SimulatorImpl
                                     uint32_t context,
                                     uint32_t tag,
                                     Callback<void> callback);
+    /**
+     * ScheduleCallbackWithTag at @p timeNs (ns, absolute; now if past): one
+     * crossing where Python would read the clock and make the delay first.
+     */
+    EventId ScheduleCallbackWithTagAt(int64_t timeNs,
+                                      uint32_t context,
+                                      uint32_t tag,
+                                      Callback<void> callback);
 
     // System events
     /** Schedule an accelerator event: never moved, not counted. */

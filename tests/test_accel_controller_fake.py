@@ -685,10 +685,10 @@ def test_a_partition_never_judged_reads_no_event_or_draw_count_and_clears_no_sam
     flows = [(10**8, "ns3::TcpDctcp")] * 3
     for sources, judged in (([RED_BETWEEN_THRESHOLDS], False), ((), True)):
         controller, tracker, ns3 = run_with(flows, bottleneck_sources=sources)
-        calls = []
+        calls: list[str] = []
         for name in ("GetTagsEventCount", "GetTagsDrawCount"):
-            monkeypatch.setattr(ns3.impl, name, lambda tags, name=name: calls.append(name) or 0)
-        monkeypatch.setattr(tracker, "ClearSamples", lambda flows: calls.append("ClearSamples"))
+            monkeypatch.setattr(ns3.impl, name, lambda tags, name=name, calls=calls: calls.append(name) or 0)
+        monkeypatch.setattr(tracker, "ClearSamples", lambda flows, calls=calls: calls.append("ClearSamples"))
         tracker.on_flow_event(2, FINISHED)
         (st,) = controller.partitions.values()
         assert st.partition.flows == {0, 1} and bool(st.draws_at) is not judged

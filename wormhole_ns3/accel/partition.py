@@ -117,13 +117,11 @@ class FlowGroups:
             if on:
                 touched.add(self._group_of[next(iter(on))])
             on.add(flow)
-        members, link_sets = {flow}, [own]
+        members = {flow}
         for group in touched:
-            merged = self._groups.pop(group)
-            members |= merged.flows
-            link_sets.append(merged.links)
+            members |= self._groups.pop(group).flows
         self._stale |= touched
-        self._settle([Partition(flows=frozenset(set(sorted(members))), links=frozenset().union(*link_sets))])
+        self._settle([_partition(members, self._links_of)])
 
     def remove(self, flow: int) -> None:
         """A flow leaves: its partition may fall apart into several (KeyError if it is not here)."""
@@ -144,10 +142,11 @@ class FlowGroups:
         Walked link by link (a link's flows are all in one partition: one set
         operation each), not flow by flow and link by link.
         """
-        parts, left = [], set(flows)
+        parts: list[Partition] = []
+        left = set(flows)
         while left:
             seed = left.pop()
-            members, frontier, seen = {seed}, [seed], set()
+            members, frontier, seen = {seed}, [seed], set[int]()
             while frontier:
                 for link in self._links_of[frontier.pop()] - seen:
                     seen.add(link)

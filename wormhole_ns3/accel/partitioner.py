@@ -125,6 +125,10 @@ class Partitioner:
     #: it (``flush_classes``, right before), so the flow events in between cross nothing.
     _tag_class: dict[int, int] = field(default_factory=dict)
     _untold: dict[int, int] = field(default_factory=dict)
+    #: The tags in some classes, as ``_tag_class`` has them (made when a class is first named:
+    #: it then holds its own tag unless that tag joined another), so that a group's tags
+    #: already in its class are found in one set operation.
+    _class_members: dict[int, set[int]] = field(default_factory=dict)
     #: The flows the tracker samples, as it was last told (a call that would change nothing
     #: is not made: each is a cppyy round trip, and ``repartition`` runs at every flow event).
     _sampled: set[int] = field(default_factory=set)
@@ -263,11 +267,10 @@ class Partitioner:
             st = self._state_of[group]
             flows = st.partition.flows
             if st.paused:
-                if not flows.isdisjoint(sampled):
-                    for f in flows:
-                        self.set_sampled(f, False)
+                for f in [f for f in flows if f in sampled] if not flows.isdisjoint(sampled) else ():
+                    self.set_sampled(f, False)
             elif not flows <= sampled:
-                for f in flows:
+                for f in [f for f in flows if f not in sampled]:
                     self.set_sampled(f, True)
 
     def mark(self, st: PartitionState, now: float, counted: bool = True) -> None:
@@ -348,11 +351,20 @@ class Partitioner:
 
         The simulator is told at the next ``flush_classes``.
         """
-        tags = list(map(self._tag.__getitem__, flows))
+        tags = set(map(self._tag.__getitem__, flows))
         tag_class = min(tags)
         current = self._tag_class.get
-        for tag in [t for t in tags if current(t, t) != tag_class]:
-            self._tag_class[tag] = self._untold[tag] = tag_class
+        joined = self._class_members.get(tag_class)
+        if joined is None:
+            own = current(tag_class, tag_class) == tag_class
+            joined = self._class_members[tag_class] = {tag_class} if own else set()
+        if not tags <= joined:
+            for tag in tags - joined:
+                left = self._class_members.get(current(tag, tag))
+                if left is not None:
+                    left.discard(tag)
+                self._tag_class[tag] = self._untold[tag] = tag_class
+            joined |= tags
         return tag_class
 
     def flush_classes(self) -> None:

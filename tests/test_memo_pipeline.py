@@ -92,8 +92,9 @@ def test_a_stored_signature_that_is_none_is_a_record_error(text):
 def test_each_kind_of_flow_has_its_policy():
     assert [policy_of(kind) for kind in ("bulk-tcp", "onoff-udp", "rdma-dcqcn", "rdma-hpcc")] == [TCP, TCP, DCQCN,
                                                                                                   HPCC]
-    assert (TCP.guarded, DCQCN.guarded, HPCC.guarded) == (False, True, False)
-    assert (TCP.kept_apart, DCQCN.kept_apart, HPCC.kept_apart) == (False, False, True)
+    # HPCC groups as DCQCN does since a replayed completion puts its last ACK on the wire (moe-small-hpcc exact)
+    assert (TCP.guarded, DCQCN.guarded, HPCC.guarded) == (False, True, True)
+    assert (TCP.kept_apart, DCQCN.kept_apart, HPCC.kept_apart) == (False, False, False)
     assert not DCQCN.rank_sensitive and TCP.rank_sensitive and HPCC.rank_sensitive
 
 

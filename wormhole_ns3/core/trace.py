@@ -25,6 +25,7 @@ class TraceKind(Label):
     MEMO_DISTRUSTED = "memo-distrusted"
     MEMO_NO_MIRROR = "memo-no-mirror"
     MEMO_ABSORBED = "memo-absorbed"
+    MEMO_MERGED = "memo-merged"
     #: The transient memo (memo/transient.py, ``--transient-memo``): a restore, a miss recorded,
     #: a record refused, a recording stored.
     TRANSIENT_HIT = "transient-hit"
@@ -45,6 +46,7 @@ class TraceKind(Label):
 _MEMO_KINDS = frozenset({
     TraceKind.MEMO_MISS, TraceKind.MEMO_REPLAY, TraceKind.MEMO_MIRROR, TraceKind.MEMO_RECORDED,
     TraceKind.MEMO_DIVERGED, TraceKind.MEMO_DISTRUSTED, TraceKind.MEMO_NO_MIRROR, TraceKind.MEMO_ABSORBED,
+    TraceKind.MEMO_MERGED,
 })
 
 

@@ -3,11 +3,11 @@
 Kinds differ in what a replay can promise for them. A TCP flow resumed from a
 recorded trajectory goes on close to where plain ns-3 has it; a paced (RDMA)
 queue pair resumed so is not exact, so a replay of paced flows is taken only
-where nothing can stop it half-way. DCQCN flows group into episodes as TCP
-flows do; HPCC flows are kept apart (grouped so, on moe-small-hpcc replays that
-nothing disturbed ended pipeline sends beside them up to 30% off; the first
-suspect is state that outlives an episode and no key holds, the switches'
-in-band telemetry).
+where nothing can stop it half-way. DCQCN and HPCC flows group into episodes
+as TCP flows do. A kind may be kept apart instead (``grouped`` false: each of
+its flows on fresh links opens an episode, and meetings merge); HPCC was, while
+a replayed completion left its last ACK off the wire and the flows simulated
+next to replayed steps ended up to 30% off (moe-small-hpcc).
 """
 
 from __future__ import annotations
@@ -52,14 +52,11 @@ class TransportPolicy:
 
 TCP = TransportPolicy(grouped=True, exact_resume=True, rank_sensitive=True, end_tolerance=0.0)
 DCQCN = TransportPolicy(grouped=True, exact_resume=False, rank_sensitive=False, end_tolerance=ALIKE_ENDS_SHARE)
-HPCC = TransportPolicy(grouped=False, exact_resume=False, rank_sensitive=True, end_tolerance=0.0)
-
-#: Paced (RDMA) kinds grouped into episodes as TCP flows are.
-GROUPED_PACED_KINDS = frozenset({FlowKind.RDMA_DCQCN})
-
+HPCC = TransportPolicy(grouped=True, exact_resume=False, rank_sensitive=True, end_tolerance=0.0)
 
 def policy_of(kind: str) -> TransportPolicy:
-    """The policy of a kind of flow as the tracker names it: TCP's for every unpaced kind."""
+    """The policy of a kind of flow as the tracker names it: TCP's for every unpaced kind, HPCC's for
+    every paced kind but DCQCN (matched by creation rank and with no end tolerance: the stricter rules)."""
     if not is_paced(kind):
         return TCP
-    return DCQCN if kind in GROUPED_PACED_KINDS else HPCC
+    return DCQCN if kind == FlowKind.RDMA_DCQCN else HPCC

@@ -36,6 +36,8 @@ class MemoDecision(Label):
     NO_MIRROR = "no-mirror"
     #: A recording met episodes opened apart from it and records them as one.
     ABSORBED = "absorbed"
+    #: A recording met another episode it could not absorb: simulated from then on, never stored.
+    MERGED = "merged"
     #: A recording grew past ``RECORDING_BOUND`` flows without closing: simulated, no longer recorded.
     STOPPED = BackOff.RECORDING.value
 
@@ -54,6 +56,7 @@ _TRACE_KINDS = {
     MemoDecision.DISTRUSTED: TraceKind.MEMO_DISTRUSTED,
     MemoDecision.NO_MIRROR: TraceKind.MEMO_NO_MIRROR,
     MemoDecision.ABSORBED: TraceKind.MEMO_ABSORBED,
+    MemoDecision.MERGED: TraceKind.MEMO_MERGED,
     MemoDecision.STOPPED: TraceKind.BACK_OFF,
 }
 
@@ -277,6 +280,24 @@ class Absorbed:
         return (f"{self.why}: recording {short(self.key)} goes on with {len(self.offsets_ns)} episode(s) that opened "
                 f"apart (at +{', +'.join(map(str, self.offsets_ns))} ns) and simulated only "
                 f"their opening flows; nothing else touched them, so together they are one isolated episode")
+
+
+@dataclass(frozen=True)
+class Merged:
+    """A recording lost to a meeting it could not absorb: its key's next lookups find nothing it would have stored."""
+
+    why: str  #: the meeting
+    key: bytes
+    flows: int  #: the recording's flows so far
+    met: int  #: the other episodes the meeting made one with it
+    apart: bool  #: its flows' kinds are not all absorbed alike (paced and unpaced, or a kind kept apart)
+
+    def render(self) -> str:
+        because = ("flows of kinds not absorbed alike are never absorbed" if self.apart
+                   else "only a recording meeting episodes that simulated nothing but their openings absorbs them")
+        return (f"{self.why}: recording {short(self.key)} of {self.flows} flows merges with {self.met} other "
+                f"episode(s) ({because}): simulated from now on and never stored, so its key's next "
+                f"lookups miss")
 
 
 @dataclass(frozen=True)

@@ -136,13 +136,10 @@ class Memoizer:
                 launch(flow)
 
     def _arrive_apart(self, now_ns: int, group: list[int]) -> None:
-        """Flows of a kind kept apart (HPCC): those on fresh links open episodes, the others join the ones they touch.
+        """Flows of a kind kept apart: those on fresh links open episodes, the others join the ones they touch.
 
-        Grouped like other flows, the overlapping all-to-alls of an HPCC run are
-        recorded and replayed, and replays that nothing disturbed ended pipeline sends
-        beside them up to 30% off on moe-small-hpcc (what the key leaves out shows).
-        Until that is understood, HPCC flows meeting at once merge, and a merge is
-        simulated.
+        Flows of such a kind meeting at once merge, and a merge is simulated
+        (``TransportPolicy.kept_apart``).
         """
         fresh = [flow for flow in group if not self.table.touching(flow)]
         for component in _components(fresh, self.ledger.links):

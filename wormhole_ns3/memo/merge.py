@@ -25,6 +25,7 @@ from wormhole_ns3.memo.decisions import (
     MemoDecision,
     MemoStats,
     MemoTrace,
+    Merged,
     MirrorsAbsorbed,
 )
 from wormhole_ns3.memo.meetings import Leaders
@@ -54,7 +55,7 @@ class Merges:
         target = self.table.episodes[ids[0]]
         absorbed = [self.table.episodes[i] for i in ids[1:]]
         flows = [flow for episode in (target, *absorbed) for flow in episode.flows]
-        # flows not resumed exactly are absorbed only if all are guarded (DCQCN); HPCC ones never are
+        # flows not resumed exactly are absorbed only if all are guarded (DCQCN, HPCC)
         policies = [self.host.flow_transport(flow) for flow in flows]
         kept_apart = not all(p.exact_resume for p in policies) and not all(p.guarded for p in policies)
         if target.mode is EpisodeMode.RECORDING and not kept_apart and all(e.absorbable() for e in absorbed):
@@ -69,6 +70,8 @@ class Merges:
                 self.replays.diverge(now_ns, episode, Cause.MERGE, why)
             elif episode.mode is EpisodeMode.RECORDING:
                 self.replays.lose_leadership(now_ns, episode, why)
+                self.trace.emit(MemoDecision.MERGED, Merged(why, episode.key, len(episode.flows), len(ids) - 1,
+                                                            kept_apart), now_ns, episode.id, tuple(episode.flows))
             episode.mode = EpisodeMode.UNMEMOIZED
             if episode is not target:
                 self.table.take_in(episode, target)

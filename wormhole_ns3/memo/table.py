@@ -241,9 +241,9 @@ class EpisodeTable:
         link with what it still holds. A recording releases links at the same
         offsets as its replays, so both see the same flows join.
 
-        Kinds not grouped (HPCC) keep theirs to the end: each of their flows on fresh
-        links opens an episode, so pipeline sends opening apart beside an all-to-all
-        would merge with it, and the mirrors of what merged diverge (moe-small-hpcc).
+        Kinds kept apart keep theirs to the end: each of their flows on fresh links
+        opens an episode, so pipeline sends opening apart beside an all-to-all would
+        merge with it, and the mirrors of what merged diverge.
         """
         if not episode.unfinished or self.host.flow_transport(flow).kept_apart:
             return  # the episode closes, and releases all its links

@@ -133,7 +133,7 @@ RdmaQueuePair::CompleteVirtually(Time start)
     m_lastCredit = {0, 0};
     m_acknowledged = true;
     m_ackTime = Simulator::Now();
-    m_receiver->CompleteVirtually(m_nPackets, m_config.size);
+    m_receiver->CompleteVirtually(m_nPackets, m_config.size, m_cc->WantsTelemetry());
 }
 
 uint32_t

@@ -155,8 +155,9 @@ class RdmaQueuePair : public Object
     EventId GetStartEvent() const;
     /**
      * Finish a queue pair that never started as if every packet had been
-     * delivered and acknowledged now, without sending any: both ends' counters
-     * reach the size (the missing bytes count as credited), the NIC's
+     * delivered and acknowledged now, sending no data: both ends' counters
+     * reach the size (the missing bytes count as credited), the receiver puts
+     * the last packet's ACK on the wire as a plain run does, the NIC's
      * FlowFinish trace fires and the completion callback is called. What a
      * memo replay does with a flow whose recorded completion is due.
      * @param start the time the flow would have started (its FCT's origin)

@@ -164,13 +164,20 @@ RdmaReceiveQueuePair::Uncredit(uint32_t end, uint32_t kept, uint64_t bytes)
 }
 
 void
-RdmaReceiveQueuePair::CompleteVirtually(uint32_t packets, uint64_t size)
+RdmaReceiveQueuePair::CompleteVirtually(uint32_t packets, uint64_t size, bool telemetry)
 {
     m_delivered = size;
     m_expected = packets;
     m_credited.clear();
     m_complete = true;
     m_completionTime = Simulator::Now();
+    if (telemetry && !m_hasTelemetry)
+    {
+        m_telemetry = RdmaIntHeader(); // no hops: the finished sender reads nothing from it
+        m_hasTelemetry = true;
+    }
+    // the last packet's arrival sends its ACK before the completion is told, as in ReceiveData
+    SendAck(false);
     if (!m_done.IsNull())
     {
         m_done();

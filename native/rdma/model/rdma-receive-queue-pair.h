@@ -77,10 +77,11 @@ class RdmaReceiveQueuePair : public Object
     void Uncredit(uint32_t end, uint32_t kept, uint64_t bytes);
     /**
      * Hold all @p packets of a message of @p size bytes, as if the last one
-     * had just arrived, and call the completion callback (see
-     * RdmaQueuePair::CompleteVirtually). No ACK is sent.
+     * had just arrived: send the ACK its arrival sends (carrying an INT header
+     * with no hops if @p telemetry, the size of the one a plain run echoes),
+     * then call the completion callback (see RdmaQueuePair::CompleteVirtually).
      */
-    void CompleteVirtually(uint32_t packets, uint64_t size);
+    void CompleteVirtually(uint32_t packets, uint64_t size, bool telemetry);
     /** Add @p delta to the stored time of the last CNP. */
     void ShiftTimes(Time delta);
 

@@ -665,3 +665,31 @@ def test_a_simulator_the_script_chose_is_not_attached_before_run():
     ns3.RunObserver.before_run()
     assert controller.impl is None and controller.fallback is None and controller.accelerate
     assert boundary.destroy_hooks == [] and boundary.simulator_warmed_up is None
+
+
+def test_tag_classes_are_told_to_the_simulator_only_when_a_skip_moves_one():
+    """Flow events keep the classes in Python; the simulator hears of them right before a move."""
+    controller, tracker, ns3 = run_with([(5 * 10**6, "ns3::TcpDctcp"), (10**7, "ns3::TcpDctcp")])
+    st = next(iter(controller.partitions.values()))
+    assert ns3.impl.classes == {} and st.tag_class == tracker.flows[0].tag
+    deliver(tracker, {0: 0.49 * BOTTLENECK, 1: 0.49 * BOTTLENECK})
+    sample_at(controller, ns3, 11 * PERIOD_NS)
+    assert len(controller.skips) == 1
+    # the class is named by its smallest tag, which is in it already: only the other tag is told
+    assert ns3.impl.classes == {tracker.flows[1].tag: tracker.flows[0].tag}
+    assert ns3.impl.moved[0][0] == tracker.flows[0].tag
+
+
+def test_a_partition_never_judged_reads_no_event_or_draw_count_and_clears_no_sample(monkeypatch):
+    """Its queues draw (same-seed): nothing it would count or sample is ever read, so nothing crosses."""
+    flows = [(10**8, "ns3::TcpDctcp")] * 3
+    for sources, judged in (([RED_BETWEEN_THRESHOLDS], False), ((), True)):
+        controller, tracker, ns3 = run_with(flows, bottleneck_sources=sources)
+        calls: list[str] = []
+        for name in ("GetTagsEventCount", "GetTagsDrawCount"):
+            monkeypatch.setattr(ns3.impl, name, lambda tags, name=name, calls=calls: calls.append(name) or 0)
+        monkeypatch.setattr(tracker, "ClearSamples", lambda flows, calls=calls: calls.append("ClearSamples"))
+        tracker.on_flow_event(2, FINISHED)
+        (st,) = controller.partitions.values()
+        assert st.partition.flows == {0, 1} and bool(st.draws_at) is not judged
+        assert calls == (["GetTagsEventCount", "GetTagsDrawCount", "ClearSamples"] if judged else [])

@@ -144,15 +144,26 @@ def test_a_partition_with_a_paced_flow_restarts_every_sample_at_a_flow_event():
 
 
 def test_a_partition_never_judged_keeps_no_sample():
-    """An H-TCP flow (time-based state, never skipped) runs its partition packet by packet: no sample matters."""
+    """An H-TCP flow (time-based state, never skipped) runs its partition packet by packet: no sample matters.
+
+    Its flows' samples are neither read nor cleared while it lasts; the partition that
+    follows it, judged, keeps none of them.
+    """
     config = AcceleratorConfig(sample_period=PERIOD_NS * 1e-9, window=WINDOW, keep_undisturbed=True)
     controller, tracker, ns3 = two_bottlenecks(config)
     b = [start(controller, tracker, host, TO_B) for host in (2, 3)]
-    start(controller, tracker, 1, TO_A, cc="ns3::TcpHtcp")
+    htcp = start(controller, tracker, 1, TO_A, cc="ns3::TcpHtcp")
     for f in b:
         tracker.flows[f].samples = history(0.49 * GBPS, 30)
     ns3.now_ns = 30 * PERIOD_NS
     start(controller, tracker, 4, TO_A)
     (st,) = controller.partitions.values()
     assert st.blocker is not None and st.kept == frozenset()
+    assert all(len(tracker.flows[f].samples) == 30 for f in b)  # never read: left where they are
+    tracker.flows[htcp].state = FINISHED
+    tracker.on_flow_event(htcp, FINISHED)
+    ns3.now_ns = 40 * PERIOD_NS
+    controller.on_drained()
+    (st,) = controller.partitions.values()
+    assert st.blocker is None and htcp not in st.partition.flows and st.kept == frozenset()
     assert all(tracker.flows[f].samples == [] for f in b)

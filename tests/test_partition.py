@@ -111,3 +111,43 @@ def test_unknown_routes_join_one_partition_incrementally():
     groups.add(1, ())
     assert [sorted(p.flows) for p in groups.partitions()] == [[1, 3], [5]]
     assert UNKNOWN_PATH in groups.partitions()[0].links
+
+
+# ------------------------------------------------------------------ Partitioner: tag classes
+
+from types import SimpleNamespace  # noqa: E402
+
+from wormhole_ns3.accel.partitioner import Partitioner  # noqa: E402
+
+
+@settings(max_examples=300, deadline=None)
+@given(OPERATIONS)
+def test_tag_classes_are_each_groups_smallest_tag_as_a_pass_over_every_group_sets_them(operations):
+    """What the simulator is told (``flush_classes``) equals setting every tag of each changed group
+    to the group's smallest, a departed flow's tag keeping the class it had."""
+    partitioner = Partitioner(network=SimpleNamespace(), skip_cubic=False)
+    told: dict[int, int] = {}
+    partitioner.network.simulator = SimpleNamespace(SetTagClass=told.__setitem__)
+    expected: dict[int, int] = {}
+    groups = FlowGroups()
+    present: set[int] = set()
+    for operation in operations:
+        flow = operation[1]
+        if operation[0] == "add":
+            groups.add(flow, operation[2])
+            present.add(flow)
+        elif flow in present:
+            groups.remove(flow)
+            present.discard(flow)
+        else:
+            continue
+        for group in groups.take_stale():
+            members = groups.get(group)
+            if members is None:
+                continue
+            tags = {100 + f for f in members.flows}
+            partitioner._tag.update({f: 100 + f for f in members.flows})
+            assert partitioner._assign_class(members.flows) == min(tags)
+            expected.update(dict.fromkeys(tags, min(tags)))
+        partitioner.flush_classes()
+        assert all(told.get(t, t) == expected.get(t, t) for t in told.keys() | expected.keys())

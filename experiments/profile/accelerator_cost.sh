@@ -5,12 +5,14 @@
 # start-up). Usage, from the repository root:
 #   experiments/profile/accelerator_cost.sh [OUTDIR]
 # Environment: TREE=<checkout> measures that checkout's code (PYTHONPATH=TREE);
-# CASES="alltoall moe-small udp-echo" picks the cases.
+# CASES="alltoall moe-small udp-echo" picks the cases (also: small-interleaved, pipeline-small,
+# two-rings-small, the zoo's small presets); OPTIONS="--no-memo" adds options to those.
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 OUT=${1:-$ROOT/results/accelerator-cost}
 TREE=${TREE:-$ROOT}
 CASES=${CASES:-alltoall moe-small udp-echo}
+OPTIONS=${OPTIONS:-}
 mkdir -p "$OUT"
 OUT=$(cd "$OUT" && pwd)
 . "$ROOT/.venv/bin/activate"
@@ -24,6 +26,11 @@ for case in $CASES; do
         moe-small)  # memo off: moe-small has nothing to skip
             nice -n 10 python -m wormhole_ns3 experiment compare llm-training --preset moe-small --no-memo \
                 --profile --out "$OUT/moe-small" --force > "$OUT/moe-small.txt" ;;
+        small-interleaved|pipeline-small|two-rings-small)  # the user scripts' small presets (zoo)
+            experiment=$(echo "$case" | sed 's/-small$//; s/^small-interleaved$/moe-alltoall/; s/^pipeline$/pipeline-1f1b/')
+            preset=$([ "$case" = small-interleaved ] && echo small-interleaved || echo small)
+            nice -n 10 python -m wormhole_ns3 experiment compare "$experiment" --preset "$preset" $OPTIONS \
+                --profile --out "$OUT/$case" --force > "$OUT/$case.txt" 2>/dev/null ;;
         udp-echo)  # untracked traffic: every event unattributed
             nice -n 10 python -m wormhole_ns3 compare --profile --json "$OUT/udp-echo.json" \
                 experiments/scripts/udp_echo.py --packets 100000 --interval 0.00002 --rate 1Gbps \

@@ -340,9 +340,15 @@ class Controller:
             self.tracker.SetUnattributedEventsWatched(watched)
 
     def before_flow_start(self, flow: int) -> None:
-        """Cut short (skip-back) every skip in progress on links the flow is about to use."""
+        """Cut short (skip-back) every skip in progress on links the flow is about to use.
+
+        With none in progress, the flow's route is left to be read when first needed.
+        """
+        paused = self.partitioner.paused()
+        if not paused:
+            return
         planned = self.arrivals.planned_links(flow) if self.arrivals.is_expected(flow) else frozenset()
-        for st in self.partitioner.paused():
+        for st in paused:
             if not planned or planned & st.partition.links:
                 self.skipper.revert(st, f"flow {flow} will start on its links")
 

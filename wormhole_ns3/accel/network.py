@@ -54,7 +54,15 @@ class Network:
         return self.impl
 
     def now(self) -> float:
-        return self.ns3.Simulator.Now().GetSeconds()
+        return self._clock().GetSeconds()
+
+    @property
+    def _clock(self) -> Any:
+        """``Simulator::Now``, looked up in the ns-3 namespace once (every callback asks the time)."""
+        clock = self.__dict__.get("_now")
+        if clock is None:
+            clock = self.__dict__["_now"] = self.ns3.Simulator.Now
+        return clock
 
     def started(self, flow: int, info: FlowInfo) -> None:
         """A flow sends: what it is, as the tracker read it; its RTT is worked out anew when asked."""
@@ -117,8 +125,10 @@ class Network:
             return None
         # port_loads over the ports that have such a model only, summed in the same order
         loads: dict[int, float] = {}
+        hops_of = self._drawing_hops.get
         for f in sorted(flows):
-            for link, most in self._drawing_hops_of(f):
+            hops = hops_of(f)
+            for link, most in self._drawing_hops_of(f) if hops is None else hops:
                 loads[link] = loads.get(link, 0.0) + most
         drawing = sorted({words for link, load in loads.items() if load > self.link_rate(link)
                           for words in self._drawing_words[link]})

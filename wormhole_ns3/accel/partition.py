@@ -134,7 +134,28 @@ class FlowGroups:
         rest = self._groups.pop(group).flows - {flow}
         self._stale.add(group)
         if rest:
-            self._settle(partition_flows({f: self._links_of[f] for f in rest}))
+            self._settle(self._components(rest))
+
+    def _components(self, flows: frozenset[int]) -> list[Partition]:
+        """The partitions these flows fall into, as ``partition_flows`` finds them.
+
+        Walked link by link (a link's flows are all in one partition: one set
+        operation each), not flow by flow and link by link.
+        """
+        parts: list[Partition] = []
+        left = set(flows)
+        while left:
+            seed = left.pop()
+            members, frontier, seen = {seed}, [seed], set[int]()
+            while frontier:
+                for link in self._links_of[frontier.pop()] - seen:
+                    seen.add(link)
+                    new = self._flows_on[link] - members
+                    members |= new
+                    frontier.extend(new)
+            left -= members
+            parts.append(_partition(members, self._links_of))
+        return parts
 
     def touch(self, flow: int) -> None:
         """Mark the flow's partition stale although its flows did not change (one of them finished)."""
@@ -158,5 +179,4 @@ class FlowGroups:
             name = min(part.flows)
             self._groups[name] = part
             self._stale.add(name)
-            for f in part.flows:
-                self._group_of[f] = name
+            self._group_of.update(dict.fromkeys(part.flows, name))

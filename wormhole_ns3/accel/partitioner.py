@@ -120,11 +120,25 @@ class Partitioner:
     _state_of: dict[int, PartitionState] = field(default_factory=dict)
     #: States a skip-back left unsampled since the last repartition (see ``repartition``).
     _reverted: list[PartitionState] = field(default_factory=list)
-    #: What the C++ side was last told, so that a call that would change nothing is not
-    #: made (each is a cppyy round trip, and ``repartition`` runs at every flow event):
-    #: each tag's class (a tag starts in a class of its own) and each flow's sampling.
+    #: Each tag's class as the partitions set it (a tag starts in a class of its own), and the
+    #: changes not yet told to the simulator: a class matters to C++ only when a skip moves
+    #: it (``flush_classes``, right before), so the flow events in between cross nothing.
     _tag_class: dict[int, int] = field(default_factory=dict)
-    _sampled: dict[int, bool] = field(default_factory=dict)
+    _untold: dict[int, int] = field(default_factory=dict)
+    #: The tags in some classes, as ``_tag_class`` has them (made when a class is first named:
+    #: it then holds its own tag unless that tag joined another), so that a group's tags
+    #: already in its class are found in one set operation.
+    _class_members: dict[int, set[int]] = field(default_factory=dict)
+    #: The flows the tracker samples, as it was last told (a call that would change nothing
+    #: is not made: each is a cppyy round trip, and ``repartition`` runs at every flow event).
+    _sampled: set[int] = field(default_factory=set)
+    #: What a partition asks of each of its flows, kept from the flow's start (a flow's
+    #: record does not change once it sends): its tag, its path's RTT, and the flows that
+    #: may block a skip (a blocker of its own, or a sender the script drives, asked anew).
+    _tag: dict[int, int] = field(default_factory=dict)
+    _rtt: dict[int, float] = field(default_factory=dict)
+    _blocker: dict[int, str] = field(default_factory=dict)
+    _script_driven: set[int] = field(default_factory=set)
     #: Each active flow's context (its max-min rate, who loads its congested links) when its
     #: partition was last formed, and since when its samples run (``keep_undisturbed``).
     _context: dict[int, FlowContext] = field(default_factory=dict)
@@ -140,7 +154,14 @@ class Partitioner:
 
     def add(self, flow: int) -> None:
         """A flow started sending: it joins (or merges) the partitions of its links."""
-        self.groups.add(flow, self.network.flows[flow].links)
+        info = self.network.flows[flow]
+        self._tag[flow] = info.tag
+        self._rtt[flow] = self.network.rtt(flow)
+        if info.script_driven:
+            self._script_driven.add(flow)
+        elif blocker := self.skip_blocker(flow):
+            self._blocker[flow] = blocker
+        self.groups.add(flow, info.links)
 
     def drain(self, flow: int, until: float) -> None:
         """A flow finished: its partition's active flows changed, its last packets are gone at ``until``."""
@@ -204,7 +225,7 @@ class Partitioner:
             if members is None:
                 continue
             active = members.flows & network.active
-            self._assign_class(members.flows)
+            tag_class = self._assign_class(members.flows)
             if not active:
                 continue
             part = Partition(flows=frozenset(active), links=members.links)
@@ -212,23 +233,27 @@ class Partitioner:
             if st is None:
                 st = PartitionState(
                     partition=part,
-                    tag_class=self._class_of(members.flows),
-                    rtt=max(network.rtt(f) for f in active),
+                    tag_class=tag_class,
+                    rtt=max(map(self._rtt.__getitem__, active)),
                     changed_at=now,
-                    blocker=next((b for f in sorted(active) if (b := self.skip_blocker(f))), None),
-                    script_driven=any(network.flows[f].script_driven for f in active),
+                    blocker=self._first_blocker(active),
+                    script_driven=not self._script_driven.isdisjoint(active),
                     draws_at=network.queue_draws(active),
                 )
-                kept = self._undisturbed(part, judged=not (st.blocker or st.draws_at))
+                judged = not (st.blocker or st.draws_at)
+                kept = self._undisturbed(part, judged)
                 since = {f: self._window_from.get(f, now) for f in kept}
-                self.mark(st, now)
+                self.mark(st, now, counted=judged)
                 self._window_from.update(since)
                 st.kept = kept
                 if kept == active:
                     st.window_from = max(since.values(), default=now)
-                network.tracker.ClearSamples([f for f in active if f not in kept])
+                if judged:
+                    # a partition never judged reads no sample: its flows' samples are cleared when
+                    # a later partition of theirs is formed, before any judgement (none are kept then)
+                    network.tracker.ClearSamples([f for f in active if f not in kept])
             else:
-                st.partition, st.tag_class = part, self._class_of(members.flows)
+                st.partition, st.tag_class = part, tag_class
             self._state_of[group] = st
             touched.append(group)
         self.partitions = {st.partition.key: st for _, st in sorted(self._state_of.items())}
@@ -237,17 +262,37 @@ class Partitioner:
             reverted = {id(st) for st in self._reverted}
             self._reverted.clear()
             touched += [g for g, st in self._state_of.items() if id(st) in reverted]
+        sampled = self._sampled
         for group in sorted(set(touched)):
             st = self._state_of[group]
-            for f in st.partition.flows:
-                self.set_sampled(f, not st.paused)
+            flows = st.partition.flows
+            if st.paused:
+                for f in [f for f in flows if f in sampled] if not flows.isdisjoint(sampled) else ():
+                    self.set_sampled(f, False)
+            elif not flows <= sampled:
+                for f in [f for f in flows if f not in sampled]:
+                    self.set_sampled(f, True)
 
-    def mark(self, st: PartitionState, now: float) -> None:
-        """Open the partition's window now: the events and draws it judges by are counted from here."""
-        st.mark_time, st.mark_events, st.mark_draws = now, self.class_events(st), self.class_draws(st)
-        st.window_from, st.kept = now, frozenset()
-        for f in st.partition.flows:
-            self._window_from[f] = now
+    def mark(self, st: PartitionState, now: float, counted: bool = True) -> None:
+        """Open the partition's window now: the events and draws it judges by are counted from here.
+
+        Not ``counted`` for a partition that is never judged (a flow of it must run packet
+        by packet, or its queues draw: its flows are its key, so it stays so): nothing reads
+        its counts, and the two crossings are saved.
+        """
+        st.mark_time, st.window_from, st.kept = now, now, frozenset()
+        if counted:
+            st.mark_events, st.mark_draws = self.class_events(st), self.class_draws(st)
+        self._window_from.update(dict.fromkeys(st.partition.flows, now))
+
+    def _first_blocker(self, active: frozenset[int]) -> str | None:
+        """Why a flow of these must run packet by packet (the smallest such flow's reason), or None.
+
+        Only flows with a blocker of their own, or a sender the script drives (asked
+        anew, ``skip_blocker``), are looked at, in ascending order.
+        """
+        blocked = active & self._script_driven | active & self._blocker.keys()
+        return next((b for f in sorted(blocked) if (b := self.skip_blocker(f))), None)
 
     def _undisturbed(self, part: Partition, judged: bool) -> frozenset[int]:
         """The flows of a re-formed partition whose samples still describe them (``bottlenecks.py``).
@@ -262,8 +307,9 @@ class Partitioner:
         """
         flows = self.network.flows
         if not (self.keep_undisturbed and judged) or any(flows[f].paced or not flows[f].path for f in part.flows):
-            for f in part.flows:
-                self._context.pop(f, None)
+            if self._context:
+                for f in part.flows:
+                    self._context.pop(f, None)
             return frozenset()
         paths = {f: frozenset(flows[f].path) for f in part.flows}
         reverse = {f: frozenset(flows[f].reverse_path) for f in part.flows}
@@ -284,11 +330,13 @@ class Partitioner:
         there are none), and its sampling event is pending already (the tracker keeps
         one pending while a sampled flow is active, from the call that sampled it on).
         """
-        if self._sampled.get(flow, False) != sampled:
-            self._sampled[flow] = sampled
-            self.network.tracker.SetSampled(flow, sampled)
-            if not sampled:
+        if (flow in self._sampled) != sampled:
+            if sampled:
+                self._sampled.add(flow)
+            else:
+                self._sampled.discard(flow)
                 self._window_from.pop(flow, None)  # unsampled, it has no samples left
+            self.network.tracker.SetSampled(flow, sampled)
 
     def class_events(self, st: PartitionState) -> int:
         """Events executed so far on behalf of the partition's active flows."""
@@ -298,14 +346,29 @@ class Partitioner:
         """Random numbers the partition's active flows drew so far (``RandomDrawMonitor``)."""
         return int(self.network.simulator.GetTagsDrawCount(self.network.tags(st.partition.flows)))
 
-    def _class_of(self, flows: frozenset[int]) -> int:
-        return min(self.network.flows[f].tag for f in flows)
+    def _assign_class(self, flows: frozenset[int]) -> int:
+        """Put the tags of a group of flows in one class, named by its smallest tag; return it.
 
-    def _assign_class(self, flows: frozenset[int]) -> None:
-        """Put the tags of a group of flows in one class, named by its smallest tag."""
-        tag_class = self._class_of(flows)
-        for f in flows:
-            tag = self.network.flows[f].tag
-            if self._tag_class.get(tag, tag) != tag_class:
-                self._tag_class[tag] = tag_class
-                self.network.simulator.SetTagClass(tag, tag_class)
+        The simulator is told at the next ``flush_classes``.
+        """
+        tags = set(map(self._tag.__getitem__, flows))
+        tag_class = min(tags)
+        current = self._tag_class.get
+        joined = self._class_members.get(tag_class)
+        if joined is None:
+            own = current(tag_class, tag_class) == tag_class
+            joined = self._class_members[tag_class] = {tag_class} if own else set()
+        if not tags <= joined:
+            for tag in tags - joined:
+                left = self._class_members.get(current(tag, tag))
+                if left is not None:
+                    left.discard(tag)
+                self._tag_class[tag] = self._untold[tag] = tag_class
+            joined |= tags
+        return tag_class
+
+    def flush_classes(self) -> None:
+        """Tell the simulator the tag classes set since it was last told: a skip is about to move one."""
+        for tag, tag_class in self._untold.items():
+            self.network.simulator.SetTagClass(tag, tag_class)
+        self._untold.clear()

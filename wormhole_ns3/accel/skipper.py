@@ -94,6 +94,7 @@ class Skipper:
         """
         network, tracker, ns3 = self.network, self.network.tracker, self.network.ns3
         credited = {f: int(tracker.Credit(f, credits[f])) for f in sorted(st.partition.flows)}
+        self.partitioner.flush_classes()
         moved = int(network.simulator.MoveClassExcept(st.tag_class, ns3.NanoSeconds(dt_ns), exempt))
         for f in st.partition.flows:
             # an idle flow's events stay in real time, and so do the clocks of its models
@@ -153,6 +154,7 @@ class Skipper:
         left = until - now
         full = until - since
         left_ns = int(round(left * 1e9))
+        self.partitioner.flush_classes()
         network.simulator.MoveClass(st.tag_class, ns3.NanoSeconds(-left_ns))
         for f in st.partition.flows:
             tracker.ShiftTimes(f, ns3.NanoSeconds(-left_ns))

@@ -240,8 +240,8 @@ def flow_info(record: Any, flow: int) -> FlowInfo:
         dport=int(record.dport),
         size=int(record.size),
         start=float(record.start),
-        path=tuple(int(x) for x in record.path),
-        reverse_path=tuple(int(x) for x in record.reversePath),
+        path=tuple(record.path),  # a vector of integers: Python ints, copied in one pass
+        reverse_path=tuple(record.reversePath),
         congestion_control=str(record.congestionOps),
         rtt_estimator=str(record.rttEstimator),
         constant_rate=bool(record.constantRate),

@@ -262,16 +262,14 @@ class Partitioner:
             reverted = {id(st) for st in self._reverted}
             self._reverted.clear()
             touched += [g for g, st in self._state_of.items() if id(st) in reverted]
-        sampled = self._sampled
         for group in sorted(set(touched)):
             st = self._state_of[group]
+            # only the flows whose sampling changes (a set operation, not a call per flow), in the
+            # partition's order: a flow sampled anew schedules its sampling event
             flows = st.partition.flows
-            if st.paused:
-                for f in [f for f in flows if f in sampled] if not flows.isdisjoint(sampled) else ():
-                    self.set_sampled(f, False)
-            elif not flows <= sampled:
-                for f in [f for f in flows if f not in sampled]:
-                    self.set_sampled(f, True)
+            changing = flows & self._sampled if st.paused else flows - self._sampled
+            for f in [f for f in flows if f in changing] if changing else ():
+                self.set_sampled(f, not st.paused)
 
     def mark(self, st: PartitionState, now: float, counted: bool = True) -> None:
         """Open the partition's window now: the events and draws it judges by are counted from here.

@@ -14,27 +14,34 @@ pytestmark = pytest.mark.slow
 
 @pytest.fixture(scope="module")
 def dumbbell_comparison(tmp_path_factory):
-    """A small dumbbell through ``compare``: 2 DCTCP flows of 40 and 80 MB over 10 Gbps."""
-    import os
+    """A small dumbbell, 2 DCTCP flows of 40 and 80 MB over 10 Gbps: what ``compare`` makes of its two sides.
+
+    The sides are run here (the plain one is also what enable_inside.py's run is held to) and joined by
+    compare's own comparison() and table.
+    """
     import subprocess
     import sys
 
-    from conftest import REPO
+    from wormhole_ns3.tools.report import comparison, format_table
+
+    from conftest import child_environment
 
     out = tmp_path_factory.mktemp("dumbbell")
-    done = subprocess.run(
-        [sys.executable, "-m", "wormhole_ns3", "compare", "--json", out / "c.json",
-         "--trace", out / "skips.csv", DUMBBELL, "--", "--flows", "2", "--min-mb", "40",
-         "--max-mb", "80", "--stagger-ms", "0"],
-        cwd=out, capture_output=True, text=True, env={**os.environ, "PYTHONPATH": str(REPO)},
-        timeout=900,
-    )
-    assert done.returncode == 0, done.stderr
-    return load_json(out / "c.json"), steady_skips(out / "skips.csv"), done.stdout
+    args = [DUMBBELL, "--flows", "2", "--min-mb", "40", "--max-mb", "80", "--stagger-ms", "0"]
+    sides = {}
+    for side, options in (("baseline", ["--baseline"]), ("accelerated", ["--trace", out / "skips.csv"])):
+        done = subprocess.run([sys.executable, "-m", "wormhole_ns3", "run", "--results", out / f"{side}.json",
+                               *options, *args], cwd=out, capture_output=True, text=True,
+                              env=child_environment(), timeout=900)
+        assert done.returncode == 0, done.stderr
+        sides[side] = load_json(out / f"{side}.json"), done.stdout
+    summary = comparison(sides["baseline"][0], sides["accelerated"][0])
+    summary["stdout_identical"] = sides["baseline"][1] == sides["accelerated"][1]
+    return summary, steady_skips(out / "skips.csv"), format_table(summary), sides["baseline"]
 
 
 def test_dumbbell_skips_and_stays_accurate(dumbbell_comparison):
-    summary, skips, table = dumbbell_comparison
+    summary, skips, table, _ = dumbbell_comparison
     assert summary["skips"] == len(skips) >= 1
     assert summary["rx_bytes_exact"]
     assert summary["stdout_identical"]
@@ -49,7 +56,7 @@ def test_dumbbell_skips_and_stays_accurate(dumbbell_comparison):
 
 
 def test_every_skip_says_what_it_skipped_and_why(dumbbell_comparison):
-    summary, skips, _ = dumbbell_comparison
+    summary, skips, _, _ = dumbbell_comparison
     for row in skips:
         assert float(row["dt"]) > 0
         assert int(row["events_moved"]) > 0
@@ -69,7 +76,7 @@ def test_the_first_skip_waits_until_both_windows_have_cycled_twice_after_slow_st
     ``steady._cycle_unseen``), the pair carried that transient through the skip; it is now skipped
     once each window has cycled twice (a mark, the window rising, a mark again).
     """
-    _, skips, _ = dumbbell_comparison
+    _, skips, _, _ = dumbbell_comparison
     first = skips[0]
     assert first["partition"] == "0 1"
     since = int(re.search(r"(\d+) RTTs since last flow event", first["reason"]).group(1))
@@ -184,19 +191,19 @@ def test_constant_rate_udp_flows_skip_and_bursty_onoff_does_not(wormhole, tmp_pa
         assert "2" not in row["partition"].split()
 
 
-def test_enable_from_inside_a_plain_python_script(plain_python, wormhole, tmp_path):
+def test_enable_from_inside_a_plain_python_script(plain_python, dumbbell_comparison):
+    """enable_inside.py runs the dumbbell of dumbbell_comparison: held to its plain side."""
     from conftest import REPO
 
+    *_, (baseline, base_stdout) = dumbbell_comparison
     inside = plain_python(REPO / "tests" / "scripts" / "enable_inside.py")
     assert inside.returncode == 0, inside.stderr
     *flows, summary = inside.stdout.splitlines()
     skips, events = int(summary.split()[1]), int(summary.split()[3])
     assert skips >= 1
-    base = wormhole("run", "--baseline", "--results", tmp_path / "b.json", DUMBBELL, "--flows",
-                    "2", "--min-mb", "40", "--max-mb", "80", "--stagger-ms", "0")
-    assert base.stdout.splitlines() == flows  # exact totals
+    assert base_stdout.splitlines() == flows  # exact totals
     # the 80 MB flow, alone once the 40 MB one ends, grows its window into its host's queue: packet by packet
-    assert events * 3 < load_json(tmp_path / "b.json")["events"] * 2
+    assert events * 3 < baseline["events"] * 2
 
 
 def test_a_flow_a_workload_may_release_onto_a_partitions_links_holds_its_skip_off(wormhole, tmp_path):

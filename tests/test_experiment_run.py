@@ -18,7 +18,7 @@ from wormhole_ns3.config import AcceleratorConfig
 from wormhole_ns3.tools.experiment.child import ChildOptions, harness_command
 from wormhole_ns3.tools.experiment.registry import Experiment, ExperimentError
 from wormhole_ns3.tools.experiment.results import read_flows
-from wormhole_ns3.tools.experiment.run import MEMO_FIELDS, run_experiment
+from wormhole_ns3.tools.experiment.run import run_experiment
 
 from conftest import EXPERIMENT_CLI, child_environment, load_json
 
@@ -214,25 +214,6 @@ def test_the_memo_store_goes_to_the_accelerated_run_only(tmp_path):
     baseline = harness_command(script, ["--a"], tmp_path, ChildOptions(baseline=True))
     assert baseline[3:] == ["run", "--results", str(tmp_path / "run.json"), "--trace", str(tmp_path / "skips.csv"),
                             "--baseline", str(script), "--a"]
-
-
-@pytest.mark.slow
-def test_a_memo_store_records_in_one_run_and_replays_in_the_next(experiment_cli, tmp_path):
-    """small: two identical iterations. --memo reaches the accelerated run: the first run records episodes
-    into the fresh store, the next one replays every flow from it; the summaries carry run.json's counters."""
-    summaries = []
-    for out in ("first", "second"):
-        done = experiment_cli("experiment", "run", "ring", "--preset", "small", "--out", out, "--memo", "store")
-        assert done.returncode == 0, done.stderr
-        summary, run = load_json(tmp_path / out / "summary.json"), load_json(tmp_path / out / "run.json")
-        assert {f: summary[f] for f in MEMO_FIELDS} == {f: run[f] for f in MEMO_FIELDS}
-        summaries.append(summary)
-    first, second = summaries
-    assert first["memo_recorded"] >= 1 and first["memo_entries"] == first["memo_recorded"]
-    assert (second["memo_misses"], second["flows_replayed"]) == (0, 8) and second["memo_hits"] >= 1
-    assert second["events"] * 100 < first["events"]
-    assert first["flows_finished"] == second["flows_finished"] == 8
-    assert second["iteration_times_s"] == pytest.approx(first["iteration_times_s"], rel=1e-3)
 
 
 @pytest.mark.slow

@@ -202,13 +202,10 @@ def created_flows(vector: Any) -> Creation:
 
 def unforeseen(vector: Any) -> list[tuple[int, list[int]]]:
     """A ``std::vector<int64_t>`` of FlowTracker::GetUnforeseeable's flows, each its start (ns), how many
-    links it reaches and those links, as (start, links). Copied out in one piece, as ``int_rows``."""
-    size = int(vector.size())
-    if size == 0:
-        return []
-    flat: list[int] = np.frombuffer(vector.data(), dtype=np.int64, count=size).tolist()
+    links it reaches and those links, as (start, links). Copied out in one piece (``int_values``)."""
+    flat = int_values(vector)
     found, at = [], 0
-    while at < size:
+    while at < len(flat):
         start, length = flat[at], flat[at + 1]
         found.append((start, flat[at + 2:at + 2 + length]))
         at += 2 + length

@@ -94,11 +94,18 @@ class Forecast:
         (``joined_pattern``): each joiner's offset, and the ends of every opening and
         joining flow ranked by node id (a workload creates its flows in the order of
         their ranks, so the ranks stand for that order). Empty if there is none.
+
+        Where the opening's kind is matched in any order (``TransportPolicy.rank_sensitive``
+        false, as ``Memoizer._match_joiner`` matches its joiners), the pattern says which
+        joiner meets which opening flow's ends, not the order they are made in
+        (``_unranked``).
         """
         if not due:
             return ""
         due = sorted(due)
         ends = [self.host.flow_nodes(flow) for flow in order]
+        if not any(self.host.flow_transport(flow).rank_sensitive for flow in order):
+            return _unranked(ends, due)
         rank = {node: i for i, node in enumerate(sorted({n for pair in ends + [p for _, p in due] for n in pair}))}
         opening = " ".join(f"{rank[src]}>{rank[dst]}" for src, dst in ends)
         joining = " ".join(f"+{offset}:{rank[src]}>{rank[dst]}" for offset, (src, dst) in due)
@@ -258,3 +265,29 @@ class Forecast:
             return None
         return [(record.arrivals[i].offset_ns, nodes, route) for i, (_, route, nodes, _) in sorted(found.items())
                 if i in unknown]
+
+
+def _unranked(ends: list[tuple[int, int]], due: list[tuple[int, tuple[int, int]]]) -> str:
+    """``Forecast.pattern`` without the order flows are made in: nodes named as the opening meets them.
+
+    Each node is named by its first appearance in the opening's canonical order (the
+    key's: the same place in every episode of the key), then in the joiners', those of
+    one offset taken by the names their ends already have. A step of a ring whose
+    flows were made starting at another rank (its joiners released in another order by
+    the step before it, which completions at ns-apart instants set) is then the same
+    pattern: on gpt-13b-128g over DCQCN, such a step, recorded with its joiners
+    already, was recorded again (doc/changelog.md).
+    """
+    names: dict[int, int] = {}
+
+    def name(node: int) -> int:
+        return names.setdefault(node, len(names))
+
+    opening = " ".join(f"{name(src)}>{name(dst)}" for src, dst in ends)
+    unnamed = len(ends) * 2 + len(due) * 2  # past every name: sorts an end not named yet last
+    joining = []
+    for offset in sorted({offset for offset, _ in due}):
+        pairs = sorted((pair for at, pair in due if at == offset),
+                       key=lambda pair: (names.get(pair[0], unnamed), names.get(pair[1], unnamed)))
+        joining += [f"+{offset}:{name(src)}>{name(dst)}" for src, dst in pairs]
+    return f"{opening} then {' '.join(joining)}"

@@ -21,6 +21,9 @@ from wormhole_ns3.memo.record import EpisodeRecord
 from wormhole_ns3.memo.signature import ApartSignature, Signature
 from wormhole_ns3.memo.table import OpenEpisode
 
+#: A flow due to join an opening: its offset (ns), its nodes (source, destination) and its links.
+Joiner = tuple[int, tuple[int, int], frozenset[int]]
+
 #: How many times a lookup may ask the workload what a replay would release (``released_by_replay``).
 MAX_RELEASE_QUERIES = 32
 
@@ -59,14 +62,14 @@ class Forecast:
         horizon = self.host.drain_time_ns(order)
         return horizon, lambda offset, route: 0 < offset <= horizon and bool(route & links)
 
-    def due(self, now_ns: int, order: list[int]) -> list[tuple[int, tuple[int, int]]]:
-        """The flows the run knows will join the opening ``order`` before it can end: (offset, their nodes).
+    def due(self, now_ns: int, order: list[int]) -> list[Joiner]:
+        """The flows the run knows will join the opening ``order`` before it can end: (offset, their nodes, links).
 
         Known: started by compute that is running, or waiting for their start, or
         released when replayed flows complete.
         """
         horizon, joins = self.joining(order)
-        return [(start - now_ns, nodes) for start, route, nodes in self.upcoming(now_ns, horizon)
+        return [(start - now_ns, nodes, route) for start, route, nodes in self.upcoming(now_ns, horizon)
                 if joins(start - now_ns, route)]
 
     def joined_pattern(self, episode: OpenEpisode) -> str:
@@ -80,11 +83,11 @@ class Forecast:
         """
         order = episode.flows[: episode.initial]
         _, joins = self.joining(order)
-        return self.pattern(order, [(offset, self.host.flow_nodes(flow)) for offset, flow in episode.joined
-                                     if joins(offset, self.ledger.links(flow))])
+        return self.pattern(order, [(offset, self.host.flow_nodes(flow), self.ledger.links(flow))
+                                     for offset, flow in episode.joined if joins(offset, self.ledger.links(flow))])
 
-    def pattern(self, order: list[int], due: list[tuple[int, tuple[int, int]]]) -> str:
-        """Which flows join the opening ``order`` (``due``: their offsets and nodes), and in what order they are made.
+    def pattern(self, order: list[int], due: list[Joiner]) -> str:
+        """Which flows join the opening ``order`` (``due``), and in what order they are made.
 
         Joiners alike in all else do not run alike when they are created in another
         order (the simulator breaks ties between simultaneous events in that order), and
@@ -95,20 +98,21 @@ class Forecast:
         joining flow ranked by node id (a workload creates its flows in the order of
         their ranks, so the ranks stand for that order). Empty if there is none.
 
-        Where the opening's kind is matched in any order (``TransportPolicy.rank_sensitive``
-        false, as ``Memoizer._match_joiner`` matches its joiners), the pattern says which
-        joiner meets which opening flow's ends, not the order they are made in
-        (``_unranked``).
+        The order joiners of one instant are made in can break ties only between
+        joiners that meet, on a link both load. Where none meet and the opening's kind
+        is matched in any order (``TransportPolicy.rank_sensitive`` false, as
+        ``Memoizer._match_joiner`` matches its joiners), the pattern says which joiner
+        meets which opening flow's ends, not that order (``_unranked``).
         """
         if not due:
             return ""
-        due = sorted(due)
+        due = sorted(due, key=lambda joiner: joiner[:2])
         ends = [self.host.flow_nodes(flow) for flow in order]
-        if not any(self.host.flow_transport(flow).rank_sensitive for flow in order):
-            return _unranked(ends, due)
-        rank = {node: i for i, node in enumerate(sorted({n for pair in ends + [p for _, p in due] for n in pair}))}
+        if not any(self.host.flow_transport(flow).rank_sensitive for flow in order) and not _meeting(due):
+            return _unranked(ends, [(offset, nodes) for offset, nodes, _ in due])
+        rank = {node: i for i, node in enumerate(sorted({n for pair in ends + [p for _, p, _ in due] for n in pair}))}
         opening = " ".join(f"{rank[src]}>{rank[dst]}" for src, dst in ends)
-        joining = " ".join(f"+{offset}:{rank[src]}>{rank[dst]}" for offset, (src, dst) in due)
+        joining = " ".join(f"+{offset}:{rank[src]}>{rank[dst]}" for offset, (src, dst), _ in due)
         return f"{opening} then {joining}"
 
     def due_routes(self, now_ns: int, horizon_ns: int) -> list[tuple[int, frozenset[int]]]:
@@ -267,16 +271,25 @@ class Forecast:
                 if i in unknown]
 
 
+def _meeting(due: list[Joiner]) -> bool:
+    """Whether two joiners of one instant load a link both load."""
+    loaded: dict[int, frozenset[int]] = {}
+    for offset, _, route in due:
+        if loaded.get(offset, frozenset()) & route:
+            return True
+        loaded[offset] = loaded.get(offset, frozenset()) | route
+    return False
+
+
 def _unranked(ends: list[tuple[int, int]], due: list[tuple[int, tuple[int, int]]]) -> str:
     """``Forecast.pattern`` without the order flows are made in: nodes named as the opening meets them.
 
     Each node is named by its first appearance in the opening's canonical order (the
     key's: the same place in every episode of the key), then in the joiners', those of
     one offset taken by the names their ends already have. A step of a ring whose
-    flows were made starting at another rank (its joiners released in another order by
-    the step before it, which completions at ns-apart instants set) is then the same
-    pattern: on gpt-13b-128g over DCQCN, such a step, recorded with its joiners
-    already, was recorded again (doc/changelog.md).
+    flows were made starting at another rank (the step before it completed in another
+    order, which ns decide) is then the same pattern: on gpt-13b-128g over DCQCN, such a
+    step, recorded with its joiners already, was recorded again (doc/changelog.md).
     """
     names: dict[int, int] = {}
 

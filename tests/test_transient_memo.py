@@ -7,6 +7,7 @@ from dataclasses import dataclass, field, replace
 import pytest
 
 from wormhole_ns3.core.draws import Fidelity
+from wormhole_ns3.core.trace import TraceKind
 from wormhole_ns3.memo.schema import record_problem
 from wormhole_ns3.memo.store import MemoStore
 from wormhole_ns3.memo.transient import (
@@ -133,7 +134,7 @@ def test_a_miss_is_recorded_at_convergence_and_the_next_alike_change_restores_it
     assert restore_end == host.time_ns + 20_000_000
     assert flows_end == restore_end + (100_000_000 - 5_000_001) * 20_000_000 // 5_000_001
     assert memo.counts() == {"hit": 1, "miss": 1, "recorded": 1, "refused-draws": 0, "refused-change-due": 0,
-                             "refused-flow-ends": 0, "refused-slow-start": 0}
+                             "refused-flow-ends": 0, "refused-slow-start": 0, "abandoned": 0}
 
 
 def test_a_change_with_no_record_is_a_miss_and_nothing_is_restored(store):
@@ -143,15 +144,29 @@ def test_a_change_with_no_record_is_a_miss_and_nothing_is_restored(store):
     assert not host.restored and set(memo.recordings) == {frozenset({1, 2})}
 
 
-def test_a_recording_whose_flow_set_changes_before_it_converges_is_dropped(store):
+def test_a_recording_whose_flow_set_changes_before_it_converges_is_dropped_with_a_row_saying_why(store):
     host = FakeHost(facts=dumbbell({1: 40, 2: 10}))
     memo = TransientMemo(host, store, "ctx")
     memo.changed(frozenset({1, 2}))
+    host.time_ns += 3_000_000  # a joiner 3 ms on, before a steady verdict
     host.facts = dumbbell({1: 40, 2: 12, 3: 10})
     memo.changed(frozenset({1, 2, 3}))
     assert set(memo.recordings) == {frozenset({1, 2, 3})}
+    abandoned = memo.lookups[1]
+    assert abandoned.decision is TransientDecision.ABANDONED and abandoned.flows == (1, 2)
+    assert abandoned.duration_ns == 3_000_000 and abandoned.time_ns == host.time_ns
+    assert abandoned.key == memo.lookups[0].key and "0 left: none; 1 joined: 3" in abandoned.detail
+    assert abandoned.decision.trace_kind is TraceKind.TRANSIENT_ABANDONED
+    # a flow leaving abandons the three-flow recording in turn; nothing was stored for either
+    host.time_ns += 1_000_000
     host.facts = dumbbell({1: 40, 2: 10})
-    assert memo.changed(frozenset({1, 2})) is TransientDecision.MISS  # nothing was stored for it
+    assert memo.changed(frozenset({1, 2})) is TransientDecision.MISS
+    assert "1 left: 3; 0 joined: none" in memo.lookups[-2].detail
+    assert memo.counts()["abandoned"] == 2 and memo.counts()["recorded"] == 0
+    # a change of flows the recording does not hold leaves it be
+    host.facts = dumbbell({5: 40}, base=100)
+    memo.changed(frozenset({5}))
+    assert set(memo.recordings) == {frozenset({1, 2}), frozenset({5})} and memo.counts()["abandoned"] == 2
 
 
 def test_a_record_that_drew_random_numbers_is_refused_under_same_seed_fidelity(store):

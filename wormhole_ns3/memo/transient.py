@@ -26,7 +26,10 @@ the transients of a repeating pattern repeat while the links never go idle.
   links at the change and at convergence.
 * **Recording**: at a change with no record, the transient is simulated and
   recorded; it closes at the first steady verdict (``converged``). Another
-  change before then abandons it.
+  change before then abandons it, and says so in a row of its own
+  (``abandoned``: after how long, by which flows joining or leaving), for a
+  transient that never converges between changes is never stored, and a run
+  whose every lookup misses tells by these rows why nothing repeats.
 * **Lookup** (``TransientMemo.changed``): a record is restored only if nothing
   else can change the partition within its duration (an unattributed event) or
   before its flows end (a flow due on its links, a workload's release: it would meet
@@ -97,6 +100,8 @@ class TransientDecision(Label):
     REFUSED_SLOW_START = "refused-slow-start"
     #: A recording reached convergence and was stored.
     RECORDED = "recorded"
+    #: A recording whose flow set changed before the steady judge found it steady: nothing stored.
+    ABANDONED = "abandoned"
 
     @property
     def trace_kind(self) -> TraceKind:
@@ -107,6 +112,8 @@ class TransientDecision(Label):
             return TraceKind.TRANSIENT_MISS
         if self is TransientDecision.RECORDED:
             return TraceKind.TRANSIENT_RECORDED
+        if self is TransientDecision.ABANDONED:
+            return TraceKind.TRANSIENT_ABANDONED
         return TraceKind.TRANSIENT_REFUSED
 
 
@@ -277,7 +284,7 @@ class TransientMemo:
     def changed(self, flows: frozenset[int]) -> TransientDecision | None:
         """A partition's flow set changed to ``flows``: restore its transient, or record it (None: not taken)."""
         for other in [r for r in self.recordings if r & flows]:
-            del self.recordings[other]  # its flow set changed before it converged
+            self._abandon(other, flows)  # its flow set changed before it converged
         change = self.host.change(flows)
         if change is None:
             return None
@@ -327,6 +334,19 @@ class TransientMemo:
                 detail=(f"converged after {record.duration_ns / 1e6:.3f} ms and {record.events} events, "
                         f"{record.draws} random draws"),
             ))
+
+    def _abandon(self, flows: frozenset[int], now: frozenset[int]) -> None:
+        """Drop the recording of ``flows``, whose partition changed to ``now`` before it converged: a row says why."""
+        recording = self.recordings.pop(flows)
+        time_ns = self.host.now_ns()
+        left, joined = sorted(flows - now), sorted(now - flows)
+        self.lookups.append(TransientLookup(
+            time_ns=time_ns, flows=tuple(sorted(flows)), decision=TransientDecision.ABANDONED,
+            key=recording.key.hex, duration_ns=time_ns - recording.change.time_ns,
+            detail=(f"its flow set changed {(time_ns - recording.change.time_ns) / 1e6:.3f} ms after the change it "
+                    f"was keyed at, before the steady judge found it steady ({len(left)} left: {_few(left)}; "
+                    f"{len(joined)} joined: {_few(joined)}): nothing stored"),
+        ))
 
     def _lookup(self, key: TransientKey) -> TransientRecord | None:
         value = self.store.get(key.key)
@@ -387,6 +407,12 @@ class TransientMemo:
         for lookup in self.lookups:
             counts[lookup.decision.value] += 1
         return counts
+
+
+def _few(flows: list[int]) -> str:
+    """Up to four flow ids, and how many more: an abandoned recording's words."""
+    shown = " ".join(str(f) for f in flows[:4])
+    return f"{shown} and {len(flows) - 4} more" if len(flows) > 4 else shown or "none"
 
 
 def _keyed(change: Change, key: TransientKey) -> str:

@@ -64,6 +64,8 @@ class FakeHost:
     due: str | None = None
     asked_until: list[tuple[int, int]] = field(default_factory=list)
     steady: Convergence | None = None
+    #: the steady judge's last limit since the change while it is not steady (None: not judged)
+    judged: str | None = None
     restored: list[tuple[frozenset[int], Restore]] = field(default_factory=list)
 
     def now_ns(self) -> int:
@@ -81,6 +83,9 @@ class FakeHost:
 
     def converged(self, flows: frozenset[int]) -> Convergence | None:
         return self.steady
+
+    def unsteady(self, flows: frozenset[int]) -> str | None:
+        return self.judged
 
     def restore(self, flows: frozenset[int], restore: Restore) -> None:
         self.restored.append((flows, restore))
@@ -155,13 +160,18 @@ def test_a_recording_whose_flow_set_changes_before_it_converges_is_dropped_with_
     abandoned = memo.lookups[1]
     assert abandoned.decision is TransientDecision.ABANDONED and abandoned.flows == (1, 2)
     assert abandoned.duration_ns == 3_000_000 and abandoned.time_ns == host.time_ns
-    assert abandoned.key == memo.lookups[0].key and "0 left: none; 1 joined: 3" in abandoned.detail
+    assert abandoned.key == memo.lookups[0].key and "never judged since; 0 left: none; 1 joined: 3" in abandoned.detail
     assert abandoned.decision.trace_kind is TraceKind.TRANSIENT_ABANDONED
+    # judged unsteady, then not judged at the next sample: its row keeps what the judge last found
+    host.judged = "window not full"
+    memo.sampled()
+    host.judged = None
+    memo.sampled()
     # a flow leaving abandons the three-flow recording in turn; nothing was stored for either
     host.time_ns += 1_000_000
     host.facts = dumbbell({1: 40, 2: 10})
     assert memo.changed(frozenset({1, 2})) is TransientDecision.MISS
-    assert "1 left: 3; 0 joined: none" in memo.lookups[-2].detail
+    assert "last judged unsteady: window not full; 1 left: 3; 0 joined: none" in memo.lookups[-2].detail
     assert memo.counts()["abandoned"] == 2 and memo.counts()["recorded"] == 0
     # a change of flows the recording does not hold leaves it be
     host.facts = dumbbell({5: 40}, base=100)

@@ -203,6 +203,13 @@ class RunTransients:
             queued=max((int(tracker.GetQueuedPackets(link)) for link in st.partition.links), default=0),
         )
 
+    def unsteady(self, flows: frozenset[int]) -> str | None:
+        """What the partition's last verdict since its change found in the way (None: not judged since)."""
+        st = self._state(flows)
+        if st is None or st.last_verdict is None or st.last_verdict.limit is None:
+            return None
+        return st.last_verdict.limit.value
+
     def restore(self, flows: frozenset[int], restore: Restore) -> None:
         """Skip the transient: credit, move and pause as a skip does, then set each flow's recorded state."""
         st = self._state(flows)

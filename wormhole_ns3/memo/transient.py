@@ -27,7 +27,8 @@ the transients of a repeating pattern repeat while the links never go idle.
 * **Recording**: at a change with no record, the transient is simulated and
   recorded; it closes at the first steady verdict (``converged``). Another
   change before then abandons it, and says so in a row of its own
-  (``abandoned``: after how long, by which flows joining or leaving), for a
+  (``abandoned``: after how long, by which flows joining or leaving, and what
+  the steady judge last found in the way, if it judged it at all), for a
   transient that never converges between changes is never stored, and a run
   whose every lookup misses tells by these rows why nothing repeats.
 * **Lookup** (``TransientMemo.changed``): a record is restored only if nothing
@@ -257,6 +258,8 @@ class TransientHost(Protocol):
     #: what is due that would meet the partition: an arrival before its flows end, an outside event within it
     def next_change(self, flows: frozenset[int], restore_end_ns: int, flows_end_ns: int) -> str | None: ...
     def converged(self, flows: frozenset[int]) -> Convergence | None: ...  # judged steady since its change
+    #: why the steady judge last found it unsteady since its change (None: not judged since)
+    def unsteady(self, flows: frozenset[int]) -> str | None: ...
     def restore(self, flows: frozenset[int], restore: Restore) -> None: ...
 
 
@@ -267,6 +270,8 @@ class Recording:
     key: TransientKey
     change: Change
     start: Progress
+    #: why the steady judge last found it unsteady (None: not judged yet), for its row if it is abandoned
+    unsteady: str | None = None
 
 
 @dataclass
@@ -312,6 +317,7 @@ class TransientMemo:
         for flows, recording in list(self.recordings.items()):
             converged = self.host.converged(flows)
             if converged is None:
+                recording.unsteady = self.host.unsteady(flows) or recording.unsteady
                 continue
             del self.recordings[flows]
             now = self.host.progress(flows)
@@ -340,12 +346,14 @@ class TransientMemo:
         recording = self.recordings.pop(flows)
         time_ns = self.host.now_ns()
         left, joined = sorted(flows - now), sorted(now - flows)
+        judged = (f"last judged unsteady: {recording.unsteady}" if recording.unsteady is not None
+                  else "never judged since")
         self.lookups.append(TransientLookup(
             time_ns=time_ns, flows=tuple(sorted(flows)), decision=TransientDecision.ABANDONED,
             key=recording.key.hex, duration_ns=time_ns - recording.change.time_ns,
             detail=(f"its flow set changed {(time_ns - recording.change.time_ns) / 1e6:.3f} ms after the change it "
-                    f"was keyed at, before the steady judge found it steady ({len(left)} left: {_few(left)}; "
-                    f"{len(joined)} joined: {_few(joined)}): nothing stored"),
+                    f"was keyed at, before the steady judge found it steady ({judged}; {len(left)} left: "
+                    f"{_few(left)}; {len(joined)} joined: {_few(joined)}): nothing stored"),
         ))
 
     def _lookup(self, key: TransientKey) -> TransientRecord | None:

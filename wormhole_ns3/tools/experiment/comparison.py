@@ -379,7 +379,8 @@ def markdown_summary(summary: dict) -> str:
                      + f"{summary['memo_entries']} entries")
     fraction = (summary.get("verify") or {}).get("fraction")
     labels = {"accelerated Run()": "accelerated Run() time went to", "queue lengths": "queue lengths (--queues)",
-              "RTT": "RTT (--rtt)", "error guard": f"error guard (--verify {fraction})"}
+              "RTT": "RTT (--rtt)", "error guard": f"error guard (--verify {fraction})",
+              "transient memo": "transient memo (--transient-memo)"}
     lines += [f"- {labels[label]}: {text}" for label, text in optional_parts(summary)]
     if summary["baseline_from"]:
         lines.append(f"- baseline reused from {summary['baseline_from']}")

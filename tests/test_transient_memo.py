@@ -177,6 +177,11 @@ def test_a_recording_whose_flow_set_changes_before_it_converges_is_dropped_with_
     host.facts = dumbbell({5: 40}, base=100)
     memo.changed(frozenset({5}))
     assert set(memo.recordings) == {frozenset({1, 2}), frozenset({5})} and memo.counts()["abandoned"] == 2
+    # a partition whose flows all finished: its recording goes, a row says so; one not recorded is no matter
+    memo.ended(frozenset({5}))
+    memo.ended(frozenset({6}))
+    assert set(memo.recordings) == {frozenset({1, 2})} and memo.counts()["abandoned"] == 3
+    assert "1 left: 5; 0 joined: none" in memo.lookups[-1].detail
 
 
 def test_a_record_that_drew_random_numbers_is_refused_under_same_seed_fidelity(store):

@@ -86,6 +86,8 @@ class RunTransients:
             if self._seen.get(flows) != id(st):
                 self._seen[flows] = id(st)
                 self.memo.changed(flows)
+        for flows in [r for r in self.memo.recordings if r not in states]:
+            self.memo.ended(flows)  # every flow of it finished: no change of another partition took it
 
     def sampled(self) -> None:
         """After a sample: recordings whose partitions were found steady are stored."""

@@ -341,6 +341,11 @@ class TransientMemo:
                         f"{record.draws} random draws"),
             ))
 
+    def ended(self, flows: frozenset[int]) -> None:
+        """The partition of ``flows`` is gone and no other holds any of them (they finished): drop its recording."""
+        if flows in self.recordings:
+            self._abandon(flows, frozenset())
+
     def _abandon(self, flows: frozenset[int], now: frozenset[int]) -> None:
         """Drop the recording of ``flows``, whose partition changed to ``now`` before it converged: a row says why."""
         recording = self.recordings.pop(flows)

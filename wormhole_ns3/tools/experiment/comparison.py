@@ -64,7 +64,7 @@ HARNESS_COMPARISON = (
     "process_wall_accelerated_s", "events_baseline", "events_accelerated",
     "events_ratio", "system_events", "skips", "skip_backs", "skipped_time_s", "sim_time_baseline_s",
     "sim_time_accelerated_s", "rx_bytes_exact", "packet_level_time_s", "config", "profile", "verify", "queues",
-    "rtt_nrmse", "rtt_flows", "rtt_bins",
+    "rtt_nrmse", "rtt_flows", "rtt_bins", "transient_memo",
 )
 
 

@@ -74,7 +74,7 @@ def _partition(members: Iterable[int], links_of: Mapping[int, frozenset[int]]) -
     a partition found incrementally iterates like one found from scratch.
     """
     group = set(sorted(members))
-    return Partition(flows=frozenset(group), links=frozenset().union(*(links_of[f] for f in group)))
+    return Partition(flows=frozenset(group), links=frozenset().union(*map(links_of.__getitem__, group)))
 
 
 class FlowGroups:

@@ -1,4 +1,4 @@
-"""Network.queue_draws_on against port_loads worked out afresh: the same words for any partition, as flows come and go."""
+"""Network.queue_draws_on against port_loads worked out afresh: the same words for any partition."""
 
 import random
 

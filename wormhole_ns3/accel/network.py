@@ -45,7 +45,7 @@ class Network:
     _flow_rtt: dict[int, float] = field(default_factory=dict)
     #: Per flow, the ports of its path where a model draws once a queue stands, each with the
     #: most the flow can bring there (``port_loads``'s term); per link, those models in words.
-    _drawing_hops: dict[int, tuple[tuple[int, float], ...]] = field(default_factory=dict)
+    _drawing_hops: dict[int, tuple[tuple[int, int | Fraction | None, float], ...]] = field(default_factory=dict)
     _drawing_words: dict[int, tuple[str, ...]] = field(default_factory=dict)
     #: Under same-seed fidelity, per such port, the sending flows' terms summed (``port_loads``: finite
     #: ones exactly, as ints of bit rates, and how many are unbounded), kept per flow start and end;
@@ -145,41 +145,50 @@ class Network:
     def _load(self, flow: int, sign: int) -> None:
         """Add (``sign`` 1) or take back (-1) a sending flow's terms at the drawing ports of its path.
 
-        Each term is the most the flow can bring there, the narrowest link upstream (a bit
-        rate, an integer) or unbounded at its first; kept as an exact sum and a count of
-        unbounded terms, so that a port's load is the same whatever the order flows came
-        and went in, and the same as ``port_loads`` summed over the partition's flows.
+        Kept as an exact sum and a count of unbounded terms (``_drawing_hops_of``), so that a
+        port's load is the same whatever the order flows came and went in, and the same as
+        ``port_loads`` summed over the partition's flows.
         """
         if self.fidelity is not Fidelity.SAME_SEED:
             return
-        for link, most in self._drawing_hops_of(flow):
-            total, unbounded = self._port_load.get(link, (0, 0))
-            if most == float("inf"):
+        loads = self._port_load
+        for link, most, rate in self._drawing_hops_of(flow):
+            total, unbounded = loads.get(link, (0, 0))
+            if most is None:
                 unbounded += sign
             else:
-                total += sign * (int(most) if most.is_integer() else Fraction(most))
+                total += sign * most
             if unbounded or total:
-                self._port_load[link] = (total, unbounded)
+                loads[link] = (total, unbounded)
             else:
-                del self._port_load[link]
-            if unbounded or total > self.link_rate(link):
+                del loads[link]
+            if unbounded or total > rate:
                 self._overloaded.add(link)
             else:
                 self._overloaded.discard(link)
 
-    def _drawing_hops_of(self, flow: int) -> tuple[tuple[int, float], ...]:
-        """The flow's ``port_loads`` terms on the ports of its path where a model draws once a queue stands."""
+    def _drawing_hops_of(self, flow: int) -> tuple[tuple[int, int | Fraction | None, float], ...]:
+        """The flow's ``port_loads`` terms on the ports of its path where a model draws once a queue stands,
+        each with its link's rate.
+
+        A term is the most the flow can bring there: the narrowest link upstream, a bit rate
+        (an integer; exact as a Fraction if it were not), or unbounded (None) at its first.
+        """
         hops = self._drawing_hops.get(flow)
         if hops is None:
-            terms, upstream = [], float("inf")
+            terms: list[tuple[int, int | Fraction | None, float]] = []
+            upstream = float("inf")
             for link in self.flows[flow].path:
                 words = self._drawing_words.get(link)
                 if words is None:
                     words = self._drawing_words[link] = tuple(
                         f"{source.what} (link {link})" for source in self._link_sources(link) if source.needs_queue)
+                rate = self.link_rate(link)
                 if words:
-                    terms.append((link, upstream))
-                upstream = min(upstream, self.link_rate(link))
+                    most = (None if upstream == float("inf")
+                            else int(upstream) if upstream.is_integer() else Fraction(upstream))
+                    terms.append((link, most, rate))
+                upstream = min(upstream, rate)
             hops = self._drawing_hops[flow] = tuple(terms)
         return hops
 

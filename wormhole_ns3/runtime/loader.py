@@ -126,9 +126,6 @@ class NsLoader:
         return self._cppyy
 
     def _start_cppyy(self):
-        from wormhole_ns3.runtime.headers import start_from_precompiled_header
-
-        start_from_precompiled_header()
         import cppyy
         import libcppyy
 

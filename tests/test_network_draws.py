@@ -30,7 +30,7 @@ def test_queue_draws_keeps_each_flows_terms_and_says_what_port_loads_says():
         path = tuple(rng.sample(links, rng.randint(1, 5)))
         network.started(f, FlowInfo(id=f, kind="bulk-tcp", src_node=0, dst_node=1, src="", dst="", sport=0, dport=0,
                                     size=0, start=0.0, path=path, reverse_path=(), congestion_control="",
-                                    rtt_estimator="", constant_rate=False, app_rate=0.0, tag=f))
+                                    rtt_estimator="", constant_rate=False, paced=False, app_rate=0.0, tag=f))
     said = set()
     for _ in range(300):
         flows = frozenset(rng.sample(range(40), rng.randint(1, 12)))

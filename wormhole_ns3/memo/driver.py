@@ -361,6 +361,9 @@ class MemoDriver(MemoHost):
         return self._flow_attributes[flow]
 
     def link_attributes(self, link: int) -> str:
+        known = self._link_attributes.get(link)  # asked for every new link of every signature: no closure made
+        if known is not None:
+            return known
         return self._link_fact(self._link_attributes, link, lambda id_: str(self.tracker.GetLinkFingerprint(id_)))
 
     def link_queues(self, links: Sequence[int]) -> list[int]:

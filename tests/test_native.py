@@ -492,9 +492,9 @@ def test_a_lookups_batched_reads_hold_what_the_per_flow_and_per_link_getters_ret
         ns3.Simulator.Stop(ns3.Seconds(until))
         ns3.Simulator.Run()
         facts = boundary.lookup_facts(tracker.GetLookupFacts(flows, 2, True, True))
-        assert facts == [(boundary.planned_route(tracker, flow), bool(tracker.IsPaced(flow)), str(tracker.GetKind(flow)),
-                          str(tracker.GetFlowFingerprint(flow)), str(tracker.GetPlannedCongestionOps(flow)))
-                         for flow in (1, 0)]
+        assert facts == [(boundary.planned_route(tracker, flow), bool(tracker.IsPaced(flow)),
+                          str(tracker.GetKind(flow)), str(tracker.GetFlowFingerprint(flow)),
+                          str(tracker.GetPlannedCongestionOps(flow))) for flow in (1, 0)]
         assert facts[0].route[0] and facts[0].kind == "bulk-tcp" and not facts[0].paced  # TCP is not paced
         routes = boundary.lookup_facts(tracker.GetLookupFacts(flows, 2, True, False))
         assert routes == [(fact.route, False, "", "", "") for fact in facts]

@@ -30,6 +30,13 @@ MEMO_FACTS = REPO / "tests" / "scripts" / "memo_facts.py"
 _FACTS_RUNS = itertools.count()
 
 
+def pytest_configure(config):
+    """Every child process, plain or accelerated, starts cling from ns-3's precompiled header (built once here)."""
+    from wormhole_ns3.runtime.headers import start_from_precompiled_header
+
+    start_from_precompiled_header()
+
+
 @dataclass
 class Completed:
     returncode: int

@@ -526,11 +526,6 @@ def dumbbell(senders: int, bottleneck_bps: float = 1e9, access_bps: float = 10e9
     return FakeTracker(rates, delay_ns), routes
 
 
-#: A paced kind kept apart: each flow on fresh links opens an episode, meetings merge and are simulated.
-#: The Memoizer's rules for such a kind; HPCC's was until its replays put their last ACK on the wire.
-KEPT_APART = TransportPolicy(grouped=False, exact_resume=False, rank_sensitive=True, end_tolerance=0.0)
-
-
 @final
 @dataclass
 class FakeMemoHost(MemoHost):
@@ -540,8 +535,8 @@ class FakeMemoHost(MemoHost):
     attributes: dict[int, str] = field(default_factory=dict)
     blockers: dict[int, str] = field(default_factory=dict)
     paced: set[int] = field(default_factory=set)  #: flows a rate-based congestion control paces (RDMA)
-    grouped: set[int] = field(default_factory=set)  #: paced flows of a kind grouped like TCP ones (DCQCN)
-    hpcc: set[int] = field(default_factory=set)  #: paced flows of HPCC's kind (grouped too, ranks kept)
+    grouped: set[int] = field(default_factory=set)  #: paced flows of DCQCN's kind (joiners matched in any order)
+    hpcc: set[int] = field(default_factory=set)  #: paced flows of HPCC's kind (ranks kept); paced ones default to it
     due: list[tuple[int, frozenset[int]]] = field(default_factory=list)  #: flows known to start: (time ns, links)
     #: flows the workload may start (at the earliest at these times) that no known end releases
     unforeseen: list[tuple[int, frozenset[int]]] = field(default_factory=list)
@@ -597,12 +592,10 @@ class FakeMemoHost(MemoHost):
         return self.blockers.get(flow)
 
     def flow_transport(self, flow: int) -> TransportPolicy:
-        """DCQCN's for a grouped flow, HPCC's for an HPCC one, ``KEPT_APART`` for another paced one, TCP's else."""
+        """DCQCN's for a grouped flow, HPCC's for an HPCC one or another paced one, TCP's else."""
         if flow in self.grouped:
             return DCQCN
-        if flow in self.hpcc:
-            return HPCC
-        return KEPT_APART if flow in self.paced else TCP
+        return HPCC if flow in self.hpcc or flow in self.paced else TCP
 
     def trajectory(self, flow: int) -> list[TrajectoryPoint]:
         return list(self.trajectories.get(flow, []))

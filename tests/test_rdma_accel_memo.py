@@ -130,24 +130,46 @@ def test_one_call_names_the_unforeseeable_flows_the_two_questions_name(tmp_path)
     assert kept["upcoming_differ"] == [] and kept["upcoming"] >= 8 and kept["due"] >= 4
 
 
-def test_an_hpcc_replay_an_unforeseen_flow_may_reach_is_not_taken_and_the_others_are_exact(
+def _within_plain_spread(run, plains):
+    """The flows of ``run`` whose FCT lies outside [0.99 x the shortest, 1.01 x the longest] of ``plains``."""
+    spread = [_by_tuple(plain) for plain in plains]
+    outside = {}
+    for key, flow in _by_tuple(run).items():
+        assert flow["rx_bytes"] == spread[0][key]["rx_bytes"]
+        low, high = min(p[key]["fct"] for p in spread), max(p[key]["fct"] for p in spread)
+        if not 0.99 * low <= flow["fct"] <= 1.01 * high:
+            outside[key] = (flow["fct"], low, high)
+    return outside
+
+
+def test_an_hpcc_replay_an_unforeseen_flow_may_reach_is_not_taken_and_every_flow_ends_within_plain_ns3s_spread(
         wormhole, memo_facts, tmp_path):
     """HPCC flows group as DCQCN ones do: the intruded step is simulated, not replayed, and no queue
-    pair is resumed. Every replayed completion puts its last ACK on the wire, as a plain run does
-    (``RdmaReceiveQueuePair::CompleteVirtually``), so the replays add no error to fast-forwarding's:
-    the same run with --no-memo skips where the intruder meets the ring, and ends flows up to 11.6%
-    off (the memo's run 7.9%, with fewer skips)."""
+    pair is resumed; every replayed completion puts its last ACK on the wire, as a plain run does
+    (``RdmaReceiveQueuePair::CompleteVirtually``).
+
+    Where the intruder meets the ring, plain ns-3 itself is chaotic: the intruder is released when
+    the outside flow ends, and that flow 10 KB shorter or longer (0.8 us) moves the intruder's FCT
+    by more than 10%. A steady skip of the outside flow ends it a fraction of a microsecond off
+    (its own FCT within 0.1%), so the runs that skip (with and without the memo) are held to
+    where plain ns-3 puts every flow across that perturbation, and no further."""
     memo = tmp_path / "memo"
     _run(wormhole, tmp_path, "fill", "--cc", "Hpcc", memo=memo)
-    baseline, _, base_out = _run(wormhole, tmp_path, "base", "--cc", "Hpcc", *INTRUDER, baseline=True)
+    plains = [_run(wormhole, tmp_path, f"base{mb}", "--cc", "Hpcc", *INTRUDER[:3], mb, baseline=True)
+              for mb in ("7.99", "8", "8.01")]
+    baseline, base_out = plains[1][0], plains[1][2]
     skipping, _, _ = _run(wormhole, tmp_path, "skipping", "--cc", "Hpcc", *INTRUDER)
     run, events, out = _memo_events(memo_facts, tmp_path, "intruded", "--cc", "Hpcc", *INTRUDER, memo=memo)
     assert run["memo_diverged"] == run["flows_resumed"] == 0 and run["memo_hits"] >= 8
     intruded = next(event for event in events if event.flow_ids[0] == 25)
     assert intruded.kind is TraceKind.MEMO_MISS and isinstance(intruded.facts.refusal, Intruders)
     assert all(flow["kind"] == FlowKind.RDMA_HPCC for flow in run["flows"])
-    assert run["events"] < skipping["events"] / 2
-    errors, skipped = _fct_errors(run, baseline), _fct_errors(skipping, baseline)
-    assert max(errors.values()) <= max(skipped.values())
-    assert sum(errors.values()) <= sum(skipped.values())
+    assert run["events"] < skipping["events"] / 2 and skipping["events"] < baseline["events"]
+    # the chaos is real: the intruder's FCT in plain ns-3 moves by more than 10% across 0.8 us of release
+    intruder = next(k for k in _by_tuple(baseline) if k[:2] == ("10.0.0.1", "10.0.2.1"))
+    fcts = [_by_tuple(plain)[intruder]["fct"] for plain, _, _ in plains]
+    assert max(fcts) > 1.1 * min(fcts)
+    for accelerated in (skipping, run):
+        assert abs(_by_tuple(accelerated)[intruder]["start"] - _by_tuple(baseline)[intruder]["start"]) < 1e-6
+        assert _within_plain_spread(accelerated, [plain for plain, _, _ in plains]) == {}
     assert len(_flow_lines(out)) == len(_flow_lines(base_out))

@@ -1,6 +1,6 @@
 """tools/report.py: what ``compare --json`` holds, from two runs' results."""
 
-from wormhole_ns3.tools.report import MEMO_COUNTERS, comparison
+from wormhole_ns3.tools.report import MEMO_COUNTERS, comparison, optional_parts
 
 
 def _run(fct: float, **extra) -> dict:
@@ -21,3 +21,15 @@ def test_a_comparison_repeats_the_accelerated_runs_memo_counters():
 def test_without_a_memo_store_the_counters_are_none():
     summary = comparison(_run(0.010), _run(0.010, **dict.fromkeys(MEMO_COUNTERS)))
     assert all(summary[counter] is None for counter in MEMO_COUNTERS)
+
+
+def test_a_comparison_carries_the_transient_memos_decisions_into_a_line_of_its_own():
+    counts = {"hit": 1, "miss": 896, "refused": 2, "recorded": 3, "abandoned": 860, "events_avoided": 21_576.0,
+              "skipped_time_s": 0.001}
+    summary = comparison(_run(0.010), _run(0.010, transient_memo=counts))
+    assert summary["transient_memo"] == counts
+    parts = dict(optional_parts(summary))
+    assert parts["transient memo"] == ("1 restored (21,576 events avoided), 896 misses, 2 refused, 3 recorded, "
+                                       "860 recordings abandoned as their flows changed before converging")
+    # without the option, no line
+    assert "transient memo" not in dict(optional_parts(comparison(_run(0.010), _run(0.010))))

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field, replace
 import pytest
 
 from wormhole_ns3.core.draws import Fidelity
+from wormhole_ns3.core.trace import TraceKind
 from wormhole_ns3.memo.schema import record_problem
 from wormhole_ns3.memo.store import MemoStore
 from wormhole_ns3.memo.transient import (
@@ -63,6 +64,8 @@ class FakeHost:
     due: str | None = None
     asked_until: list[tuple[int, int]] = field(default_factory=list)
     steady: Convergence | None = None
+    #: the steady judge's last limit since the change while it is not steady (None: not judged)
+    judged: str | None = None
     restored: list[tuple[frozenset[int], Restore]] = field(default_factory=list)
 
     def now_ns(self) -> int:
@@ -80,6 +83,9 @@ class FakeHost:
 
     def converged(self, flows: frozenset[int]) -> Convergence | None:
         return self.steady
+
+    def unsteady(self, flows: frozenset[int]) -> str | None:
+        return self.judged
 
     def restore(self, flows: frozenset[int], restore: Restore) -> None:
         self.restored.append((flows, restore))
@@ -133,7 +139,7 @@ def test_a_miss_is_recorded_at_convergence_and_the_next_alike_change_restores_it
     assert restore_end == host.time_ns + 20_000_000
     assert flows_end == restore_end + (100_000_000 - 5_000_001) * 20_000_000 // 5_000_001
     assert memo.counts() == {"hit": 1, "miss": 1, "recorded": 1, "refused-draws": 0, "refused-change-due": 0,
-                             "refused-flow-ends": 0, "refused-slow-start": 0}
+                             "refused-flow-ends": 0, "refused-slow-start": 0, "abandoned": 0}
 
 
 def test_a_change_with_no_record_is_a_miss_and_nothing_is_restored(store):
@@ -143,15 +149,39 @@ def test_a_change_with_no_record_is_a_miss_and_nothing_is_restored(store):
     assert not host.restored and set(memo.recordings) == {frozenset({1, 2})}
 
 
-def test_a_recording_whose_flow_set_changes_before_it_converges_is_dropped(store):
+def test_a_recording_whose_flow_set_changes_before_it_converges_is_dropped_with_a_row_saying_why(store):
     host = FakeHost(facts=dumbbell({1: 40, 2: 10}))
     memo = TransientMemo(host, store, "ctx")
     memo.changed(frozenset({1, 2}))
+    host.time_ns += 3_000_000  # a joiner 3 ms on, before a steady verdict
     host.facts = dumbbell({1: 40, 2: 12, 3: 10})
     memo.changed(frozenset({1, 2, 3}))
     assert set(memo.recordings) == {frozenset({1, 2, 3})}
+    abandoned = memo.lookups[1]
+    assert abandoned.decision is TransientDecision.ABANDONED and abandoned.flows == (1, 2)
+    assert abandoned.duration_ns == 3_000_000 and abandoned.time_ns == host.time_ns
+    assert abandoned.key == memo.lookups[0].key and "never judged since; 0 left: none; 1 joined: 3" in abandoned.detail
+    assert abandoned.decision.trace_kind is TraceKind.TRANSIENT_ABANDONED
+    # judged unsteady, then not judged at the next sample: its row keeps what the judge last found
+    host.judged = "window not full"
+    memo.sampled()
+    host.judged = None
+    memo.sampled()
+    # a flow leaving abandons the three-flow recording in turn; nothing was stored for either
+    host.time_ns += 1_000_000
     host.facts = dumbbell({1: 40, 2: 10})
-    assert memo.changed(frozenset({1, 2})) is TransientDecision.MISS  # nothing was stored for it
+    assert memo.changed(frozenset({1, 2})) is TransientDecision.MISS
+    assert "last judged unsteady: window not full; 1 left: 3; 0 joined: none" in memo.lookups[-2].detail
+    assert memo.counts()["abandoned"] == 2 and memo.counts()["recorded"] == 0
+    # a change of flows the recording does not hold leaves it be
+    host.facts = dumbbell({5: 40}, base=100)
+    memo.changed(frozenset({5}))
+    assert set(memo.recordings) == {frozenset({1, 2}), frozenset({5})} and memo.counts()["abandoned"] == 2
+    # a partition whose flows all finished: its recording goes, a row says so; one not recorded is no matter
+    memo.ended(frozenset({5}))
+    memo.ended(frozenset({6}))
+    assert set(memo.recordings) == {frozenset({1, 2})} and memo.counts()["abandoned"] == 3
+    assert "1 left: 5; 0 joined: none" in memo.lookups[-1].detail
 
 
 def test_a_record_that_drew_random_numbers_is_refused_under_same_seed_fidelity(store):

@@ -86,6 +86,8 @@ class RunTransients:
             if self._seen.get(flows) != id(st):
                 self._seen[flows] = id(st)
                 self.memo.changed(flows)
+        for flows in [r for r in self.memo.recordings if r not in states]:
+            self.memo.ended(flows)  # every flow of it finished: no change of another partition took it
 
     def sampled(self) -> None:
         """After a sample: recordings whose partitions were found steady are stored."""
@@ -202,6 +204,13 @@ class RunTransients:
             states={f: _cc_state(tracker.GetTcpState(f)) for f in flows},
             queued=max((int(tracker.GetQueuedPackets(link)) for link in st.partition.links), default=0),
         )
+
+    def unsteady(self, flows: frozenset[int]) -> str | None:
+        """What the partition's last verdict since its change found in the way (None: not judged since)."""
+        st = self._state(flows)
+        if st is None or st.last_verdict is None or st.last_verdict.limit is None:
+            return None
+        return st.last_verdict.limit.value
 
     def restore(self, flows: frozenset[int], restore: Restore) -> None:
         """Skip the transient: credit, move and pause as a skip does, then set each flow's recorded state."""

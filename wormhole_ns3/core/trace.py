@@ -27,11 +27,12 @@ class TraceKind(Label):
     MEMO_ABSORBED = "memo-absorbed"
     MEMO_MERGED = "memo-merged"
     #: The transient memo (memo/transient.py, ``--transient-memo``): a restore, a miss recorded,
-    #: a record refused, a recording stored.
+    #: a record refused, a recording stored, a recording dropped by a change before it converged.
     TRANSIENT_HIT = "transient-hit"
     TRANSIENT_MISS = "transient-miss"
     TRANSIENT_REFUSED = "transient-refused"
     TRANSIENT_RECORDED = "transient-recorded"
+    TRANSIENT_ABANDONED = "transient-abandoned"
     #: The error guard stopped a kind of decision (accel/verify.py).
     GUARD = "guard"
     #: A bet that did not pay is made more rarely (core/backoff.py); ``limit`` says which.

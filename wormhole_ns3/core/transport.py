@@ -3,11 +3,12 @@
 Kinds differ in what a replay can promise for them. A TCP flow resumed from a
 recorded trajectory goes on close to where plain ns-3 has it; a paced (RDMA)
 queue pair resumed so is not exact, so a replay of paced flows is taken only
-where nothing can stop it half-way. DCQCN and HPCC flows group into episodes
-as TCP flows do. A kind may be kept apart instead (``grouped`` false: each of
-its flows on fresh links opens an episode, and meetings merge); HPCC was, while
-a replayed completion left its last ACK off the wire and the flows simulated
-next to replayed steps ended up to 30% off (moe-small-hpcc).
+where nothing can stop it half-way. Every kind groups into episodes as TCP
+flows do. HPCC was kept apart (each of its flows on fresh links opened an
+episode, and meetings merged) while a replayed completion left its last ACK off
+the wire and the flows simulated next to replayed steps ended up to 30% off
+(moe-small-hpcc); with the ACK sent, no kind is, and those rules went
+(doc/changelog.md).
 """
 
 from __future__ import annotations
@@ -25,10 +26,6 @@ ALIKE_ENDS_SHARE = 1e-3
 class TransportPolicy:
     """What the memo may assume of a kind of flow, each a rule of the Memoizer's."""
 
-    #: flows meeting at once group into one episode, absorbs follow, and a finished flow frees
-    #: its links (False: each flow on fresh links opens an episode, meetings merge, and an
-    #: episode keeps its links to its end)
-    grouped: bool
     #: a flow resumed from its recorded trajectory goes on as plain ns-3 would (False: paced,
     #: so a replay is taken only where nothing its record lacks can come)
     exact_resume: bool
@@ -41,18 +38,14 @@ class TransportPolicy:
 
     @property
     def guarded(self) -> bool:
-        """Grouped, yet not exact to resume: replayed or mirrored only where no unforeseeable flow may reach."""
-        return self.grouped and not self.exact_resume
-
-    @property
-    def kept_apart(self) -> bool:
-        """Paced and not grouped: it opens episodes of its own, and meetings merge."""
-        return not self.grouped
+        """Not exact to resume: replayed or mirrored only where no unforeseeable flow may reach."""
+        return not self.exact_resume
 
 
-TCP = TransportPolicy(grouped=True, exact_resume=True, rank_sensitive=True, end_tolerance=0.0)
-DCQCN = TransportPolicy(grouped=True, exact_resume=False, rank_sensitive=False, end_tolerance=ALIKE_ENDS_SHARE)
-HPCC = TransportPolicy(grouped=True, exact_resume=False, rank_sensitive=True, end_tolerance=0.0)
+TCP = TransportPolicy(exact_resume=True, rank_sensitive=True, end_tolerance=0.0)
+DCQCN = TransportPolicy(exact_resume=False, rank_sensitive=False, end_tolerance=ALIKE_ENDS_SHARE)
+HPCC = TransportPolicy(exact_resume=False, rank_sensitive=True, end_tolerance=0.0)
+
 
 def policy_of(kind: str, paced: bool) -> TransportPolicy:
     """The policy of a flow of a kind as the tracker names it, paced or not as it says (FlowTracker::IsPaced):

@@ -24,7 +24,7 @@ from wormhole_ns3.memo.decisions import (
     OneCourse,
     UnforeseeableFlows,
 )
-from wormhole_ns3.memo.forecast import Forecast
+from wormhole_ns3.memo.forecast import Forecast, Joiner
 from wormhole_ns3.memo.links import LinkLedger
 from wormhole_ns3.memo.randomness import admit_mirror, admit_records
 from wormhole_ns3.memo.record import Arrival, EpisodeRecord
@@ -62,7 +62,7 @@ class Admission:
         created = self.host.delivery_started()
         return UnforeseeableFlows(created) if created else None
 
-    def stored(self, now_ns: int, episode: OpenEpisode, order: list[int], due: list[tuple[int, tuple[int, int]]],
+    def stored(self, now_ns: int, episode: OpenEpisode, order: list[int], due: list[Joiner],
                continuations: list[EpisodeRecord], opening: Callable[[Sequence[Arrival]], bool],
                allowed: frozenset[GuardKind], batch: Batch) -> list[EpisodeRecord]:
         """The stored courses that may stand in for the episode opening with ``order``; sets its draw case.
@@ -114,7 +114,7 @@ class Admission:
                             queueless=lambda link: loads.get(link, 0.0) <= self.host.link_rate(link),
                             quiet=self.ledger.quiet_so_far)
 
-    def foreseen(self, now_ns: int, episode: OpenEpisode, order: list[int], due: list[tuple[int, tuple[int, int]]],
+    def foreseen(self, now_ns: int, episode: OpenEpisode, order: list[int], due: list[Joiner],
                   records: list[EpisodeRecord], batch: Batch) -> list[EpisodeRecord]:
         """The continuations whose joiners are flows the run already knows will start, and have them all.
 
@@ -172,8 +172,8 @@ class Admission:
                         episode.confirmed = max(episode.confirmed, r.seen)
                         kept.append(r)
                     continue
-                pattern = self.forecast.pattern(order, due + [(offset, nodes) for offset, nodes, route in released
-                                                      if joins(offset, route)])
+                joining_too = [(offset, nodes, route) for offset, nodes, route in released if joins(offset, route)]
+                pattern = self.forecast.pattern(order, due + joining_too)
             if pattern != r.foreseen:
                 continue
             ends = {flow: now_ns + r.outcomes[i].finish_ns for i, flow in enumerate(order)}

@@ -290,7 +290,7 @@ class Merged:
     key: bytes
     flows: int  #: the recording's flows so far
     met: int  #: the other episodes the meeting made one with it
-    apart: bool  #: its flows' kinds are not all absorbed alike (paced and unpaced, or a kind kept apart)
+    apart: bool  #: its flows' kinds are not all absorbed alike (paced and unpaced)
 
     def render(self) -> str:
         because = ("flows of kinds not absorbed alike are never absorbed" if self.apart

@@ -116,9 +116,6 @@ class Memoizer:
         groups.sort(key=lambda group: not any(self.table.episodes[e].mode is EpisodeMode.RECORDING
                                               for f in group for e in self.table.touching(f)))
         for group in groups:
-            if any(self.host.flow_transport(flow).kept_apart for flow in group):
-                self._arrive_apart(now_ns, group)
-                continue
             touched = set().union(*map(self.table.touching, group))
             if not touched:
                 self._open(now_ns, group)
@@ -134,23 +131,6 @@ class Memoizer:
             launch = self.batch.launching.pop(flow, None)
             if launch is not None:
                 launch(flow)
-
-    def _arrive_apart(self, now_ns: int, group: list[int]) -> None:
-        """Flows of a kind kept apart: those on fresh links open episodes, the others join the ones they touch.
-
-        Flows of such a kind meeting at once merge, and a merge is simulated
-        (``TransportPolicy.kept_apart``).
-        """
-        fresh = [flow for flow in group if not self.table.touching(flow)]
-        for component in _components(fresh, self.ledger.links):
-            self._open(now_ns, component)
-        for flow in group:
-            if flow in fresh:
-                continue
-            episodes = self.table.touching(flow)
-            target = (self.merges.merge(now_ns, episodes, f"flow {flow} touches {len(episodes)} episodes")
-                      if len(episodes) > 1 else next(iter(episodes)))
-            self._join(now_ns, self.table.episodes[target], [flow])
 
     def _open(self, now_ns: int, flows: list[int]) -> None:
         """Flows on idle links open an episode: replayed, mirrored, or simulated and recorded."""

@@ -21,6 +21,9 @@ from wormhole_ns3.memo.record import EpisodeRecord
 from wormhole_ns3.memo.signature import ApartSignature, Signature
 from wormhole_ns3.memo.table import OpenEpisode
 
+#: A flow due to join an opening: its offset (ns), its nodes (source, destination) and its links.
+Joiner = tuple[int, tuple[int, int], frozenset[int]]
+
 #: How many times a lookup may ask the workload what a replay would release (``released_by_replay``).
 MAX_RELEASE_QUERIES = 32
 
@@ -59,14 +62,14 @@ class Forecast:
         horizon = self.host.drain_time_ns(order)
         return horizon, lambda offset, route: 0 < offset <= horizon and bool(route & links)
 
-    def due(self, now_ns: int, order: list[int]) -> list[tuple[int, tuple[int, int]]]:
-        """The flows the run knows will join the opening ``order`` before it can end: (offset, their nodes).
+    def due(self, now_ns: int, order: list[int]) -> list[Joiner]:
+        """The flows the run knows will join the opening ``order`` before it can end: (offset, their nodes, links).
 
         Known: started by compute that is running, or waiting for their start, or
         released when replayed flows complete.
         """
         horizon, joins = self.joining(order)
-        return [(start - now_ns, nodes) for start, route, nodes in self.upcoming(now_ns, horizon)
+        return [(start - now_ns, nodes, route) for start, route, nodes in self.upcoming(now_ns, horizon)
                 if joins(start - now_ns, route)]
 
     def joined_pattern(self, episode: OpenEpisode) -> str:
@@ -80,11 +83,11 @@ class Forecast:
         """
         order = episode.flows[: episode.initial]
         _, joins = self.joining(order)
-        return self.pattern(order, [(offset, self.host.flow_nodes(flow)) for offset, flow in episode.joined
-                                     if joins(offset, self.ledger.links(flow))])
+        return self.pattern(order, [(offset, self.host.flow_nodes(flow), self.ledger.links(flow))
+                                     for offset, flow in episode.joined if joins(offset, self.ledger.links(flow))])
 
-    def pattern(self, order: list[int], due: list[tuple[int, tuple[int, int]]]) -> str:
-        """Which flows join the opening ``order`` (``due``: their offsets and nodes), and in what order they are made.
+    def pattern(self, order: list[int], due: list[Joiner]) -> str:
+        """Which flows join the opening ``order`` (``due``), and in what order they are made.
 
         Joiners alike in all else do not run alike when they are created in another
         order (the simulator breaks ties between simultaneous events in that order), and
@@ -94,14 +97,22 @@ class Forecast:
         (``joined_pattern``): each joiner's offset, and the ends of every opening and
         joining flow ranked by node id (a workload creates its flows in the order of
         their ranks, so the ranks stand for that order). Empty if there is none.
+
+        The order joiners of one instant are made in can break ties only between
+        joiners that meet, on a link both load. Where none meet and the opening's kind
+        is matched in any order (``TransportPolicy.rank_sensitive`` false, as
+        ``Memoizer._match_joiner`` matches its joiners), the pattern says which joiner
+        meets which opening flow's ends, not that order (``_unranked``).
         """
         if not due:
             return ""
-        due = sorted(due)
+        due = sorted(due, key=lambda joiner: joiner[:2])
         ends = [self.host.flow_nodes(flow) for flow in order]
-        rank = {node: i for i, node in enumerate(sorted({n for pair in ends + [p for _, p in due] for n in pair}))}
+        if not any(self.host.flow_transport(flow).rank_sensitive for flow in order) and not _meeting(due):
+            return _unranked(ends, [(offset, nodes) for offset, nodes, _ in due])
+        rank = {node: i for i, node in enumerate(sorted({n for pair in ends + [p for _, p, _ in due] for n in pair}))}
         opening = " ".join(f"{rank[src]}>{rank[dst]}" for src, dst in ends)
-        joining = " ".join(f"+{offset}:{rank[src]}>{rank[dst]}" for offset, (src, dst) in due)
+        joining = " ".join(f"+{offset}:{rank[src]}>{rank[dst]}" for offset, (src, dst), _ in due)
         return f"{opening} then {joining}"
 
     def due_routes(self, now_ns: int, horizon_ns: int) -> list[tuple[int, frozenset[int]]]:
@@ -258,3 +269,38 @@ class Forecast:
             return None
         return [(record.arrivals[i].offset_ns, nodes, route) for i, (_, route, nodes, _) in sorted(found.items())
                 if i in unknown]
+
+
+def _meeting(due: list[Joiner]) -> bool:
+    """Whether two joiners of one instant load a link both load."""
+    loaded: dict[int, frozenset[int]] = {}
+    for offset, _, route in due:
+        if loaded.get(offset, frozenset()) & route:
+            return True
+        loaded[offset] = loaded.get(offset, frozenset()) | route
+    return False
+
+
+def _unranked(ends: list[tuple[int, int]], due: list[tuple[int, tuple[int, int]]]) -> str:
+    """``Forecast.pattern`` without the order flows are made in: nodes named as the opening meets them.
+
+    Each node is named by its first appearance in the opening's canonical order (the
+    key's: the same place in every episode of the key), then in the joiners', those of
+    one offset taken by the names their ends already have. A step of a ring whose
+    flows were made starting at another rank (the step before it completed in another
+    order, which ns decide) is then the same pattern: on gpt-13b-128g over DCQCN, such a
+    step, recorded with its joiners already, was recorded again (doc/changelog.md).
+    """
+    names: dict[int, int] = {}
+
+    def name(node: int) -> int:
+        return names.setdefault(node, len(names))
+
+    opening = " ".join(f"{name(src)}>{name(dst)}" for src, dst in ends)
+    unnamed = len(ends) * 2 + len(due) * 2  # past every name: sorts an end not named yet last
+    joining = []
+    for offset in sorted({offset for offset, _ in due}):
+        pairs = sorted((pair for at, pair in due if at == offset),
+                       key=lambda pair: (names.get(pair[0], unnamed), names.get(pair[1], unnamed)))
+        joining += [f"+{offset}:{name(src)}>{name(dst)}" for src, dst in pairs]
+    return f"{opening} then {' '.join(joining)}"

@@ -183,7 +183,7 @@ class Meetings:
         Each with the offset at which another flow due loads it first, or None
         where an episode holds it.
 
-        Paced flows not all guarded are never absorbed (``Merges.merge``): where a flow due to
+        Paced flows beside unpaced ones are never absorbed (``Merges.merge``): where a flow due to
         join them loads a link that another flow due loads first, or one an episode
         holds that will not have closed by the joiner's start (``_idle_by``), the
         meeting is a merge, which ends a mirror and resumes its flows inexactly.
@@ -202,9 +202,9 @@ class Meetings:
         its four hosts, and 50 ns later the ten others start together, the two
         between the other two hosts among them. Taken for other flows, those two
         had every rail's twin of each all-to-all recorded rather than mirrored: the
-        run executed 21.8 M events so, 10.4 M with them joining. Flows not grouped
-        keep the first rule: a flow starting with their joiner on fresh links opens
-        an episode of its own, which the joiner then merges with.
+        run executed 21.8 M events so, 10.4 M with them joining. Paced flows beside
+        unpaced ones keep the first rule: a flow starting with their joiner on fresh
+        links opens an episode of its own, which the joiner then merges with.
         """
         due = self.forecast.due_routes(now_ns, horizon_ns)
         joining = {i for i, (_, route) in enumerate(due) if route & links}
@@ -256,8 +256,8 @@ class Meetings:
         group = self.batch.group_of.get(link)
         if group is None:
             return True
-        if any(map(self.host.memo_blocker, group)) or any(self.host.flow_transport(flow).kept_apart for flow in group):
-            return False  # simulated as it is, or kept apart (see Memoizer._arrive_apart): it will not mirror
+        if any(map(self.host.memo_blocker, group)):
+            return False  # simulated as it is: it will not mirror
         twins = self.leaders.of(self.key_of(group), group)
         return any(twin.t0_ns == now_ns and self._leaders_meet(now_ns, leader, twin) for twin in twins)
 

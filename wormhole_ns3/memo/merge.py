@@ -55,10 +55,11 @@ class Merges:
         target = self.table.episodes[ids[0]]
         absorbed = [self.table.episodes[i] for i in ids[1:]]
         flows = [flow for episode in (target, *absorbed) for flow in episode.flows]
-        # flows not resumed exactly are absorbed only if all are guarded (DCQCN, HPCC)
-        policies = [self.host.flow_transport(flow) for flow in flows]
-        kept_apart = not all(p.exact_resume for p in policies) and not all(p.guarded for p in policies)
-        if target.mode is EpisodeMode.RECORDING and not kept_apart and all(e.absorbable() for e in absorbed):
+        # flows not resumed exactly are absorbed only if all are (paced ones beside unpaced ones never are:
+        # a replay of the union is taken as the paced flows' is, a resume of the unpaced ones exactly)
+        exact = {self.host.flow_transport(flow).exact_resume for flow in flows}
+        mixed = len(exact) > 1
+        if target.mode is EpisodeMode.RECORDING and not mixed and all(e.absorbable() for e in absorbed):
             self._absorb(now_ns, target, absorbed, why)
             return target.id
         if self._mirrors_absorbable(target, absorbed):
@@ -71,7 +72,7 @@ class Merges:
             elif episode.mode is EpisodeMode.RECORDING:
                 self.replays.lose_leadership(now_ns, episode, why)
                 self.trace.emit(MemoDecision.MERGED, Merged(why, episode.key, len(episode.flows), len(ids) - 1,
-                                                            kept_apart), now_ns, episode.id, tuple(episode.flows))
+                                                            mixed), now_ns, episode.id, tuple(episode.flows))
             episode.mode = EpisodeMode.UNMEMOIZED
             if episode is not target:
                 self.table.take_in(episode, target)

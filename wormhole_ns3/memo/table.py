@@ -240,12 +240,8 @@ class EpisodeTable:
         merging it with another: a replay is stopped only by a flow that shares a
         link with what it still holds. A recording releases links at the same
         offsets as its replays, so both see the same flows join.
-
-        Kinds kept apart keep theirs to the end: each of their flows on fresh links
-        opens an episode, so pipeline sends opening apart beside an all-to-all would
-        merge with it, and the mirrors of what merged diverge.
         """
-        if not episode.unfinished or self.host.flow_transport(flow).kept_apart:
+        if not episode.unfinished:
             return  # the episode closes, and releases all its links
         busy = self.ledger.links_of(episode.unfinished)
         for link in self.ledger.links(flow) - busy:

@@ -26,7 +26,11 @@ the transients of a repeating pattern repeat while the links never go idle.
   links at the change and at convergence.
 * **Recording**: at a change with no record, the transient is simulated and
   recorded; it closes at the first steady verdict (``converged``). Another
-  change before then abandons it.
+  change before then abandons it, and says so in a row of its own
+  (``abandoned``: after how long, by which flows joining or leaving, and what
+  the steady judge last found in the way, if it judged it at all), for a
+  transient that never converges between changes is never stored, and a run
+  whose every lookup misses tells by these rows why nothing repeats.
 * **Lookup** (``TransientMemo.changed``): a record is restored only if nothing
   else can change the partition within its duration (an unattributed event) or
   before its flows end (a flow due on its links, a workload's release: it would meet
@@ -97,6 +101,8 @@ class TransientDecision(Label):
     REFUSED_SLOW_START = "refused-slow-start"
     #: A recording reached convergence and was stored.
     RECORDED = "recorded"
+    #: A recording whose flow set changed before the steady judge found it steady: nothing stored.
+    ABANDONED = "abandoned"
 
     @property
     def trace_kind(self) -> TraceKind:
@@ -107,6 +113,8 @@ class TransientDecision(Label):
             return TraceKind.TRANSIENT_MISS
         if self is TransientDecision.RECORDED:
             return TraceKind.TRANSIENT_RECORDED
+        if self is TransientDecision.ABANDONED:
+            return TraceKind.TRANSIENT_ABANDONED
         return TraceKind.TRANSIENT_REFUSED
 
 
@@ -250,6 +258,8 @@ class TransientHost(Protocol):
     #: what is due that would meet the partition: an arrival before its flows end, an outside event within it
     def next_change(self, flows: frozenset[int], restore_end_ns: int, flows_end_ns: int) -> str | None: ...
     def converged(self, flows: frozenset[int]) -> Convergence | None: ...  # judged steady since its change
+    #: why the steady judge last found it unsteady since its change (None: not judged since)
+    def unsteady(self, flows: frozenset[int]) -> str | None: ...
     def restore(self, flows: frozenset[int], restore: Restore) -> None: ...
 
 
@@ -260,6 +270,8 @@ class Recording:
     key: TransientKey
     change: Change
     start: Progress
+    #: why the steady judge last found it unsteady (None: not judged yet), for its row if it is abandoned
+    unsteady: str | None = None
 
 
 @dataclass
@@ -277,7 +289,7 @@ class TransientMemo:
     def changed(self, flows: frozenset[int]) -> TransientDecision | None:
         """A partition's flow set changed to ``flows``: restore its transient, or record it (None: not taken)."""
         for other in [r for r in self.recordings if r & flows]:
-            del self.recordings[other]  # its flow set changed before it converged
+            self._abandon(other, flows)  # its flow set changed before it converged
         change = self.host.change(flows)
         if change is None:
             return None
@@ -305,6 +317,7 @@ class TransientMemo:
         for flows, recording in list(self.recordings.items()):
             converged = self.host.converged(flows)
             if converged is None:
+                recording.unsteady = self.host.unsteady(flows) or recording.unsteady
                 continue
             del self.recordings[flows]
             now = self.host.progress(flows)
@@ -327,6 +340,26 @@ class TransientMemo:
                 detail=(f"converged after {record.duration_ns / 1e6:.3f} ms and {record.events} events, "
                         f"{record.draws} random draws"),
             ))
+
+    def ended(self, flows: frozenset[int]) -> None:
+        """The partition of ``flows`` is gone and no other holds any of them (they finished): drop its recording."""
+        if flows in self.recordings:
+            self._abandon(flows, frozenset())
+
+    def _abandon(self, flows: frozenset[int], now: frozenset[int]) -> None:
+        """Drop the recording of ``flows``, whose partition changed to ``now`` before it converged: a row says why."""
+        recording = self.recordings.pop(flows)
+        time_ns = self.host.now_ns()
+        left, joined = sorted(flows - now), sorted(now - flows)
+        judged = (f"last judged unsteady: {recording.unsteady}" if recording.unsteady is not None
+                  else "never judged since")
+        self.lookups.append(TransientLookup(
+            time_ns=time_ns, flows=tuple(sorted(flows)), decision=TransientDecision.ABANDONED,
+            key=recording.key.hex, duration_ns=time_ns - recording.change.time_ns,
+            detail=(f"its flow set changed {(time_ns - recording.change.time_ns) / 1e6:.3f} ms after the change it "
+                    f"was keyed at, before the steady judge found it steady ({judged}; {len(left)} left: "
+                    f"{_few(left)}; {len(joined)} joined: {_few(joined)}): nothing stored"),
+        ))
 
     def _lookup(self, key: TransientKey) -> TransientRecord | None:
         value = self.store.get(key.key)
@@ -387,6 +420,12 @@ class TransientMemo:
         for lookup in self.lookups:
             counts[lookup.decision.value] += 1
         return counts
+
+
+def _few(flows: list[int]) -> str:
+    """Up to four flow ids, and how many more: an abandoned recording's words."""
+    shown = " ".join(str(f) for f in flows[:4])
+    return f"{shown} and {len(flows) - 4} more" if len(flows) > 4 else shown or "none"
 
 
 def _keyed(change: Change, key: TransientKey) -> str:

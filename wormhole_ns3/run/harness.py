@@ -356,7 +356,7 @@ def results_dict(session: Session, report: SimulationReport, script: str, argv: 
 def transient_results(trace: tuple[SkipRecord, ...]) -> dict[str, float]:
     """run.json's ``transient_memo``: its decisions by kind, and the events its restores avoided."""
     kinds = (TraceKind.TRANSIENT_HIT, TraceKind.TRANSIENT_MISS, TraceKind.TRANSIENT_REFUSED,
-             TraceKind.TRANSIENT_RECORDED)
+             TraceKind.TRANSIENT_RECORDED, TraceKind.TRANSIENT_ABANDONED)
     counts = {kind.value.removeprefix("transient-"): sum(r.kind is kind for r in trace) for kind in kinds}
     hits = [r for r in trace if r.kind is TraceKind.TRANSIENT_HIT]
     return {**counts, "events_avoided": sum(r.events_avoided for r in hits),

@@ -9,6 +9,7 @@ from pathlib import Path
 from wormhole_ns3 import __version__
 from wormhole_ns3.config import AcceleratorConfig
 from wormhole_ns3.runtime import native
+from wormhole_ns3.runtime.headers import start_from_precompiled_header
 from wormhole_ns3.tools.experiment.cli import add_experiment_command, run_experiment_command
 from wormhole_ns3.tools.memo_cli import add_memo_command, run_memo_command
 from wormhole_ns3.tools.options import add_config_options, add_memo_options, add_seed_options, config_from
@@ -81,6 +82,8 @@ def _main(argv: list[str] | None) -> int:
     args = parser.parse_args(argv)
     if args.command == "memo":
         return run_memo_command(args)
+    # before any simulation starts, so that no side's time includes building it: every process inherits it
+    start_from_precompiled_header()
     if args.command == "experiment":
         return run_experiment_command(args)
     try:

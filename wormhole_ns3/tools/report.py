@@ -107,6 +107,7 @@ def comparison(baseline: dict, accelerated: dict) -> dict:
         "config": accelerated["config"],
         "profile": accelerated.get("profile"),
         "verify": accelerated.get("verify"),
+        "transient_memo": accelerated.get("transient_memo"),
         "queues": (queue_comparison(baseline["queues"], accelerated["queues"])
                    if baseline.get("queues") is not None and accelerated.get("queues") is not None else None),
         **(rtt_comparison(rtts) if baseline["config"].get("rtt") and accelerated["config"].get("rtt")
@@ -161,11 +162,21 @@ def fidelity_hint(summary: dict) -> str | None:
             "judge the run against ns-3's seed spread with --seeds N")
 
 
+def transient_line(summary: dict) -> str | None:
+    """The transient memo's decisions (``--transient-memo``): a run where all miss says here why nothing repeats."""
+    counts = summary.get("transient_memo")
+    if not counts:
+        return None
+    return (f"{counts['hit']} restored ({counts['events_avoided']:,.0f} events avoided), {counts['miss']} misses, "
+            f"{counts['refused']} refused, {counts['recorded']} recorded, "
+            f"{counts.get('abandoned', 0)} recordings abandoned as their flows changed before converging")
+
+
 def optional_parts(summary: dict) -> list[tuple[str, str]]:
-    """(label, text) of each part a comparison has only when asked for: profile, guard, queues, RTTs, fidelity."""
+    """(label, text) of each part a comparison has only when asked for: profile, guard, transients, queues, RTTs."""
     parts = [("accelerated Run()", profile_parts(summary)), ("error guard", guard_parts(summary)),
-             ("queue lengths", queue_line(summary)), ("RTT", rtt_line(summary)),
-             ("fidelity", fidelity_hint(summary))]
+             ("transient memo", transient_line(summary)), ("queue lengths", queue_line(summary)),
+             ("RTT", rtt_line(summary)), ("fidelity", fidelity_hint(summary))]
     return [(label, text) for label, text in parts if text]
 
 

@@ -64,7 +64,7 @@ HARNESS_COMPARISON = (
     "process_wall_accelerated_s", "events_baseline", "events_accelerated",
     "events_ratio", "system_events", "skips", "skip_backs", "skipped_time_s", "sim_time_baseline_s",
     "sim_time_accelerated_s", "rx_bytes_exact", "packet_level_time_s", "config", "profile", "verify", "queues",
-    "rtt_nrmse", "rtt_flows", "rtt_bins",
+    "rtt_nrmse", "rtt_flows", "rtt_bins", "transient_memo",
 )
 
 
@@ -379,7 +379,8 @@ def markdown_summary(summary: dict) -> str:
                      + f"{summary['memo_entries']} entries")
     fraction = (summary.get("verify") or {}).get("fraction")
     labels = {"accelerated Run()": "accelerated Run() time went to", "queue lengths": "queue lengths (--queues)",
-              "RTT": "RTT (--rtt)", "error guard": f"error guard (--verify {fraction})"}
+              "RTT": "RTT (--rtt)", "error guard": f"error guard (--verify {fraction})",
+              "transient memo": "transient memo (--transient-memo)"}
     lines += [f"- {labels[label]}: {text}" for label, text in optional_parts(summary)]
     if summary["baseline_from"]:
         lines.append(f"- baseline reused from {summary['baseline_from']}")

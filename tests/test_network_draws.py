@@ -24,7 +24,7 @@ def direct(network, flows):
 def flow(f, path):
     return FlowInfo(id=f, kind="bulk-tcp", src_node=0, dst_node=1, src="", dst="", sport=0, dport=0,
                     size=0, start=0.0, path=path, reverse_path=(), congestion_control="",
-                    rtt_estimator="", constant_rate=False, app_rate=0.0, tag=f)
+                    rtt_estimator="", constant_rate=False, paced=False, app_rate=0.0, tag=f)
 
 
 def test_queue_draws_on_a_partitions_links_says_what_port_loads_says_of_its_sending_flows():

@@ -21,7 +21,7 @@ from types import SimpleNamespace
 from typing import final
 
 from wormhole_ns3.core.draws import Draws, RandomSource
-from wormhole_ns3.core.flows import TrajectoryPoint
+from wormhole_ns3.core.flows import SKIPPABLE_RDMA_KINDS, TrajectoryPoint
 from wormhole_ns3.core.links import link_id, link_node
 from wormhole_ns3.core.ports import (
     BoundaryPort,
@@ -297,6 +297,9 @@ class FakeTracker(TrackerPort):
     def GetSrcNode(self, f: int) -> int:
         return self.flows[f].src_node
 
+    def IsPaced(self, f: int) -> bool:
+        return self.flows[f].kind in SKIPPABLE_RDMA_KINDS  # the RDMA kinds: RdmaFlow::IsPaced
+
     def GetDstNode(self, f: int) -> int:
         return self.flows[f].dst_node
 
@@ -360,7 +363,7 @@ class FakeTracker(TrackerPort):
             src=self.GetSrcAddress(f), dst=self.GetDstAddress(f), sport=self.GetSrcPort(f),
             dport=self.GetDstPort(f), size=self.GetSize(f), start=self.GetStartTime(f).GetSeconds(),
             path=self.GetPath(f), reversePath=self.GetReversePath(f), congestionOps=self.GetCongestionOps(f),
-            rttEstimator=self.GetRttEstimator(f), constantRate=self.IsConstantRate(f),
+            rttEstimator=self.GetRttEstimator(f), constantRate=self.IsConstantRate(f), paced=self.IsPaced(f),
             appRateBps=self.GetAppRate(f), tag=self.GetTag(f))
 
     def GetFlowOutcome(self, f: int) -> SimpleNamespace:

@@ -47,7 +47,9 @@ def fake_ns3():
         UpcomingFlow="ns3::UpcomingFlow",
         FlowRecord=lambda: SimpleNamespace(
             kind="", srcNode=0, dstNode=0, src="", dst="", sport=0, dport=0, size=0, start=0.0, path=Vector(),
-            reversePath=Vector(), congestionOps="", rttEstimator="", constantRate=False, appRateBps=0, tag=0),
+            reversePath=Vector(), congestionOps="", rttEstimator="", constantRate=False, paced=False, appRateBps=0,
+            tag=0),
+        FlowFacts=lambda: SimpleNamespace(numbers=BufferVector([]), text=""),
         FlowOutcome=lambda: SimpleNamespace(
             kind="", src="", dst="", sport=0, dport=0, size=0, start=0.0, finish=-1.0, rxBytes=0, credited=0,
             standalone=0.0),
@@ -117,7 +119,7 @@ def test_warm_up_calls_every_method_of_a_run_and_expects_only_what_it_refuses():
         def __getattr__(self, name):
             def method(*args):
                 called.append((name, args))
-                if name in ("GetUnforeseeable", "GetUpcomingDue"):
+                if name in ("GetUnforeseeable", "GetUpcomingDue", "DecideStarts"):
                     raise InvalidArgument(name)  # a query that does not add up
                 if name == "TakeCreatedFlows":
                     return BufferVector([0, 0, 0])  # the header alone: no flow yet

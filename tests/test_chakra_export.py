@@ -21,7 +21,7 @@ from wormhole_ns3.models.workloads.chakra_schema import framed
 from chakra_protoc import schema
 from conftest import REPO
 
-#: Presets whose round trip takes more than a few seconds (266 k tasks) run in the slow tier.
+#: Presets whose round trip takes minutes (266 k tasks) run in the long tier (-m long).
 LARGE = {"moe-8x7b-64g"}
 
 
@@ -32,7 +32,7 @@ def round_trip(workload, folder, include_tp=False):
 
 
 @pytest.mark.parametrize("preset", [
-    pytest.param(name, marks=[pytest.mark.slow] if name in LARGE else []) for name in list_presets()])
+    pytest.param(name, marks=[pytest.mark.long] if name in LARGE else []) for name in list_presets()])
 def test_every_preset_reads_back_as_the_same_flows_sizes_and_dependencies(preset, tmp_path):
     workload = preset_workload(preset)
     paths, back = round_trip(workload, tmp_path)

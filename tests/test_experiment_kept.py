@@ -251,9 +251,9 @@ def test_the_scoreboard_names_the_phases_most_events_ran_in_where_the_comparison
     assert "| 5 ms: 80% filling a window; events: 71% backward + grad-sync, 29% other |" in row
 
 
-@pytest.mark.slow
-@pytest.mark.parametrize("preset, workload, flows", [("gpt-small", "gpt-small", 320),
-                                                     ("moe-small-dcqcn", "moe-small", 1792)])
+@pytest.mark.parametrize("preset, workload, flows", [
+    pytest.param("gpt-small", "gpt-small", 320, marks=[pytest.mark.slow]),
+    pytest.param("moe-small-dcqcn", "moe-small", 1792, marks=[pytest.mark.long])])
 def test_compare_from_the_kept_baseline_gives_the_kept_scoreboard(tmp_path, preset, workload, flows):
     """From the kept (gzipped) baseline: the baseline side as kept, the cold accelerated run as the scoreboard's.
 

@@ -6,7 +6,7 @@ import pytest
 from conftest import REPO, load_json
 
 
-@pytest.mark.slow
+@pytest.mark.long
 def test_a_sweep_runs_presets_two_at_a_time_and_keeps_going_past_a_failure(experiment_cli, tmp_path):
     done = experiment_cli("experiment", "sweep", "ring", "--presets", "tiny,crash", "--repeat", "2", "--jobs", "2",
                           "--out", "sweep")
@@ -28,7 +28,7 @@ def test_a_sweep_runs_presets_two_at_a_time_and_keeps_going_past_a_failure(exper
     assert (tmp_path / "sweep" / "crash-1.partial" / "flows.csv").exists()  # a failed run keeps its rows
 
 
-@pytest.mark.slow
+@pytest.mark.long
 def test_a_sweep_runs_on_a_dask_cluster(experiment_cli, tmp_path, monkeypatch):
     distributed = pytest.importorskip("dask.distributed")
     monkeypatch.setenv("PYTHONPATH", str(REPO))  # the workers import this checkout's wormhole_ns3

@@ -90,8 +90,11 @@ def test_a_stored_signature_that_is_none_is_a_record_error(text):
 
 # -------------------------------------------------------------- transport policies
 def test_each_kind_of_flow_has_its_policy():
-    assert [policy_of(kind) for kind in ("bulk-tcp", "onoff-udp", "rdma-dcqcn", "rdma-hpcc")] == [TCP, TCP, DCQCN,
-                                                                                                  HPCC]
+    kinds = [("bulk-tcp", False), ("onoff-udp", False), ("rdma-dcqcn", True), ("rdma-hpcc", True),
+             ("rdma-timely", True)]
+    assert [policy_of(kind, paced) for kind, paced in kinds] == [TCP, TCP, DCQCN, HPCC, HPCC]
+    # pacing is the tracker's fact (FlowTracker::IsPaced), not the kind's name: a paced kind of another name
+    assert policy_of("bulk-tcp", True) == HPCC and policy_of("rdma-dcqcn", False) == TCP
     # HPCC groups as DCQCN does since a replayed completion puts its last ACK on the wire (moe-small-hpcc exact)
     assert (TCP.guarded, DCQCN.guarded, HPCC.guarded) == (False, True, True)
     assert not DCQCN.rank_sensitive and TCP.rank_sensitive and HPCC.rank_sensitive

@@ -442,7 +442,7 @@ def test_a_flow_record_and_outcome_hold_what_the_per_field_getters_return(sim):
             path=[int(x) for x in tracker.GetPath(flow)],
             reversePath=[int(x) for x in tracker.GetReversePath(flow)],
             congestionOps=str(tracker.GetCongestionOps(flow)),
-            constantRate=bool(tracker.IsConstantRate(flow)),
+            constantRate=bool(tracker.IsConstantRate(flow)), paced=bool(tracker.IsPaced(flow)),
             appRateBps=float(tracker.GetAppRate(flow)), tag=int(tracker.GetTag(flow)),
         )
 
@@ -453,7 +453,8 @@ def test_a_flow_record_and_outcome_hold_what_the_per_field_getters_return(sim):
             src=str(r.src), dst=str(r.dst), sport=int(r.sport), dport=int(r.dport),
             size=int(r.size), start=float(r.start), path=[int(x) for x in r.path],
             reversePath=[int(x) for x in r.reversePath], congestionOps=str(r.congestionOps),
-            constantRate=bool(r.constantRate), appRateBps=float(r.appRateBps), tag=int(r.tag),
+            constantRate=bool(r.constantRate), paced=bool(r.paced), appRateBps=float(r.appRateBps),
+            tag=int(r.tag),
         )
 
     def outcome(flow):
@@ -475,6 +476,50 @@ def test_a_flow_record_and_outcome_hold_what_the_per_field_getters_return(sim):
             assert batched(flow) == per_field(flow)
             assert outcome(flow) == outcome_per_field(flow)
     assert batched(0)["path"] and outcome(0)[8] > 0  # a routed flow that finished
+
+
+def test_a_lookups_batched_reads_hold_what_the_per_flow_and_per_link_getters_return(sim):
+    """FlowTracker::GetLookupFacts (a batch's routes and identities), ReadQueuedPackets (a join's queues, in
+    place) and DecideStarts (a batch's decisions) against the getters and setter they stand for."""
+    import numpy as np
+
+    from wormhole_ns3.runtime import boundary
+
+    ns3, test = sim
+    tracker, sinks = _small_dumbbell(ns3, flows=2, mb=2)
+    flows = np.array([1, 0], dtype=np.int64)
+    for until in (0.0, 0.1005):  # before the flows start (planned routes), while they send
+        ns3.Simulator.Stop(ns3.Seconds(until))
+        ns3.Simulator.Run()
+        facts = boundary.lookup_facts(tracker.GetLookupFacts(flows, 2, True, True))
+        assert facts == [(boundary.planned_route(tracker, flow), bool(tracker.IsPaced(flow)),
+                          str(tracker.GetKind(flow)), str(tracker.GetFlowFingerprint(flow)),
+                          str(tracker.GetPlannedCongestionOps(flow))) for flow in (1, 0)]
+        assert facts[0].route[0] and facts[0].kind == "bulk-tcp" and not facts[0].paced  # TCP is not paced
+        routes = boundary.lookup_facts(tracker.GetLookupFacts(flows, 2, True, False))
+        assert routes == [(fact.route, False, "", "", "") for fact in facts]
+        identities = boundary.lookup_facts(tracker.GetLookupFacts(flows, 2, False, True))
+        assert identities == [(((), ()), *fact[1:]) for fact in facts]
+        links = [int(link) for link in tracker.GetPath(0)] + [int(link) for link in tracker.GetReversePath(0)]
+        assert boundary.queued_packets(tracker, links) == [int(tracker.GetQueuedPackets(link)) for link in links]
+    assert any(boundary.queued_packets(tracker, links))  # packets queued while the flows send
+    with pytest.raises(ns3.cppyy.gbl.std.invalid_argument):
+        tracker.DecideStarts(np.array([0, 1, 1], dtype=np.int64), 3)  # no pairs
+    tracker.DecideStarts(np.zeros(1, dtype=np.int64), 0)  # no decision: nothing told
+
+
+def test_the_warm_up_reads_no_flow_made_before_run_away_from_the_run(sim):
+    """boundary.warm_up reads the created flows once (TakeCreatedFlows(0, False)) to bind it: with flows made
+    before Run(), the run's own first read from flow 0 (Arrivals.take_created) still has every one."""
+    from wormhole_ns3.runtime import boundary
+
+    ns3, test = sim
+    tracker, sinks = _small_dumbbell(ns3, flows=2, mb=2)
+    boundary.warm_up(ns3, tracker, memo=True)
+    created = boundary.created_flows(tracker.TakeCreatedFlows(0, True))
+    flows = int(tracker.GetNFlows())  # this process's earlier tests' nodes are still listed, their flows too
+    assert flows >= 2 and [(flow.flow, flow.state, flow.size) for flow in created.flows] == [
+        (flow, int(tracker.GetState(flow)), int(tracker.GetSize(flow))) for flow in range(flows)]
 
 
 def test_a_tcp_senders_bytes_on_the_network_lead_its_delivery_by_what_is_in_flight(sim):

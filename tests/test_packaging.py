@@ -30,10 +30,10 @@ def test_the_readme_and_the_image_run_the_same_main_job():
 
 
 def test_the_test_command_runs_the_fast_tier_then_the_slow_one():
-    """``pytest`` alone is the fast tier (pyproject deselects slow tests); the README's command runs both,
-    each on as many workers as the machine has cores, a module's tests on one worker."""
+    """``pytest`` alone is the fast tier (pyproject deselects slow and long tests); the README's command runs
+    the fast and slow tiers, each on as many workers as the machine has cores, a module's tests on one worker."""
     pyproject = (REPO / "pyproject.toml").read_text()
-    assert re.search(r"""^addopts = "-m 'not slow' --dist loadscope"$""", pyproject, re.MULTILINE)
+    assert re.search(r"""^addopts = "-m 'not slow and not long' --dist loadscope"$""", pyproject, re.MULTILINE)
     extras = pyproject.split("[project.optional-dependencies]", 1)[1].split("\n[", 1)[0]
     (test_extras,) = re.findall(r'^test = \[(.*?")\]$', extras, re.MULTILINE | re.DOTALL)
     assert '"pytest-xdist>=' in test_extras

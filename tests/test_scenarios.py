@@ -135,7 +135,7 @@ def test_a_hand_edited_sweep_finding_fails_the_check_and_a_readme_without_marker
         f"readme.py: error: {edited}: no {readme.BEGIN} ... {readme.END} markers to write the sweep's findings between")
 
 
-@pytest.mark.slow
+@pytest.mark.long
 def test_a_small_sweep_is_exact_within_the_bounds_and_resumes_from_its_finished_comparisons(tmp_path):
     """Seed 7's first three scenarios, scaled down: exact, and each skip the table counts is in the trace.
 

@@ -29,7 +29,7 @@ def test_a_socket_flow_is_judged_by_the_rules_of_a_bulk_send_tcp_flow(control, e
     def info(kind):
         return FlowInfo(id=0, kind=kind, src_node=0, dst_node=1, src="a", dst="b", sport=1, dport=2, size=0,
                         start=0.0, path=(1,), reverse_path=(2,), congestion_control=control, constant_rate=True,
-                        app_rate=0.0, tag=1, rtt_estimator=estimator)
+                        paced=False, app_rate=0.0, tag=1, rtt_estimator=estimator)
 
     pausable = pausable_congestion_control(skip_cubic=False)
     assert info(SOCKET).skip_blocker(pausable) == info(FlowKind.BULK_TCP.value).skip_blocker(pausable)

@@ -21,6 +21,7 @@
 #include "ns3/flow-tracker.h"
 #include "ns3/link-properties.h"
 #include "ns3/linkage-slots.h"
+#include "ns3/lookup-facts.h"
 #include "ns3/onoff-flow.h"
 #include "ns3/port-queue-monitor.h"
 #include "ns3/private-access.h"

@@ -10,6 +10,7 @@ tracker, and no two parts keep their own copies.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from fractions import Fraction
 from typing import Any
 
 from wormhole_ns3.accel.steady import contends
@@ -44,8 +45,13 @@ class Network:
     _flow_rtt: dict[int, float] = field(default_factory=dict)
     #: Per flow, the ports of its path where a model draws once a queue stands, each with the
     #: most the flow can bring there (``port_loads``'s term); per link, those models in words.
-    _drawing_hops: dict[int, tuple[tuple[int, float], ...]] = field(default_factory=dict)
+    _drawing_hops: dict[int, tuple[tuple[int, int | Fraction | None, float], ...]] = field(default_factory=dict)
     _drawing_words: dict[int, tuple[str, ...]] = field(default_factory=dict)
+    #: Under same-seed fidelity, per such port, the sending flows' terms summed (``port_loads``: finite
+    #: ones exactly, as ints of bit rates, and how many are unbounded), kept per flow start and end;
+    #: and the ports whose load exceeds their link's rate (``queue_draws_on``).
+    _port_load: dict[int, tuple[int | Fraction, int]] = field(default_factory=dict)
+    _overloaded: set[int] = field(default_factory=set)
 
     @property
     def simulator(self) -> MemoSimulatorPort:
@@ -65,13 +71,21 @@ class Network:
         return clock
 
     def started(self, flow: int, info: FlowInfo) -> None:
-        """A flow sends: what it is, as the tracker read it; its RTT is worked out anew when asked."""
+        """A flow sends: what it is, as the tracker read it; its RTT is worked out anew when asked.
+
+        Under same-seed fidelity its terms load the drawing ports of its path from now on.
+        """
+        if flow in self.active:
+            self._load(flow, -1)
         self.flows[flow] = info
         self._flow_rtt.pop(flow, None)
         self._drawing_hops.pop(flow, None)
         self.active.add(flow)
+        self._load(flow, 1)
 
     def ended(self, flow: int) -> None:
+        if flow in self.active:
+            self._load(flow, -1)
         self.active.discard(flow)
         self.finished.add(flow)
 
@@ -113,40 +127,68 @@ class Network:
         paths = {f: frozenset(self.flows[f].path) for f in flows}
         return contends(paths, {link: self.link_rate(link) for link in frozenset().union(*paths.values())})
 
-    def queue_draws(self, flows: frozenset[int]) -> str | None:
-        """Under same-seed fidelity: the models that draw once a queue stands, on the flows' links
-        where they can make one (``port_loads``), in words; None if there are none.
+    def queue_draws_on(self, links: frozenset[int]) -> str | None:
+        """Under same-seed fidelity: the models that draw once a queue stands, on these links where the
+        sending flows can make one (``port_loads``), in words; None if there are none.
 
+        ``links`` are a partition's: every sending flow that loads one of them is of the
+        partition (flows sharing a link are), so the run's loads there are its flows' alone.
         Such a model (RED between its thresholds, PIE, COBALT) may draw in a window that
         drew nothing, once its average queue drifts into its random region, and the
         window cannot tell: a skip there may leave draws out.
         """
-        if self.fidelity is not Fidelity.SAME_SEED:
+        if self.fidelity is not Fidelity.SAME_SEED or not self._overloaded:
             return None
-        # port_loads over the ports that have such a model only, summed in the same order
-        loads: dict[int, float] = {}
-        hops_of = self._drawing_hops.get
-        for f in sorted(flows):
-            hops = hops_of(f)
-            for link, most in self._drawing_hops_of(f) if hops is None else hops:
-                loads[link] = loads.get(link, 0.0) + most
-        drawing = sorted({words for link, load in loads.items() if load > self.link_rate(link)
-                          for words in self._drawing_words[link]})
+        drawing = sorted({words for link in self._overloaded & links for words in self._drawing_words[link]})
         return "; ".join(drawing) or None
 
-    def _drawing_hops_of(self, flow: int) -> tuple[tuple[int, float], ...]:
-        """The flow's ``port_loads`` terms on the ports of its path where a model draws once a queue stands."""
+    def _load(self, flow: int, sign: int) -> None:
+        """Add (``sign`` 1) or take back (-1) a sending flow's terms at the drawing ports of its path.
+
+        Kept as an exact sum and a count of unbounded terms (``_drawing_hops_of``), so that a
+        port's load is the same whatever the order flows came and went in, and the same as
+        ``port_loads`` summed over the partition's flows.
+        """
+        if self.fidelity is not Fidelity.SAME_SEED:
+            return
+        loads = self._port_load
+        for link, most, rate in self._drawing_hops_of(flow):
+            total, unbounded = loads.get(link, (0, 0))
+            if most is None:
+                unbounded += sign
+            else:
+                total += sign * most
+            if unbounded or total:
+                loads[link] = (total, unbounded)
+            else:
+                del loads[link]
+            if unbounded or total > rate:
+                self._overloaded.add(link)
+            else:
+                self._overloaded.discard(link)
+
+    def _drawing_hops_of(self, flow: int) -> tuple[tuple[int, int | Fraction | None, float], ...]:
+        """The flow's ``port_loads`` terms on the ports of its path where a model draws once a queue stands,
+        each with its link's rate.
+
+        A term is the most the flow can bring there: the narrowest link upstream, a bit rate
+        (an integer; exact as a Fraction if it were not), or unbounded (None) at its first.
+        """
         hops = self._drawing_hops.get(flow)
         if hops is None:
-            terms, upstream = [], float("inf")
+            terms: list[tuple[int, int | Fraction | None, float]] = []
+            upstream = float("inf")
             for link in self.flows[flow].path:
                 words = self._drawing_words.get(link)
                 if words is None:
                     words = self._drawing_words[link] = tuple(
                         f"{source.what} (link {link})" for source in self._link_sources(link) if source.needs_queue)
+                rate = self.link_rate(link)
                 if words:
-                    terms.append((link, upstream))
-                upstream = min(upstream, self.link_rate(link))
+                    most = (None if upstream == float("inf")
+                            else int(upstream) if upstream.is_integer() else Fraction(upstream))
+                    terms.append((link, most, rate))
+                upstream = min(upstream, rate)
             hops = self._drawing_hops[flow] = tuple(terms)
         return hops
 

@@ -74,7 +74,7 @@ def _partition(members: Iterable[int], links_of: Mapping[int, frozenset[int]]) -
     a partition found incrementally iterates like one found from scratch.
     """
     group = set(sorted(members))
-    return Partition(flows=frozenset(group), links=frozenset().union(*(links_of[f] for f in group)))
+    return Partition(flows=frozenset(group), links=frozenset().union(*map(links_of.__getitem__, group)))
 
 
 class FlowGroups:
@@ -112,11 +112,14 @@ class FlowGroups:
         own = frozenset(links) or frozenset({UNKNOWN_PATH})
         self._links_of[flow] = own
         touched = set()
+        flows_on, group_of = self._flows_on, self._group_of
         for link in own:
-            on = self._flows_on.setdefault(link, set())
-            if on:
-                touched.add(self._group_of[next(iter(on))])
-            on.add(flow)
+            on = flows_on.get(link)
+            if on is None:
+                flows_on[link] = {flow}
+            else:
+                touched.add(group_of[next(iter(on))])
+                on.add(flow)
         members = {flow}
         for group in touched:
             members |= self._groups.pop(group).flows
@@ -144,15 +147,18 @@ class FlowGroups:
         """
         parts: list[Partition] = []
         left = set(flows)
+        links_of, flows_on = self._links_of, self._flows_on
         while left:
             seed = left.pop()
             members, frontier, seen = {seed}, [seed], set[int]()
             while frontier:
-                for link in self._links_of[frontier.pop()] - seen:
-                    seen.add(link)
-                    new = self._flows_on[link] - members
-                    members |= new
-                    frontier.extend(new)
+                links = links_of[frontier.pop()] - seen
+                seen |= links
+                for link in links:
+                    new = flows_on[link] - members
+                    if new:
+                        members |= new
+                        frontier.extend(new)
             left -= members
             parts.append(_partition(members, self._links_of))
         return parts

@@ -238,7 +238,7 @@ class Partitioner:
                     changed_at=now,
                     blocker=self._first_blocker(active),
                     script_driven=not self._script_driven.isdisjoint(active),
-                    draws_at=network.queue_draws(active),
+                    draws_at=network.queue_draws_on(members.links),
                 )
                 judged = not (st.blocker or st.draws_at)
                 kept = self._undisturbed(part, judged)

@@ -52,9 +52,6 @@ def sender_blocker(code: int) -> SenderBlocker | None:
     return _SENDER_BLOCKERS[code - 1] if code else None
 
 
-#: Prefix of every RDMA kind ("rdma-" and the congestion control's name).
-RDMA_KIND_PREFIX = "rdma-"
-
 #: Congestion controls whose state is clocked by ACKs and sequence numbers
 #: only, so a pause followed by a resume leaves them as they were.
 ACK_CLOCKED_CONGESTION_CONTROL = frozenset({"ns3::TcpDctcp", "ns3::TcpNewReno", "ns3::TcpLinuxReno"})
@@ -82,11 +79,6 @@ SKIP_AWARE_RTT_ESTIMATOR = "ns3::SkipAwareRttEstimator"
 SKIPPABLE_RDMA_KINDS = frozenset({FlowKind.RDMA_DCQCN, FlowKind.RDMA_HPCC})
 
 
-def is_paced(kind: str) -> bool:
-    """True for the kinds a rate-based congestion control paces (RDMA): their rate is their state."""
-    return kind.startswith(RDMA_KIND_PREFIX)
-
-
 @dataclass(frozen=True)
 class FlowInfo:
     """One sending application and its sink, fixed once the flow sends its first byte."""
@@ -105,6 +97,8 @@ class FlowInfo:
     reverse_path: tuple[int, ...]  #: ACK links, TCP and RDMA only
     congestion_control: str
     constant_rate: bool
+    #: a rate-based congestion control paces it (FlowTracker::IsPaced: RDMA's): its rate is its state
+    paced: bool
     app_rate: float  #: bytes/s of an OnOff flow, 0 for TCP
     tag: int  #: attribution tag of the flow's events (WormholeSimulatorImpl)
     #: TypeId name of a TCP sender's RTT estimator ("" for flows without one)
@@ -124,11 +118,6 @@ class FlowInfo:
     def script_driven(self) -> bool:
         """True if the script's own code drives the sender: what it does is seen as the run goes."""
         return self.kind in SCRIPT_DRIVEN_KINDS
-
-    @property
-    def paced(self) -> bool:
-        """True if a rate-based congestion control paces the flow: its rate is its state."""
-        return is_paced(self.kind)
 
     def skip_blocker(self, pausable: frozenset[str]) -> str | None:
         """Why this flow must be simulated packet by packet, or None if it may be skipped.

@@ -106,6 +106,7 @@ class MemoTrackerPort(TrackerPort, Protocol):
     def GetStartEventUids(self, flows: Opaque, size: int, /) -> Sequence[int]: ...  # flows: a numpy int64 array
     def GateStart(self, flow: int, /) -> Time: ...
     def DecideStart(self, flow: int, hold: bool, /) -> None: ...
+    def DecideStarts(self, decisions: Opaque, size: int, /) -> None: ...  # numpy int64 pairs: flow, held
     def CompleteVirtually(self, flow: int, /) -> None: ...
     def ResumeHeld(self, flow: int, state: Opaque, /) -> None: ...
     def SetSnapshotting(self, flow: int, snapshotting: bool, /) -> None: ...
@@ -118,6 +119,9 @@ class MemoTrackerPort(TrackerPort, Protocol):
     def GetDstNode(self, flow: int, /) -> int: ...
     def GetFlowFingerprint(self, flow: int, /) -> str: ...
     def GetPlannedCongestionOps(self, flow: int, /) -> str: ...
+    def GetLookupFacts(self, flows: Opaque, size: int, routes: bool, identities: bool, /,
+                       ) -> Any: ...  # flows: a numpy int64 array; a FlowFacts, read by boundary.lookup_facts
+    def ReadQueuedPackets(self, links: Opaque, size: int, /) -> None: ...  # links: a numpy int64 array, in place
     def GetLinkFingerprint(self, link: int, /) -> str: ...
     def IsLossless(self, link: int, /) -> bool: ...
     def GetUpcomingFlows(self, horizon: Time, ending: list[int], ends_ns: list[int], to_come: Opaque,
@@ -230,6 +234,20 @@ class Creation(NamedTuple):
     tag: int  #: the running event's attribution tag
     event_count: int  #: the simulator's events so far
     flows: list[CreatedFlow]
+
+
+class LookupFact(NamedTuple):
+    """What a memo lookup reads of a flow, in one crossing for its batch (FlowTracker::GetLookupFacts).
+
+    The identity (kind, pacing, fingerprint, planned congestion control) is read
+    only when asked for: empty strings and False otherwise; the route likewise.
+    """
+
+    route: tuple[tuple[int, ...], tuple[int, ...]]  #: planned data path, then ACK path (empty if not read)
+    paced: bool  #: a rate-based congestion control paces it (FlowTracker::IsPaced)
+    kind: str  #: FlowTracker::GetKind
+    fingerprint: str  #: FlowTracker::GetFlowFingerprint
+    planned_congestion_ops: str  #: FlowTracker::GetPlannedCongestionOps
 
 
 class Unforeseen(NamedTuple):

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from wormhole_ns3.core.flows import FlowKind, is_paced
+from wormhole_ns3.core.flows import FlowKind
 
 #: Stored continuations of alike-ending flows whose every flow ends within this share of
 #: their span of the others' are one course to a replay (``TransportPolicy.end_tolerance``).
@@ -47,9 +47,10 @@ DCQCN = TransportPolicy(exact_resume=False, rank_sensitive=False, end_tolerance=
 HPCC = TransportPolicy(exact_resume=False, rank_sensitive=True, end_tolerance=0.0)
 
 
-def policy_of(kind: str) -> TransportPolicy:
-    """The policy of a kind of flow as the tracker names it: TCP's for every unpaced kind, HPCC's for
-    every paced kind but DCQCN (matched by creation rank and with no end tolerance: the stricter rules)."""
-    if not is_paced(kind):
+def policy_of(kind: str, paced: bool) -> TransportPolicy:
+    """The policy of a flow of a kind as the tracker names it, paced or not as it says (FlowTracker::IsPaced):
+    TCP's for every unpaced flow, HPCC's for every paced kind but DCQCN (matched by creation rank and with
+    no end tolerance: the stricter rules)."""
+    if not paced:
         return TCP
     return DCQCN if kind == FlowKind.RDMA_DCQCN else HPCC

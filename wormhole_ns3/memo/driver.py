@@ -39,7 +39,14 @@ from wormhole_ns3.memo.decisions import MemoEvent, MemoStats
 from wormhole_ns3.memo.episodes import Memoizer
 from wormhole_ns3.memo.record import STATE_FIELDS
 from wormhole_ns3.memo.store import MemoStore
-from wormhole_ns3.runtime.boundary import int_rows, int_values, length_prefixed, planned_route, unforeseen
+from wormhole_ns3.runtime.boundary import (
+    int_rows,
+    int_values,
+    length_prefixed,
+    lookup_facts,
+    queued_packets,
+    unforeseen,
+)
 
 PENDING = 0
 
@@ -121,9 +128,12 @@ class MemoDriver(MemoHost):
         self._route_between: dict[tuple[int, int, int, int], frozenset[int]] = {}
         #: the routes of flows to come, by the number FlowTracker::GetUpcomingDue gives each
         self._route_sets: list[frozenset[int]] = []
+        #: What never changes for a flow, asked at every arrival, lookup and completion: its identity
+        #: read with its batch's (``_learn``), its route where it is first needed
         self._flow_attributes: dict[int, str] = {}
-        #: What never changes for a flow, asked at every arrival, lookup and completion
         self._kinds: dict[int, str] = {}
+        self._paced: dict[int, bool] = {}
+        self._planned_ops: dict[int, str] = {}
         self._sizes: dict[int, int] = {}
         self._nodes: dict[int, tuple[int, int]] = {}
         #: What a link is, as long as only flows' events ran (``forget_link_attributes``)
@@ -144,6 +154,8 @@ class MemoDriver(MemoHost):
         self._completion_event: tuple[int, int] = (-1, -1)
         #: the first flow a callback on a flow's delivery created, described (``delivery_started``)
         self._delivery_started: str | None = None
+        #: while a batch is decided: each start decided (flow, 1 if held), told in one crossing at its end
+        self._decisions: list[int] | None = None
         self.tracker.SetGatedStartCallback(run.callback(self._decide_starts, "unsigned int"))
         self._on_completion = run.callback(self._run_completion)
         self._on_call = run.callback(self._run_call)
@@ -261,9 +273,23 @@ class MemoDriver(MemoHost):
     def _decide_starts(self, flow: int) -> None:
         """A gated start event is next: decide the starts of every flow gated for this instant.
 
+        The decisions (held, or started for real) are told to the tracker in one
+        crossing once the batch is decided (FlowTracker::DecideStarts): the tracker reads
+        them only when each flow's start event runs, after this callback returns.
+        """
+        self._decisions = []
+        self._decide_batch(flow)
+        decisions, self._decisions = self._decisions, None
+        if decisions:
+            self.tracker.DecideStarts(np.array(decisions, dtype=np.int64), len(decisions))
+
+    def _decide_batch(self, flow: int) -> None:
+        """Decide the starts of every flow gated for this instant (``_decide_starts``).
+
         They reach the Memoizer as one batch, in the order of their start events (the
-        order a plain run starts them). A flow whose start event was cancelled in the
-        meantime (its application stopped first) is left out: it never starts.
+        order a plain run starts them), their routes and identities read in one crossing
+        (``_learn``). A flow whose start event was cancelled in the meantime (its
+        application stopped first) is left out: it never starts.
         """
         now = self._now_ns()
         due = [gated for _, gated in sorted((key, f) for f, key in self._gated.items() if key[0] <= now)]
@@ -285,6 +311,7 @@ class MemoDriver(MemoHost):
         if checked and check is None:
             self._start_for_real(now, batch)  # this is the child: the batch runs for real
             return
+        self._learn(batch)
         self.memo.arrive(now, batch)
         if check is not None:
             self.run.replay_check_decided(check, tuple(sorted(self.memo.held_as(batch))))
@@ -296,23 +323,53 @@ class MemoDriver(MemoHost):
             self.start_flow(started)
 
     # ------------------------------------------------------ MemoHost: facts
+    def _learn(self, flows: Sequence[int]) -> None:
+        """Read what a lookup asks of each of these flows, for those not known yet, in one crossing
+        (FlowTracker::GetLookupFacts): its kind, pacing, fingerprint and planned congestion control,
+        and its route unless an earlier question read it (the first answer is kept, as one flow's is).
+
+        A lookup asks all of them of every flow of its batch: one crossing for the batch, not four
+        a flow.
+        """
+        new = [flow for flow in flows if flow not in self._kinds]
+        if not new:
+            return
+        routes = [flow not in self._routes for flow in new]
+        facts = lookup_facts(self.tracker.GetLookupFacts(np.array(new, dtype=np.int64), len(new), any(routes), True))
+        for flow, fact, route in zip(new, facts, routes):
+            self._kinds[flow], self._paced[flow] = fact.kind, fact.paced
+            self._flow_attributes[flow], self._planned_ops[flow] = fact.fingerprint, fact.planned_congestion_ops
+            if route:
+                self._routes[flow] = fact.route
+
+    def _learn_routes(self, flows: Sequence[int]) -> None:
+        """Read the planned routes of these flows not known yet, in one crossing (flows to come: their
+        identities are read when they start, with their batch's)."""
+        new = [flow for flow in flows if flow not in self._routes]
+        if new:
+            facts = lookup_facts(self.tracker.GetLookupFacts(np.array(new, dtype=np.int64), len(new), True, False))
+            self._routes.update(zip(new, (fact.route for fact in facts)))
+
     def flow_route(self, flow: int) -> tuple[tuple[int, ...], tuple[int, ...]]:
         if flow not in self._routes:
-            self._routes[flow] = planned_route(self.tracker, flow)
+            self._learn_routes([flow])
         return self._routes[flow]
 
     def flow_attributes(self, flow: int) -> str:
         if flow not in self._flow_attributes:
-            self._flow_attributes[flow] = str(self.tracker.GetFlowFingerprint(flow))
+            self._learn([flow])
         return self._flow_attributes[flow]
 
     def link_attributes(self, link: int) -> str:
+        known = self._link_attributes.get(link)  # asked for every new link of every signature: no closure made
+        if known is not None:
+            return known
         return self._link_fact(self._link_attributes, link, lambda id_: str(self.tracker.GetLinkFingerprint(id_)))
 
     def link_queues(self, links: Sequence[int]) -> list[int]:
-        # a crossing per link: a call taking a list (cppyy converts it to a std::vector) costs
-        # as much as five or six calls taking a number
-        return [int(self.tracker.GetQueuedPackets(link)) for link in links]
+        # one crossing for all: a numpy array C++ overwrites in place (a list converted to a
+        # std::vector, or a vector returned, would cost as much as a crossing per link)
+        return queued_packets(self.tracker, links)
 
     def link_random_sources(self, link: int) -> tuple[RandomSource, ...]:
         return self._link_fact(self._random_sources, link, lambda id_: tuple(
@@ -325,11 +382,12 @@ class MemoDriver(MemoHost):
         return frozenset(int(node) for node in self._impl.GetDrawNodes())
 
     def flow_transport(self, flow: int) -> TransportPolicy:
-        return policy_of(self._kind(flow))
+        kind = self._kind(flow)
+        return policy_of(kind, self._paced[flow])
 
     def _kind(self, flow: int) -> str:
         if flow not in self._kinds:
-            self._kinds[flow] = str(self.tracker.GetKind(flow))
+            self._learn([flow])
         return self._kinds[flow]
 
     def memo_blocker(self, flow: int) -> str | None:
@@ -344,7 +402,7 @@ class MemoDriver(MemoHost):
             return "route unknown"
         if kind == FlowKind.BULK_TCP:
             # the flow has not started: its socket, and so its congestion control, is still to come
-            control = str(tracker.GetPlannedCongestionOps(flow))
+            control = self._planned_ops[flow]
             if control not in ACK_CLOCKED_CONGESTION_CONTROL:
                 # a record holds cwnd, ssthresh and RTTs: a flow resumed from it would lose Cubic's epoch
                 return f"{control or 'unknown'} keeps time-based state"
@@ -385,8 +443,9 @@ class MemoDriver(MemoHost):
         compute that is running, or when held flows end whose completions are scheduled.
         """
         until = now_ns + horizon_ns
-        known = [DueFlow(time, frozenset(self._links(flow)), self.flow_nodes(flow))
-                 for flow, (time, _) in sorted(self._gated.items()) if time <= until]
+        gated = [(flow, time) for flow, (time, _) in sorted(self._gated.items()) if time <= until]
+        self._learn_routes([flow for flow, _ in gated])  # those not known yet, in one crossing
+        known = [DueFlow(time, frozenset(self._links(flow)), self.flow_nodes(flow)) for flow, time in gated]
         # the workloads' flows in one crossing (FlowTracker::GetUpcomingDue): each with its route's
         # number, and only the routes this driver has not seen yet (hundreds of flows a lookup)
         ends: list[int] = []
@@ -398,8 +457,9 @@ class MemoDriver(MemoHost):
         for _ in range(found[0]):
             routes.append(frozenset(found[at + 1:at + 1 + found[at]]))
             at += 1 + found[at]
-        rows = iter(found[at:])
-        known += [DueFlow(start, routes[route], (src, dst)) for start, src, dst, route in zip(rows, rows, rows, rows)]
+        # the rows made by C-level iteration (a comprehension unpacking each row cost more than the walk)
+        known += map(DueFlow, found[at::4], map(routes.__getitem__, found[at + 3::4]),
+                     zip(found[at + 1::4], found[at + 2::4]))
         return known
 
     def releases(self, now_ns: int, horizon_ns: int, flow_ends: dict[int, int], coming_ends: list[tuple[Any, int]],
@@ -489,7 +549,7 @@ class MemoDriver(MemoHost):
     def start_flow(self, flow: int) -> None:
         self.run.before_flow_start(flow)
         self.tracker.SetSnapshotting(flow, True)
-        self.tracker.DecideStart(flow, False)
+        self._decide(flow, False)
 
     def complete_flow_at(self, flow: int, time_ns: int) -> None:
         order = self._schedule(
@@ -502,7 +562,15 @@ class MemoDriver(MemoHost):
         self._cancelled.add(self._completion_of.pop(flow)[1])
 
     def hold_flow(self, flow: int) -> None:
-        self.tracker.DecideStart(flow, True)
+        self._decide(flow, True)
+
+    def _decide(self, flow: int, held: bool) -> None:
+        """How a gated flow starts: told with its batch's decisions if a batch is being decided (the
+        tracker reads a decision only when the flow's start event runs), else now."""
+        if self._decisions is None:
+            self.tracker.DecideStart(flow, held)
+        else:
+            self._decisions += (flow, int(held))
 
     def resume_flow(self, flow: int, delivered: int, state: tuple[float, ...] | None) -> None:
         self.run.before_flow_start(flow)

@@ -209,7 +209,8 @@ class Memoizer:
         # ended within 0.07% of plain ns-3 (max, over 99,200). Joiners of one instant are
         # taken in the order of their stored signatures, as every record has them.
         created = {flow: rank for rank, flow in enumerate(sorted(flows))}
-        signature = {f: self.ledger.signature(f, episode.names, created[f]) for f in flows}
+        queued = self.ledger.queues_of(flows)  # every joiner's links, in one crossing
+        signature = {f: self.ledger.signature(f, episode.names, created[f], queued) for f in flows}
         ordered = sorted(flows, key=lambda f: (signature_text(signature[f]), f))
         blocker = next(filter(None, map(self.host.memo_blocker, ordered)), None)
         if episode.mode is EpisodeMode.RECORDING and blocker:
@@ -221,7 +222,8 @@ class Memoizer:
         if episode.mode is EpisodeMode.RECORDING:
             episode.left_out += self.ledger.left_out_on(ordered)
             for flow in ordered:
-                episode.arrivals.append(Arrival(offset, self.ledger.signature(flow, episode.names, created[flow])))
+                episode.arrivals.append(Arrival(offset, self.ledger.signature(flow, episode.names, created[flow],
+                                                                              queued)))
                 episode.joined.append((offset, flow))
                 self.table.name_links(episode, [flow], first_index=len(episode.flows))
                 self._admit(episode, [flow])
@@ -230,20 +232,20 @@ class Memoizer:
             return
         if episode.mode is EpisodeMode.REPLAYING:
             for position, flow in enumerate(ordered):
-                if not self._match_joiner(now_ns, episode, offset, flow, created[flow], blocker):
+                if not self._match_joiner(now_ns, episode, offset, flow, created[flow], blocker, queued):
                     self._admit(episode, ordered[position:])
                     return
             return
         self._admit(episode, ordered)
 
     def _match_joiner(self, now_ns: int, episode: OpenEpisode, offset: int, flow: int, created: int,
-                      blocker: str | None) -> bool:
+                      blocker: str | None, queued: dict[int, int]) -> bool:
         """A flow joins a replay: held where its courses have it join (True), else the replay diverges.
 
         Its signature is made as it joins, once the flows of its instant matched before
-        it have named the links they brought.
+        it have named the links they brought (their queues as ``_join`` read them).
         """
-        signature = None if blocker else self.ledger.signature(flow, episode.names, created)
+        signature = None if blocker else self.ledger.signature(flow, episode.names, created, queued)
         survivors = []
         for course in episode.candidates:
             index = course.expected_at(offset, signature) if signature else None

@@ -10,7 +10,7 @@ flows drew random numbers at.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from functools import lru_cache
 
 from wormhole_ns3.core.draws import Draws
@@ -107,6 +107,17 @@ class LinkLedger:
         """
         return [max(queued, self._recorded(link)) for link, queued in zip(links, self.host.link_queues(links))]
 
+    def queues_of(self, flows: Iterable[int]) -> dict[int, int]:
+        """Each link of these flows' routes and its queue (``queues``), in one crossing for all.
+
+        What the signatures of a batch's joiners read: no event runs while they are
+        made, and nothing the memo does meanwhile puts a packet in a queue at once
+        (holds and starts are told to the tracker, resumes and completions are
+        scheduled), so each signature reads what it would have read itself.
+        """
+        links = list(dict.fromkeys(link for flow in flows for link in self.route(flow)))
+        return dict(zip(links, self.queues(links)))
+
     def note_draws(self, links: Iterable[int], draws: Draws) -> None:
         """A recording closed over these links, having drawn ``draws``."""
         self.draw_history.note({link: self.link_kind(link) for link in links}, draws)
@@ -123,22 +134,31 @@ class LinkLedger:
             flow_digest = self._flow_digests[flow] = digest(self.host.flow_attributes(flow))
         return flow_digest
 
-    def signature(self, flow: int, names: dict[int, LinkName], created: int | None = None) -> Signature:
+    def signature(self, flow: int, names: dict[int, LinkName], created: int | None = None,
+                  queued: Mapping[int, int] | None = None) -> Signature:
         """What a flow is and which links it crosses, those an episode holds by their ``names``.
 
         A link the episode does not hold yet is named by its place in the flow's
         own path, with its parameters and queue, so the signature never depends
-        on link ids.
+        on link ids. Its queue is read now, or taken from ``queued`` (``queues_of``,
+        read for the flows of one batch at once).
         """
         data, ack = self.host.flow_route(flow)
-        new = [link for link in (*data, *ack) if link not in names]
-        queued = dict(zip(new, self.queues(new))) if new else {}
+        if queued is None:
+            new = [link for link in (*data, *ack) if link not in names]
+            queued = dict(zip(new, self.queues(new))) if new else {}
+        return Signature(self.attributes_digest(flow), self._path(Direction.DATA, data, names, queued),
+                         self._path(Direction.ACK, ack, names, queued), created)
 
-        def path(direction: Direction, links: tuple[int, ...]) -> tuple[PathLink, ...]:
-            return tuple(names.get(link) or link_state(direction, hop, digest(self.link_attributes(link)), queued[link])
-                         for hop, link in enumerate(links))
-
-        return Signature(self.attributes_digest(flow), path(Direction.DATA, data), path(Direction.ACK, ack), created)
+    def _path(self, direction: Direction, links: tuple[int, ...], names: dict[int, LinkName],
+              queued: Mapping[int, int]) -> tuple[PathLink, ...]:
+        """A path's links as a signature names them (``signature``), in one loop."""
+        path: list[PathLink] = []
+        for hop, link in enumerate(links):
+            name = names.get(link)
+            path.append(name if name is not None else
+                        link_state(direction, hop, digest(self.link_attributes(link)), queued[link]))
+        return tuple(path)
 
 
 @lru_cache(maxsize=1 << 14)

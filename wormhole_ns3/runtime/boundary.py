@@ -10,7 +10,7 @@ loaded ``ns3`` namespace (``runtime.native.load().ns3``) or a C++ object.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from types import CodeType
 from typing import Any
 
@@ -21,6 +21,7 @@ from wormhole_ns3.core.ports import (
     BoundaryPort,
     CreatedFlow,
     Creation,
+    LookupFact,
     MemoSimulatorPort,
     MemoTrackerPort,
     TrackerPort,
@@ -200,6 +201,41 @@ def created_flows(vector: Any) -> Creation:
                                        for flow, state, start_s, src, dst, size, uid, gated in rows])
 
 
+#: Numbers per flow of FlowTracker::GetLookupFacts before its links (LookupFacts::FIELDS).
+LOOKUP_FIELDS = 6
+
+
+def lookup_facts(facts: Any) -> list[LookupFact]:
+    """FlowTracker::GetLookupFacts's ``FlowFacts`` as one LookupFact a flow, in the order asked.
+
+    Its numbers are copied out in one piece (``int_values``) and its texts cut
+    from one string by their byte lengths.
+    """
+    numbers, text = int_values(facts.numbers), str(facts.text).encode()
+    found, at, cut = [], 0, 0
+    while at < len(numbers):
+        paced, kind, fingerprint, ops, hops, reverse = numbers[at:at + LOOKUP_FIELDS]
+        at += LOOKUP_FIELDS
+        route = tuple(numbers[at:at + hops]), tuple(numbers[at + hops:at + hops + reverse])
+        at += hops + reverse
+        texts = text[cut:cut + kind], text[cut + kind:cut + kind + fingerprint], text[cut + kind + fingerprint:
+                                                                                      cut + kind + fingerprint + ops]
+        cut += kind + fingerprint + ops
+        found.append(LookupFact(route, bool(paced), *(part.decode() for part in texts)))
+    return found
+
+
+def queued_packets(tracker: MemoTrackerPort, links: Sequence[int]) -> list[int]:
+    """The packets queued at each of ``links`` (FlowTracker::GetQueuedPackets), in one crossing: a numpy
+    array of the links that C++ overwrites with their queues (no vector made and read back)."""
+    if not links:
+        return []
+    buffer = np.array(links, dtype=np.int64)
+    tracker.ReadQueuedPackets(buffer, len(links))
+    queued: list[int] = buffer.tolist()
+    return queued
+
+
 def unforeseen(vector: Any) -> list[tuple[int, list[int]]]:
     """A ``std::vector<int64_t>`` of FlowTracker::GetUnforeseeable's flows, each its start (ns), how many
     links it reaches and those links, as (start, links). Copied out in one piece (``int_values``)."""
@@ -242,6 +278,7 @@ def flow_info(record: Any, flow: int) -> FlowInfo:
         congestion_control=str(record.congestionOps),
         rtt_estimator=str(record.rttEstimator),
         constant_rate=bool(record.constantRate),
+        paced=bool(record.paced),
         app_rate=float(record.appRateBps) / 8.0,
         tag=int(record.tag),
     )
@@ -284,8 +321,8 @@ CONTROLLER_METHODS = (
 #: FlowTracker methods the memo driver adds.
 MEMO_METHODS = (
     "GetKind", "GetSize", "GetTag", "GetDstNode",
-    "GetStartEventUid", "GetStartEventUids", "GateStart", "DecideStart", "CompleteVirtually", "GetFlowFingerprint",
-    "GetPlannedCongestionOps",
+    "GetStartEventUid", "GetStartEventUids", "GateStart", "DecideStart", "DecideStarts", "CompleteVirtually",
+    "GetFlowFingerprint", "GetPlannedCongestionOps", "GetLookupFacts", "ReadQueuedPackets",
     "GetSnapshots", "SetSnapshotting",
     "ResumeHeld", "GetUpcomingFlows", "GetUpcomingFlowFields", "GetUpcomingFlowRoutes",
     "GetUpcomingDue", "GetUnforeseeable",
@@ -326,6 +363,9 @@ def warm_up(ns3: Any, tracker: MemoTrackerPort, memo: bool) -> list[str]:
         "GetUnforeseeable": (0, 0, np.zeros(1, dtype=np.int64), 1, 0, 0),
         "GetStartEventUids": (np.zeros(1, dtype=np.int64), 1),  # flow 0: out of range
         "GetUpcomingDue": (0, np.zeros(1, dtype=np.int64), 1, 0),  # one number that is no pair: refused
+        "DecideStarts": (np.zeros(1, dtype=np.int64), 1),  # one number that is no pair: refused
+        "GetLookupFacts": (np.zeros(1, dtype=np.int64), 1, True, True),  # flow 0: out of range
+        "ReadQueuedPackets": (np.zeros(1, dtype=np.int64), 0),  # no link: nothing read
     }
     bound = []
     for name in CONTROLLER_METHODS + (MEMO_METHODS if memo else ()):
@@ -344,7 +384,12 @@ def warm_up(ns3: Any, tracker: MemoTrackerPort, memo: bool) -> list[str]:
     tracker.SetUnattributedEventsWatched(True)
     tracker.GetNFlows()
     tracker.TakeProgressedFlows()
-    created_flows(tracker.TakeCreatedFlows(0, False))  # reads the flows found so far, and gates none
+    # Reads the flows found so far (none: the script has not run yet, or its flows are made before Run()),
+    # gates none and loses none: FlowTracker::TakeCreatedFlows keeps no mark of what it handed out (it
+    # reads from the number it is given), and the run's own reader (``Arrivals.take_created``) counts
+    # the flows it took itself, from 0: its first call inside Run() reads every flow made before it.
+    created_flows(tracker.TakeCreatedFlows(0, False))
+    lookup_facts(ns3.FlowFacts())  # a batch's facts, as the memo driver reads them
     flow_info(ns3.FlowRecord(), 0)  # a record's strings and vectors, as read_flow converts them
     flow_result(ns3.FlowOutcome(), 0)  # and an outcome's, as read_outcome at Run()'s end
     ns3.NanoSeconds(1).GetSeconds()

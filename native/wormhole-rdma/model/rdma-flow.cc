@@ -70,6 +70,12 @@ RdmaFlow::GetQueuePair() const
     return m_qp;
 }
 
+bool
+RdmaFlow::IsPaced() const
+{
+    return true;
+}
+
 std::string
 RdmaFlow::GetKind() const
 {

@@ -44,6 +44,8 @@ class RdmaFlow : public TrackedFlow
     uint8_t GetProtocol() const override;
     bool GetReversePorts(uint16_t& source, uint16_t& destination) const override;
     std::string GetCongestionOps() const override;
+    /** True: every RDMA congestion control paces its queue pair (a rate, not a window). */
+    bool IsPaced() const override;
     /** From the queue pair's AckRtt trace. */
     bool TraceRtt(Callback<void, Time> sink) override;
     EventId GetStartEvent() const override;

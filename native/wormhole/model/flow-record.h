@@ -37,6 +37,7 @@ struct FlowRecord
     std::string congestionOps;        //!< GetCongestionOps
     std::string rttEstimator;         //!< GetRttEstimator
     bool constantRate{false};         //!< IsConstantRate
+    bool paced{false};                //!< IsPaced
     double appRateBps{0};             //!< GetAppRate: bit/s
     uint32_t tag{0};                  //!< GetTag
 };

@@ -108,6 +108,8 @@ FlowTracker::FlowTracker()
     m_forecast->SetTracker(this);
     m_created = CreateObject<CreatedFlows>();
     m_created->SetTracker(this);
+    m_facts = CreateObject<LookupFacts>();
+    m_facts->SetTracker(this);
 }
 
 void
@@ -598,6 +600,35 @@ FlowTracker::TakeCreatedFlows(uint32_t from, bool gate)
     return m_created->Take(from, gate);
 }
 
+FlowFacts
+FlowTracker::GetLookupFacts(const int64_t* flows, size_t size, bool routes, bool identities) const
+{
+    return m_facts->Read(flows, size, routes, identities);
+}
+
+void
+FlowTracker::ReadQueuedPackets(int64_t* links, size_t size) const
+{
+    for (int64_t* link = links; link < links + size; ++link)
+    {
+        *link = GetQueuedPackets(static_cast<uint64_t>(*link));
+    }
+}
+
+void
+FlowTracker::DecideStarts(const int64_t* decisions, size_t size)
+{
+    if (size % 2 != 0)
+    {
+        throw std::invalid_argument("FlowTracker::DecideStarts: " + std::to_string(size) +
+                                    " numbers are no pairs of a flow and its decision");
+    }
+    for (const int64_t* pair = decisions; pair < decisions + size; pair += 2)
+    {
+        DecideStart(static_cast<uint32_t>(pair[0]), pair[1] != 0);
+    }
+}
+
 std::vector<int64_t>
 FlowTracker::GetStartEventUids(const int64_t* flows, size_t size) const
 {
@@ -853,6 +884,7 @@ FlowTracker::GetFlowRecord(uint32_t flow) const
     r.congestionOps = GetCongestionOps(flow);
     r.rttEstimator = GetRttEstimator(flow);
     r.constantRate = IsConstantRate(flow);
+    r.paced = IsPaced(flow);
     r.appRateBps = GetAppRate(flow);
     r.tag = GetTag(flow);
     return r;
@@ -900,6 +932,12 @@ bool
 FlowTracker::IsConstantRate(uint32_t flow) const
 {
     return m_registry->Get(flow).flow->IsConstantRate();
+}
+
+bool
+FlowTracker::IsPaced(uint32_t flow) const
+{
+    return m_registry->Get(flow).flow->IsPaced();
 }
 
 double

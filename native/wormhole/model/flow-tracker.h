@@ -30,6 +30,7 @@
 #include "tcp-flow-state.h"
 #include "tracked-flow.h"
 #include "created-flows.h"
+#include "lookup-facts.h"
 #include "upcoming-flow.h"
 #include "workload-forecast.h"
 
@@ -246,6 +247,27 @@ class FlowTracker : public Object
      * gated starts.
      */
     std::vector<int64_t> GetStartEventUids(const int64_t* flows, size_t size) const;
+    /**
+     * LookupFacts::Read: of the @p size flows at @p flows (a numpy array
+     * across the Python boundary), with @p routes their planned routes, with
+     * @p identities each one's pacing, kind, fingerprint and planned
+     * congestion control, in one crossing for a lookup's batch.
+     */
+    FlowFacts GetLookupFacts(const int64_t* flows, size_t size, bool routes, bool identities) const;
+    /**
+     * Replace each of the @p size links at @p links (a numpy array across
+     * the Python boundary, read back in place) by GetQueuedPackets of it:
+     * one crossing, and no vector made, for the links a memo key or a
+     * batch's joiners read.
+     */
+    void ReadQueuedPackets(int64_t* links, size_t size) const;
+    /**
+     * DecideStart for each pair of a flow and its decision (non-zero: held)
+     * among the @p size numbers at @p decisions (a numpy array across the
+     * Python boundary), in order: one crossing for a batch's decided starts.
+     * Throws std::invalid_argument for an odd size.
+     */
+    void DecideStarts(const int64_t* decisions, size_t size);
 
     // What a flow is
     std::string GetKind(uint32_t flow) const;
@@ -294,6 +316,8 @@ class FlowTracker : public Object
     std::vector<uint64_t> GetReversePath(uint32_t flow) const;
     /** @return true if the flow sends at a constant rate (TCP, RDMA, or OnOff that is never off). */
     bool IsConstantRate(uint32_t flow) const;
+    /** @return true if a rate-based congestion control paces the flow (TrackedFlow::IsPaced: RDMA). */
+    bool IsPaced(uint32_t flow) const;
     /** @return the rate in bit/s of a link id. */
     double GetLinkRate(uint64_t link) const;
     /**
@@ -567,6 +591,7 @@ class FlowTracker : public Object
     Ptr<StartGate> m_gate;
     Ptr<WorkloadForecast> m_forecast; //!< a lookup's questions to the workload oracles
     Ptr<CreatedFlows> m_created;      //!< the flows an event created, read in one crossing
+    Ptr<LookupFacts> m_facts;         //!< a lookup's flows' routes and identities, read in one crossing
 
     // discovery
     std::unordered_map<uint32_t, uint32_t> m_appsSeen; //!< node id -> applications scanned

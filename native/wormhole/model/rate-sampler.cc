@@ -82,7 +82,11 @@ RateSampler::Of(uint32_t flow)
     {
         m_flows.resize(m_registry->GetN());
     }
-    return m_flows[flow];
+    if (!m_flows[flow])
+    {
+        m_flows[flow] = std::make_unique<FlowSamples>();
+    }
+    return *m_flows[flow];
 }
 
 const RateSampler::FlowSamples&
@@ -90,7 +94,7 @@ RateSampler::Of(uint32_t flow) const
 {
     static const FlowSamples none;
     m_registry->Get(flow);
-    return flow < m_flows.size() ? m_flows[flow] : none;
+    return flow < m_flows.size() && m_flows[flow] ? *m_flows[flow] : none;
 }
 
 void
@@ -182,7 +186,7 @@ RateSampler::TakeProgressedFlows()
 {
     for (uint32_t flow : m_progressed)
     {
-        m_flows[flow].progressed = false;
+        m_flows[flow]->progressed = false; // listed by Sample, after SetSampled made it
     }
     std::vector<uint32_t> progressed;
     progressed.swap(m_progressed);
@@ -237,7 +241,7 @@ RateSampler::Sample()
         {
             continue;
         }
-        FlowSamples& f = m_flows[flow];
+        FlowSamples& f = Of(flow);
         uint64_t delivered = r.flow->GetDelivered();
         if (!f.progressed && delivered != (f.delivered.empty() ? 0 : f.delivered.back()))
         {

@@ -18,6 +18,7 @@
 
 #include <cstdint>
 #include <deque>
+#include <memory>
 #include <vector>
 
 namespace ns3
@@ -126,7 +127,10 @@ class RateSampler : public Object
     void Sample();
 
     Ptr<FlowRegistry> m_registry;
-    std::vector<FlowSamples> m_flows;     //!< by flow number, grown as flows are asked about
+    //! by flow number, made as each flow is first asked about: a paper-scale run registers
+    //! 99,200 flows and samples a few hundred (six deques a flow, moved at every growth of a
+    //! vector of them, made SetSnapshotting cost milliseconds)
+    std::vector<std::unique_ptr<FlowSamples>> m_flows;
     std::vector<uint32_t> m_sampledFlows; //!< flows SetSampled(true) was last called for
     std::vector<uint32_t> m_progressed;   //!< flows that progressed since TakeProgressedFlows
     Time m_period;

@@ -127,6 +127,12 @@ TrackedFlow::IsConstantRate() const
 }
 
 bool
+TrackedFlow::IsPaced() const
+{
+    return false;
+}
+
+bool
 TrackedFlow::CanBeHeld() const
 {
     return false;

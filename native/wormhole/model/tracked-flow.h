@@ -105,6 +105,12 @@ class TrackedFlow : public Object
     virtual bool TraceRtt(Callback<void, Time> sink);
     /** @return true if the flow sends whenever its congestion control lets it (no off periods). */
     virtual bool IsConstantRate() const;
+    /**
+     * @return true if a rate-based congestion control paces the flow (RDMA's
+     * DCQCN, HPCC): its rate is its state, and a queue pair resumed from a
+     * recorded state is never exact. False for window-based and unpaced flows.
+     */
+    virtual bool IsPaced() const;
 
     // Starting it
     /** @return the pending event that starts the flow; an expired EventId if there is none. */

@@ -172,7 +172,10 @@ def start_from_precompiled_header() -> Path | None:
         pch = header_file()
         if not pch.exists() and not _failed_marker(pch).exists():
             print(f"wormhole-ns3: parsing ns-3's headers once into {pch} (about a minute)", file=sys.stderr)
-            build(pch)
+            if not build(pch):
+                why = _failed_marker(pch)
+                print(f"wormhole-ns3: ns-3 starts without it, as before: {why.read_text().strip()} ({why})",
+                      file=sys.stderr)
     except (OSError, ImportError, subprocess.SubprocessError):
         return None
     if not pch.exists():

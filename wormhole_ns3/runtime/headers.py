@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import fcntl
 import hashlib
-import importlib.util
 import os
 import subprocess
 import sys
@@ -40,13 +39,6 @@ PCH_VARIABLE = "CLING_STANDARD_PCH"
 
 #: Ask ``from ns import ns`` for a type of the core module: a header cling could not start from fails it.
 _CHECK = "from ns import ns; assert ns.Simulator.Now().GetSeconds() == 0"
-
-
-def _package_dir(name: str) -> Path:
-    spec = importlib.util.find_spec(name)
-    if spec is None or not spec.submodule_search_locations:
-        raise ImportError(f"the {name} package is not installed")
-    return Path(next(iter(spec.submodule_search_locations)))
 
 
 def cling_arguments() -> str:
@@ -121,7 +113,7 @@ def _make(partial: Path, env: dict[str, str]) -> str:
     why = record_header(header, env)
     if why:
         return why
-    backend = _package_dir("cppyy_backend")
+    backend = loader.package_dir("cppyy_backend", "pip install ns3 (it brings cppyy)")
     makepch = [
         sys.executable,
         str(backend / "etc" / "dictpch" / "makepch.py"),

@@ -39,13 +39,18 @@ BASE_MODULES = (
 _WHEEL_DEFINES = ("HAVE_GSL", "HAVE_LIBXML2", "HAVE_SQLITE3")
 
 
+def package_dir(name: str, install: str) -> Path:
+    """Return the folder an installed package lives in; ``install`` says how to get it when it is missing."""
+    spec = importlib.util.find_spec(name)
+    if spec is None or not spec.submodule_search_locations:
+        raise ImportError(f"the {name} package is not installed: {install}")
+    return Path(next(iter(spec.submodule_search_locations)))
+
+
 @cache
 def ns3_prefix() -> Path:
     """Return the install folder of the ns-3 wheel (``.../site-packages/ns3``)."""
-    spec = importlib.util.find_spec("ns3")
-    if spec is None or not spec.submodule_search_locations:
-        raise ImportError("the ns3 package is not installed: pip install ns3==3.44.post0")
-    return Path(next(iter(spec.submodule_search_locations)))
+    return package_dir("ns3", "pip install ns3==3.44.post0")
 
 
 @cache

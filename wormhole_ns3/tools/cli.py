@@ -77,13 +77,25 @@ def main(argv: list[str] | None = None) -> int:
         return 2
 
 
+#: The ``experiment`` actions that run simulations (in this process or in the ones they start).
+_SIMULATING_ACTIONS = ("run", "compare", "sweep", "recheck")
+
+
+def starts_ns3(args: argparse.Namespace) -> bool:
+    """Whether a parsed command runs ns-3 simulations (listing, keeping, exporting and the scoreboard do not)."""
+    if args.command == "experiment":
+        return args.experiment_action in _SIMULATING_ACTIONS
+    return args.command in ("run", "compare", "demo")
+
+
 def _main(argv: list[str] | None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     if args.command == "memo":
         return run_memo_command(args)
-    # before any simulation starts, so that no side's time includes building it: every process inherits it
-    start_from_precompiled_header()
+    if starts_ns3(args):
+        # before any simulation starts, so that no side's time includes building it: every process inherits it
+        start_from_precompiled_header()
     if args.command == "experiment":
         return run_experiment_command(args)
     try:

@@ -214,7 +214,11 @@ def transient_key(row: Lifetime, flows: dict[tuple[int, int], Flow], tolerance: 
 
 @dataclass(frozen=True)
 class Episode:
-    """Flows tied together by shared links from the first's start until none is active: the memo's unit."""
+    """Flows tied together by the lifetimes that held them: the whole-episode memo's unit, or finer.
+
+    The memo's episode also ties a flow to one still draining on its links; an episode of its
+    that repeats is made of these that repeat, so counting these finds at least its repeats.
+    """
 
     flows: tuple[Flow, ...]
     events: int

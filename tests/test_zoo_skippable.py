@@ -1,4 +1,4 @@
-"""experiments/zoo/skippable.py: the ceiling of any skipper or memo on a script, from its partitions' lifetimes."""
+"""experiments/zoo/ceiling/skippable.py: the ceiling of any skipper or memo on a script, from its partitions."""
 
 import csv
 import importlib.util
@@ -11,7 +11,7 @@ import pytest
 
 from conftest import REPO
 
-TOOL = REPO / "experiments" / "zoo" / "skippable.py"
+TOOL = REPO / "experiments" / "zoo" / "ceiling" / "skippable.py"
 _spec = importlib.util.spec_from_file_location("skippable", TOOL)
 skippable = importlib.util.module_from_spec(_spec)
 sys.modules["skippable"] = skippable

@@ -28,11 +28,11 @@ tool measures what those conditions leave on a run, whatever the judge:
     ``--bin``) is within ``--tolerance`` of the active flows' mean and stays
     there until the next change.
 
-    python experiments/zoo/skippable.py record --out sk/two-rings experiments/zoo/two_rings.py --mb 2
-    python experiments/zoo/skippable.py analyze sk/two-rings --t-conv 0.0005
+    python experiments/zoo/ceiling/skippable.py record --out sk/two-rings experiments/zoo/two_rings.py --mb 2
+    python experiments/zoo/ceiling/skippable.py analyze sk/two-rings --t-conv 0.002
     python experiments/profile/dumbbell_shares.py --out shares.csv --period 0.00001 --until 0.2 -- \
         --rate 10Gbps --delay 1us --flows 4 --min-mb 10 --max-mb 20 --stagger-ms 2
-    python experiments/zoo/skippable.py convergence shares.csv --bin 0.0001
+    python experiments/zoo/ceiling/skippable.py convergence shares.csv --bin 0.0001
 """
 
 from __future__ import annotations

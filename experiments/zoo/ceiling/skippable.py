@@ -333,8 +333,7 @@ def analyze(directory: Path, t_conv: float, window: float | None, t_conv_alone: 
                                 "share": events / total, "events_ratio": ratio(events / total)})
     alone = sum(r.events for r in lifetimes if len(r.flows) == 1)
     return Ceiling(total, in_partitions, len(lifetimes), quantiles, longer, alone, window, t_conv, t_conv_alone,
-                   bound, dead,
-                   transient_repeats, episode_repeats, len(found))
+                   bound, dead, transient_repeats, episode_repeats, len(found))
 
 
 def _tolerance(tolerance: float) -> str:

@@ -322,6 +322,7 @@ CONTROLLER_METHODS = (
 MEMO_METHODS = (
     "GetKind", "GetSize", "GetTag", "GetDstNode",
     "GetStartEventUid", "GetStartEventUids", "GateStart", "DecideStart", "DecideStarts", "CompleteVirtually",
+    "OweEndOfTransfer", "SendOwedEndOfTransfer",
     "GetFlowFingerprint", "GetPlannedCongestionOps", "GetLookupFacts", "ReadQueuedPackets",
     "GetSnapshots", "SetSnapshotting",
     "ResumeHeld", "GetUpcomingFlows", "GetUpcomingFlowFields", "GetUpcomingFlowRoutes",

@@ -555,6 +555,11 @@ class FakeMemoHost(MemoHost):
     drawing_nodes: frozenset[int] = frozenset()
     #: the first flow a callback on a flow's delivery created, described (None: none yet)
     delivery_creation: str | None = None
+    #: how long an owed end of transfer takes to leave a link's egress (None: no flow can owe one)
+    end_hop_ns: int | None = None
+    delay_ns: int = 1_000  #: every link's propagation delay
+    owing: list[int] = field(default_factory=list)  #: flows whose next completion owes its end of transfer
+    ends_sent: list[int] = field(default_factory=list)  #: owed ends of transfer put on the wire, in order
     started: list[int] = field(default_factory=list)
     held: list[int] = field(default_factory=list)
     completions: dict[int, int] = field(default_factory=dict)  #: flow -> time (ns) of its scheduled completion
@@ -684,6 +689,20 @@ class FakeMemoHost(MemoHost):
 
     def complete_flow_now(self, flow: int) -> None:
         self.completed_now.append(flow)
+
+    def owe_end_of_transfer(self, flow: int) -> tuple[tuple[int, int], ...] | None:
+        if self.end_hop_ns is None or any(self.queues.get(link, 0) for link in self.routes[flow][1]):
+            return None
+        self.owing.append(flow)
+        step = self.end_hop_ns + self.delay_ns
+        return tuple((hop * step, hop * step + self.end_hop_ns) for hop in range(len(self.routes[flow][1])))
+
+    def link_delay_ns(self, link: int) -> int:
+        return self.delay_ns
+
+    def send_end_of_transfer(self, flow: int) -> None:
+        self.owing.remove(flow)
+        self.ends_sent.append(flow)
 
     def cancel_completion(self, flow: int) -> None:
         self.cancelled.append(flow)

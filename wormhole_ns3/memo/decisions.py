@@ -369,3 +369,9 @@ class MemoStats:
     flows_replayed: int = 0
     flows_resumed: int = 0
     events_avoided: int = 0
+    #: replayed completions' ends of transfer (``memo/owed.py``): left owed, sent at once, paid in the
+    #: instant to a flow simulated on their links, met late (after their instant, before they drained)
+    ends_owed: int = 0
+    ends_sent: int = 0
+    ends_paid: int = 0
+    ends_late: int = 0

@@ -49,6 +49,8 @@ from wormhole_ns3.runtime.boundary import (
 )
 
 PENDING = 0
+#: a bound of the bytes of an end of transfer's packet (an RDMA ACK), for how long it crosses a link
+_MTU = 1500
 
 
 class MemoRun(Protocol):
@@ -139,6 +141,7 @@ class MemoDriver(MemoHost):
         #: What a link is, as long as only flows' events ran (``forget_link_attributes``)
         self._link_attributes: dict[int, str] = {}
         self._link_rates: dict[int, float] = {}
+        self._link_delays: dict[int, int] = {}
         self._lossless: dict[int, bool] = {}
         self._random_sources: dict[int, tuple[RandomSource, ...]] = {}
         self._waiting: set[int] = set()  #: pending flows whose start event is not scheduled yet
@@ -254,13 +257,15 @@ class MemoDriver(MemoHost):
         """Something outside the flows ran: a link's parameters may have changed."""
         self._link_attributes.clear()
         self._link_rates.clear()
+        self._link_delays.clear()
         self._lossless.clear()
         self._random_sources.clear()
 
     @property
     def keeps_link_attributes(self) -> bool:
         """True while link facts are cached, which an unattributed event may make stale."""
-        return bool(self._link_attributes or self._link_rates or self._lossless or self._random_sources)
+        return bool(self._link_attributes or self._link_rates or self._link_delays or self._lossless
+                    or self._random_sources)
 
     def _link_fact(self, cache: dict[int, Any], link: int, read: Callable[[int], Any]) -> Any:
         """A fact about a link, read from C++ once until something outside the flows runs."""
@@ -603,6 +608,23 @@ class MemoDriver(MemoHost):
     def complete_flow_now(self, flow: int) -> None:
         self.tracker.CompleteVirtually(flow)
         self.run.completed_virtually(flow)
+
+    def owe_end_of_transfer(self, flow: int) -> tuple[tuple[int, int], ...] | None:
+        if not self.tracker.OweEndOfTransfer(flow):
+            return None
+        # alone on its idle path: each hop's propagation, and an MTU's transmission (a bound of its size)
+        hops, when = [], 0
+        for link in self.flow_route(flow)[1]:
+            leave = when + int(8e9 * _MTU / (self._link_rate(link) or 1e9))
+            hops.append((when, leave))
+            when = leave + self.link_delay_ns(link)
+        return tuple(hops)
+
+    def link_delay_ns(self, link: int) -> int:
+        return self._link_fact(self._link_delays, link, lambda id_: int(self.tracker.GetLinkDelay(id_).GetTimeStep()))
+
+    def send_end_of_transfer(self, flow: int) -> None:
+        self.tracker.SendOwedEndOfTransfer(flow)
 
     # ----------------------------------------------- controller notifications
     def flow_finished(self, flow: int) -> None:

@@ -127,6 +127,8 @@ class Memoizer:
             else:
                 target = next(iter(touched))
             self._join(now_ns, self.table.episodes[target], group)
+        real = self.host.start_flow
+        self.replays.simulated_from_now(now_ns, [f for f in flows if self.batch.launching.get(f) == real])
         for flow in flows:
             launch = self.batch.launching.pop(flow, None)
             if launch is not None:

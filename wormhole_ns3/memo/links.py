@@ -10,7 +10,7 @@ flows drew random numbers at.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from functools import lru_cache
 
 from wormhole_ns3.core.draws import Draws
@@ -38,6 +38,8 @@ class LinkLedger:
         self._recorded_queue: dict[int, tuple[int, int]] = {}
         #: which kinds of link this run's recordings crossed with or without random draws
         self.draw_history = DrawHistory()
+        #: packets a plain run has queued on a link now that a replay owes (``memo/owed.py`` sets it)
+        self.owed_queued: Callable[[int], int] = _nothing_owed
 
     # ------------------------------------------------------------ flows' links
     def links(self, flow: int) -> frozenset[int]:
@@ -94,18 +96,21 @@ class LinkLedger:
         """Packets replays ending at this instant left out of these flows' links."""
         recorded = {link: queued for link in self.links_of(flows) if (queued := self._recorded(link))}
         links = list(recorded)  # a link no replay left packets out of counts nothing: its queue is not read
-        return sum(max(0, recorded[link] - queued) for link, queued in zip(links, self.host.link_queues(links)))
+        return sum(max(0, recorded[link] - queued - self.owed_queued(link))
+                   for link, queued in zip(links, self.host.link_queues(links)))
 
     def queues(self, links: Sequence[int]) -> list[int]:
         """Each link's queue as a plain run has it now, as far as the memo knows (one crossing for all).
 
-        It counts the packets replays ending at this instant left out, so that a
+        It counts the ACKs replays owe (``memo/owed.py``) as queued where a plain run
+        queues them, and the packets replays ending at this instant left out, so that a
         step opening right after a replayed step is keyed as after a simulated one:
         it then replays what a plain run does there. Packets left out earlier are
         not counted (they drain in microseconds, and how far they drained depends on
         their sizes): the key then sees the emptier links, as it always did.
         """
-        return [max(queued, self._recorded(link)) for link, queued in zip(links, self.host.link_queues(links))]
+        return [max(queued + self.owed_queued(link), self._recorded(link))
+                for link, queued in zip(links, self.host.link_queues(links))]
 
     def queues_of(self, flows: Iterable[int]) -> dict[int, int]:
         """Each link of these flows' routes and its queue (``queues``), in one crossing for all.
@@ -159,6 +164,10 @@ class LinkLedger:
             path.append(name if name is not None else
                         link_state(direction, hop, digest(self.link_attributes(link)), queued[link]))
         return tuple(path)
+
+
+def _nothing_owed(link: int) -> int:
+    return 0
 
 
 @lru_cache(maxsize=1 << 14)

@@ -28,6 +28,7 @@ from wormhole_ns3.memo.decisions import Cause, Diverged, MemoDecision, MemoStats
 from wormhole_ns3.memo.forecast import Forecast
 from wormhole_ns3.memo.links import LinkLedger
 from wormhole_ns3.memo.meetings import Leaders
+from wormhole_ns3.memo.owed import OwedEnds
 from wormhole_ns3.memo.record import EpisodeRecord, FlowOutcome
 from wormhole_ns3.memo.table import Batch, Course, EpisodeMode, EpisodeTable, OpenEpisode, ReplayState
 
@@ -49,6 +50,8 @@ class Replays:
         self.trace = trace
         #: flow -> the shortcut standing in for it, for every flow held (``held_as``)
         self.held: dict[int, GuardKind] = {}
+        #: the ends of transfer the replayed completions owe
+        self.owed = OwedEnds(host, ledger, stats)
 
     def start(self, now_ns: int, episode: OpenEpisode, candidates: list[Course], order: list[int]) -> None:
         """The episode opening with ``order`` follows these courses (stored records, or one live recording)."""
@@ -100,6 +103,7 @@ class Replays:
             if episode is not None and episode.mode is EpisodeMode.REPLAYING:
                 self.diverge(now_ns, episode, Cause.GUARD_CHECK,
                              "flows the error guard's check simulates for real meet it")
+        self.owed.meet(now_ns, flows)
 
     def held_as(self, flows: Iterable[int]) -> dict[int, GuardKind]:
         """The shortcut standing in for each of these flows the memo held as they opened an episode, or
@@ -159,10 +163,16 @@ class Replays:
             self.diverge(now_ns, episode, Cause.DISAGREE, f"continuations disagree on when flow {flow} ends")
             return False
         self.ledger.note_recorded_queues(now_ns, flow, agreeing[0].outcome(agreeing[0].index_of[flow]))
+        self.owed.complete(now_ns, flow)
         episode.unfinished.discard(flow)
         self.table.release_finished(episode, flow, now_ns)
         self.close_if_done(episode, now_ns)
         return True
+
+    def simulated_from_now(self, now_ns: int, flows: Sequence[int]) -> None:
+        """These flows are simulated packet by packet from now on: what the replays owe on their links
+        goes on the wire before them."""
+        self.owed.meet(now_ns, flows)
 
     def close_if_done(self, episode: OpenEpisode, now_ns: int) -> None:
         """A replay ends when its flows have completed and a continuation has no joiner left."""
@@ -296,6 +306,7 @@ class Replays:
                 self.held.pop(flow, None)
             else:
                 delivered, point = self._progress(candidate, candidate.index_of[flow], offset)
+                self.owed.meet(now_ns, (flow,))
                 self.host.resume_flow(flow, delivered, point.state if point else None)
                 self.held[flow] = GuardKind.RESUME
             resumed.append(flow)

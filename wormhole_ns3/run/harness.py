@@ -415,7 +415,7 @@ def memo_results(report: SimulationReport, store: MemoStore | None) -> dict:
         return {key: None for key in (
             "memo_path", "memo_hits", "memo_mirrored", "memo_misses", "memo_recorded", "memo_diverged",
             "memo_foreseen", "memo_distrusted", "memo_draw_dependent",
-            "memo_entries", "flows_replayed", "flows_resumed", "events_avoided_by_memo",
+            "memo_entries", "flows_replayed", "flows_resumed", "events_avoided_by_memo", "memo_ends",
         )}
     return {
         "memo_path": None if store.run_only else str(store.path),
@@ -431,6 +431,10 @@ def memo_results(report: SimulationReport, store: MemoStore | None) -> dict:
         "flows_replayed": stats.flows_replayed,
         "flows_resumed": stats.flows_resumed,
         "events_avoided_by_memo": stats.events_avoided,
+        # replayed completions' last ACKs (memo/owed.py): owed, sent at once, paid later in
+        # their instant, met late
+        "memo_ends": {"owed": stats.ends_owed, "sent": stats.ends_sent, "paid": stats.ends_paid,
+                      "late": stats.ends_late},
     }
 
 

@@ -322,6 +322,7 @@ CONTROLLER_METHODS = (
 MEMO_METHODS = (
     "GetKind", "GetSize", "GetTag", "GetDstNode",
     "GetStartEventUid", "GetStartEventUids", "GateStart", "DecideStart", "DecideStarts", "CompleteVirtually",
+    "OweEndOfTransfer", "SendOwedEndOfTransfer",
     "GetFlowFingerprint", "GetPlannedCongestionOps", "GetLookupFacts", "ReadQueuedPackets",
     "GetSnapshots", "SetSnapshotting",
     "ResumeHeld", "GetUpcomingFlows", "GetUpcomingFlowFields", "GetUpcomingFlowRoutes",
@@ -366,6 +367,8 @@ def warm_up(ns3: Any, tracker: MemoTrackerPort, memo: bool) -> list[str]:
         "DecideStarts": (np.zeros(1, dtype=np.int64), 1),  # one number that is no pair: refused
         "GetLookupFacts": (np.zeros(1, dtype=np.int64), 1, True, True),  # flow 0: out of range
         "ReadQueuedPackets": (np.zeros(1, dtype=np.int64), 0),  # no link: nothing read
+        # no flow ever has this index: refused even once flow 0 exists (these change a flow's state)
+        "OweEndOfTransfer": (2**32 - 1,), "SendOwedEndOfTransfer": (2**32 - 1,),
     }
     bound = []
     for name in CONTROLLER_METHODS + (MEMO_METHODS if memo else ()):

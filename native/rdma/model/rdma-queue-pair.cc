@@ -121,7 +121,7 @@ RdmaQueuePair::GetStartEvent() const
 }
 
 void
-RdmaQueuePair::CompleteVirtually(Time start)
+RdmaQueuePair::CompleteVirtually(Time start, bool ack)
 {
     NS_ABORT_MSG_IF(m_started,
                     "RDMA flow " << m_flowId << " has started: it cannot complete virtually");
@@ -133,7 +133,13 @@ RdmaQueuePair::CompleteVirtually(Time start)
     m_lastCredit = {0, 0};
     m_acknowledged = true;
     m_ackTime = Simulator::Now();
-    m_receiver->CompleteVirtually(m_nPackets, m_config.size, m_cc->WantsTelemetry());
+    m_receiver->CompleteVirtually(m_nPackets, m_config.size, m_cc->WantsTelemetry(), ack);
+}
+
+void
+RdmaQueuePair::SendLastAck()
+{
+    m_receiver->SendLastAck();
 }
 
 uint32_t

@@ -157,12 +157,19 @@ class RdmaQueuePair : public Object
      * Finish a queue pair that never started as if every packet had been
      * delivered and acknowledged now, sending no data: both ends' counters
      * reach the size (the missing bytes count as credited), the receiver puts
-     * the last packet's ACK on the wire as a plain run does, the NIC's
+     * the last packet's ACK on the wire as a plain run does (unless @p ack is
+     * false: SendLastAck puts it there later, or nothing does), the NIC's
      * FlowFinish trace fires and the completion callback is called. What a
      * memo replay does with a flow whose recorded completion is due.
      * @param start the time the flow would have started (its FCT's origin)
+     * @param ack whether the last packet's ACK goes on the wire now
      */
-    void CompleteVirtually(Time start);
+    void CompleteVirtually(Time start, bool ack = true);
+    /**
+     * Put on the wire the ACK of the last packet that CompleteVirtually left
+     * off it, as the receiver would have sent it then.
+     */
+    void SendLastAck();
 
     /**
      * Add @p delta to every absolute time kept by both ends of the flow and

@@ -7,6 +7,7 @@
 #include "rdma-bth-header.h"
 #include "rdma-nic.h"
 
+#include "ns3/abort.h"
 #include "ns3/log.h"
 #include "ns3/packet.h"
 #include "ns3/simulator.h"
@@ -164,7 +165,7 @@ RdmaReceiveQueuePair::Uncredit(uint32_t end, uint32_t kept, uint64_t bytes)
 }
 
 void
-RdmaReceiveQueuePair::CompleteVirtually(uint32_t packets, uint64_t size, bool telemetry)
+RdmaReceiveQueuePair::CompleteVirtually(uint32_t packets, uint64_t size, bool telemetry, bool ack)
 {
     m_delivered = size;
     m_expected = packets;
@@ -177,11 +178,21 @@ RdmaReceiveQueuePair::CompleteVirtually(uint32_t packets, uint64_t size, bool te
         m_hasTelemetry = true;
     }
     // the last packet's arrival sends its ACK before the completion is told, as in ReceiveData
-    SendAck(false);
+    if (ack)
+    {
+        SendAck(false);
+    }
     if (!m_done.IsNull())
     {
         m_done();
     }
+}
+
+void
+RdmaReceiveQueuePair::SendLastAck()
+{
+    NS_ABORT_MSG_IF(!m_complete, "RDMA receiver " << m_config.qpn << ": no last packet to acknowledge");
+    SendAck(false);
 }
 
 void

@@ -78,10 +78,13 @@ class RdmaReceiveQueuePair : public Object
     /**
      * Hold all @p packets of a message of @p size bytes, as if the last one
      * had just arrived: send the ACK its arrival sends (carrying an INT header
-     * with no hops if @p telemetry, the size of the one a plain run echoes),
-     * then call the completion callback (see RdmaQueuePair::CompleteVirtually).
+     * with no hops if @p telemetry, the size of the one a plain run echoes;
+     * only if @p ack, else SendLastAck sends it later), then call the
+     * completion callback (see RdmaQueuePair::CompleteVirtually).
      */
-    void CompleteVirtually(uint32_t packets, uint64_t size, bool telemetry);
+    void CompleteVirtually(uint32_t packets, uint64_t size, bool telemetry, bool ack);
+    /** Send the ACK of the last packet that CompleteVirtually did not send. */
+    void SendLastAck();
     /** Add @p delta to the stored time of the last CNP. */
     void ShiftTimes(Time delta);
 

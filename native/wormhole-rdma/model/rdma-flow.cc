@@ -154,7 +154,22 @@ void
 RdmaFlow::CompleteVirtually()
 {
     m_held = false;
-    m_qp->CompleteVirtually(m_start);
+    m_qp->CompleteVirtually(m_start, !m_owesEnd);
+}
+
+bool
+RdmaFlow::OweEndOfTransfer()
+{
+    m_owesEnd = true;
+    return true;
+}
+
+void
+RdmaFlow::SendOwedEndOfTransfer()
+{
+    NS_ABORT_MSG_IF(!m_owesEnd, "RDMA flow " << m_qp->GetQpn() << " owes no last ACK");
+    m_owesEnd = false;
+    m_qp->SendLastAck();
 }
 
 uint64_t

@@ -54,6 +54,9 @@ class RdmaFlow : public TrackedFlow
     bool IsHeld() const override;
     void ResumeHeld(const std::vector<double>& state) override;
     void CompleteVirtually() override;
+    /** True: the receiver's last ACK waits for SendOwedEndOfTransfer. */
+    bool OweEndOfTransfer() override;
+    void SendOwedEndOfTransfer() override;
     uint64_t GetDelivered() const override;
     uint64_t GetReceiverTotal() const override;
     uint64_t GetCredited() const override;
@@ -73,6 +76,7 @@ class RdmaFlow : public TrackedFlow
 
     Ptr<RdmaQueuePair> m_qp;
     bool m_held{false};
+    bool m_owesEnd{false}; //!< the next virtual completion leaves its last ACK owed
 };
 
 } // namespace ns3

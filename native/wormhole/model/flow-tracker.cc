@@ -1214,4 +1214,22 @@ FlowTracker::CompleteVirtually(uint32_t flow)
     m_gate->CompleteVirtually(flow);
 }
 
+bool
+FlowTracker::OweEndOfTransfer(uint32_t flow)
+{
+    auto [path, reversePath] = m_routes->PlannedRoute(m_registry->Get(flow));
+    if (reversePath.empty() ||
+        !std::all_of(reversePath.begin(), reversePath.end(), wormhole::LinkIdle))
+    {
+        return false;
+    }
+    return m_gate->OweEndOfTransfer(flow);
+}
+
+void
+FlowTracker::SendOwedEndOfTransfer(uint32_t flow)
+{
+    m_gate->SendOwedEndOfTransfer(flow);
+}
+
 } // namespace ns3

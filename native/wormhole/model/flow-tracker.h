@@ -523,6 +523,15 @@ class FlowTracker : public Object
      * FlowFinish trace and the flow's completion callback fire.
      */
     void CompleteVirtually(uint32_t flow);
+    /**
+     * Let the flow's next CompleteVirtually leave the end of its transfer (an
+     * RDMA receiver's last ACK) off the wire, if the flow can and every link
+     * of its reverse path is idle now (LinkIdle): sent then, it would cross
+     * them alone. @return whether it is owed.
+     */
+    bool OweEndOfTransfer(uint32_t flow);
+    /** Put on the wire the end of transfer a virtual completion owed (OweEndOfTransfer). */
+    void SendOwedEndOfTransfer(uint32_t flow);
 
     /**
      * Keep a script's FlowMonitor consistent with skips: credited bytes are

@@ -4,6 +4,7 @@
 #include "link-properties.h"
 
 #include "attribute-fingerprint.h"
+#include "private-access.h"
 
 #include "ns3/channel.h"
 #include "ns3/data-rate.h"
@@ -84,6 +85,17 @@ LinkQueuedPackets(uint64_t link)
         packets += p2p->GetQueue()->GetNPackets();
     }
     return packets;
+}
+
+bool
+LinkIdle(uint64_t link)
+{
+    if (LinkQueuedPackets(link) > 0)
+    {
+        return false;
+    }
+    auto p2p = DynamicCast<PointToPointNetDevice>(LinkDevice(link));
+    return p2p && !PointToPointTransmitting(p2p); // a device of another kind: not known idle
 }
 
 std::string

@@ -39,6 +39,11 @@ Time LinkDelay(uint64_t link);
  */
 uint32_t LinkQueuedPackets(uint64_t link);
 /**
+ * @return true if a packet sent on the link now would go at once: nothing
+ * queued at its egress port and its point-to-point device not transmitting.
+ */
+bool LinkIdle(uint64_t link);
+/**
  * @return every attribute that shapes a link: device, its transmit queue,
  * channel and root queue disc (and a classful disc's children), as one
  * canonical string.

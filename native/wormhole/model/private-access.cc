@@ -15,6 +15,7 @@
 #include "ns3/onoff-application.h"
 #include "ns3/packet-sink.h"
 #include "ns3/packet.h"
+#include "ns3/point-to-point-net-device.h"
 #include "ns3/socket.h"
 #include "ns3/rtt-estimator.h"
 #include "ns3/tcp-congestion-ops.h"
@@ -139,6 +140,14 @@ struct MonitorTracked
 
 template struct DeducedExposer<MonitorTracked, &FlowMonitor::m_trackedPackets>;
 
+// the transmit state's enum is private too
+struct P2pTxState
+{
+    friend auto MemberPointer(P2pTxState);
+};
+
+template struct DeducedExposer<P2pTxState, &PointToPointNetDevice::m_txMachineState>;
+
 } // namespace
 
 EventId&
@@ -151,6 +160,13 @@ EventId&
 ApplicationStopEvent(Ptr<Application> app)
 {
     return PeekPointer(app)->*MemberPointer(AppStopEvent());
+}
+
+bool
+PointToPointTransmitting(Ptr<PointToPointNetDevice> device)
+{
+    // READY is the enum's first value (ns-3.44: READY, BUSY)
+    return static_cast<int>(PeekPointer(device)->*MemberPointer(P2pTxState())) != 0;
 }
 
 uint64_t&

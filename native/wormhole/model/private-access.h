@@ -39,12 +39,16 @@ class Address;
 class FlowMonitor;
 class Socket;
 class TcpL4Protocol;
+class PointToPointNetDevice;
 
 namespace wormhole
 {
 
 /** @return PacketSink's byte counter, the one GetTotalRx() reports. */
 uint64_t& PacketSinkTotalRx(Ptr<PacketSink> sink);
+
+/** @return true while a point-to-point device transmits a packet (its transmit state machine is busy). */
+bool PointToPointTransmitting(Ptr<PointToPointNetDevice> device);
 
 /** @return BulkSendApplication's count of bytes handed to its socket. */
 uint64_t& BulkSendTotalBytes(Ptr<BulkSendApplication> app);

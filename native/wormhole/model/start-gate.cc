@@ -135,13 +135,40 @@ StartGate::CompleteVirtually(uint32_t flow)
     NS_ABORT_MSG_IF(f.state != FlowRegistry::PENDING || f.flow->GetSize() == 0,
                     "FlowTracker: only a sized flow that never started can complete virtually");
     m_registry->Finish(flow);
+    RunAsFlow(flow, [&f]() { f.flow->CompleteVirtually(); });
+}
+
+bool
+StartGate::OweEndOfTransfer(uint32_t flow)
+{
+    return m_registry->Get(flow).flow->OweEndOfTransfer();
+}
+
+void
+StartGate::SendOwedEndOfTransfer(uint32_t flow)
+{
+    NS_LOG_FUNCTION(this << flow);
+    const FlowRegistry::RegisteredFlow& f = m_registry->Get(flow);
+    // from the receiver, in whose event the completion ran
+    WormholeSimulatorImpl* impl = WormholeSimulatorImpl::GetAccelerating();
+    uint32_t context = impl ? impl->SwapCurrentContext(f.flow->GetDstNode()->GetId()) : 0;
+    RunAsFlow(flow, [&f]() { f.flow->SendOwedEndOfTransfer(); });
+    if (impl)
+    {
+        impl->SwapCurrentContext(context);
+    }
+}
+
+void
+StartGate::RunAsFlow(uint32_t flow, const std::function<void()>& action)
+{
     // as its last packet would, in its own flow's event: the end of the transfer it puts
     // on the wire carries the flow's tag, not the workload's, into the queues it shares
     // (a workload-tagged packet chain passes its tag to every packet queued behind it,
     // and a flow's packets never take theirs back)
     WormholeSimulatorImpl* impl = WormholeSimulatorImpl::GetAccelerating();
-    uint32_t current = impl ? impl->SwapCurrentTag(f.tag) : 0;
-    f.flow->CompleteVirtually();
+    uint32_t current = impl ? impl->SwapCurrentTag(m_registry->Get(flow).tag) : 0;
+    action();
     if (impl)
     {
         impl->SwapCurrentTag(current);

@@ -64,10 +64,19 @@ class StartGate : public Object
      * (TrackedFlow::CompleteVirtually, in the flow's own event).
      */
     void CompleteVirtually(uint32_t flow);
+    /**
+     * Let the flow's next virtual completion owe the end of its transfer
+     * (TrackedFlow::OweEndOfTransfer). @return false if it cannot.
+     */
+    bool OweEndOfTransfer(uint32_t flow);
+    /** Put on the wire the end of transfer a flow owes, in the flow's own event. */
+    void SendOwedEndOfTransfer(uint32_t flow);
 
   private:
     /** The gate of gated start events: runs the event, or starts its flow held instead. */
     bool OnGatedStart(uint32_t uid);
+    /** Run @p action now, in the running event but attributed to the flow (its packets carry its tag). */
+    void RunAsFlow(uint32_t flow, const std::function<void()>& action);
     /** Run @p action now, in an event on the flow's source node attributed to the flow. */
     void ScheduleForFlow(uint32_t flow, std::function<void()> action);
 

@@ -150,6 +150,18 @@ TrackedFlow::IsHeld() const
     return false;
 }
 
+bool
+TrackedFlow::OweEndOfTransfer()
+{
+    return false;
+}
+
+void
+TrackedFlow::SendOwedEndOfTransfer()
+{
+    NS_ABORT_MSG("FlowTracker: " << GetKind() << " flows owe no end of transfer");
+}
+
 void
 TrackedFlow::ResumeHeld(const std::vector<double>& /* state */)
 {

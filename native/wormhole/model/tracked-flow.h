@@ -142,6 +142,15 @@ class TrackedFlow : public Object
      * watches its completion (a trace, a callback) sees it end.
      */
     virtual void CompleteVirtually() = 0;
+    /**
+     * Let the next CompleteVirtually leave the end of the transfer (what the
+     * receiver puts on the wire as the last byte arrives) off the wire, owed
+     * until SendOwedEndOfTransfer. @return false if the flow cannot (the
+     * default: its end of transfer goes with its completion).
+     */
+    virtual bool OweEndOfTransfer();
+    /** Put on the wire the end of the transfer a virtual completion owed. */
+    virtual void SendOwedEndOfTransfer();
 
     // How far it is
     /** @return bytes the receiver has, received or credited. */

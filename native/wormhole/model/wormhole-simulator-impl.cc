@@ -713,6 +713,12 @@ WormholeSimulatorImpl::SwapCurrentTag(uint32_t tag)
     return std::exchange(m_currentTag, tag);
 }
 
+uint32_t
+WormholeSimulatorImpl::SwapCurrentContext(uint32_t context)
+{
+    return std::exchange(m_currentContext, context);
+}
+
 void
 WormholeSimulatorImpl::SetAfterUnattributedHook(Callback<void> hook)
 {

@@ -156,6 +156,13 @@ class WormholeSimulatorImpl : public SimulatorImpl
      */
     uint32_t SwapCurrentTag(uint32_t tag);
     /**
+     * Run the rest of the running event in node @p context, and return the
+     * context it had: for work done in one event on another node's behalf,
+     * such as the end of a transfer a memo replay owed and pays before a flow
+     * starts, sent from the node its completion ran on.
+     */
+    uint32_t SwapCurrentContext(uint32_t context);
+    /**
      * Call `hook` right after every unattributed or workload event: such an
      * event may have created flows (or changed anything), which the
      * controller must learn before the next event runs.

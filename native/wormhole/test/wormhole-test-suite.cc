@@ -8,11 +8,16 @@
  * event count of a schedule is DefaultSimulatorImpl's; an event scheduled on a
  * node at the current instant enters the node. A TypeId's described defaults
  * follow Config::SetDefault. A skip moves Cubic's clocks, and only a Cubic's.
+ * A link is idle only while nothing is queued or being sent on it.
  */
 #include "ns3/attribute-fingerprint.h"
 #include "ns3/config.h"
 #include "ns3/global-value.h"
+#include "ns3/link-properties.h"
 #include "ns3/make-event.h"
+#include "ns3/node-container.h"
+#include "ns3/packet.h"
+#include "ns3/point-to-point-helper.h"
 #include "ns3/private-access.h"
 #include "ns3/simulator.h"
 #include "ns3/string.h"
@@ -539,6 +544,48 @@ class CubicClocksTestCase : public TestCase
     }
 };
 
+/** A link is idle while its device neither transmits nor queues a packet (LinkIdle, PointToPointTransmitting). */
+class LinkIdleTestCase : public TestCase
+{
+  public:
+    LinkIdleTestCase()
+        : TestCase("a link is idle only while nothing is queued or being sent on it")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        NodeContainer nodes;
+        nodes.Create(2);
+        PointToPointHelper p2p;
+        p2p.SetDeviceAttribute("DataRate", StringValue("8Mbps")); // 1 us a byte
+        p2p.SetChannelAttribute("Delay", StringValue("1us"));
+        NetDeviceContainer devices = p2p.Install(nodes);
+        uint64_t link = (uint64_t{nodes.Get(0)->GetId()} << 16) | devices.Get(0)->GetIfIndex();
+        std::vector<bool> idle;
+        auto look = [&idle, link]() { idle.push_back(wormhole::LinkIdle(link)); };
+        Simulator::Schedule(MicroSeconds(1), look);
+        Simulator::Schedule(MicroSeconds(2), [&devices]() {
+            for (int i = 0; i < 2; ++i)
+            {
+                devices.Get(0)->Send(Create<Packet>(98), devices.Get(1)->GetAddress(), 0x0800);
+            }
+        });
+        // 100 bytes on the wire each (a PPP header of 2): sent from 2 to 102 us, then 102 to 202 us
+        Simulator::Schedule(MicroSeconds(50), look);  // one sent, one queued
+        Simulator::Schedule(MicroSeconds(150), look); // the second sent
+        Simulator::Schedule(MicroSeconds(250), look); // both gone (one on the wire: not the link's egress)
+        Simulator::Run();
+        Simulator::Destroy();
+        NS_TEST_ASSERT_MSG_EQ(idle.size(), 4, "every look ran");
+        NS_TEST_EXPECT_MSG_EQ(idle[0], true, "nothing sent yet");
+        NS_TEST_EXPECT_MSG_EQ(idle[1], false, "one packet queued behind one being sent");
+        NS_TEST_EXPECT_MSG_EQ(idle[2], false, "nothing queued, one being sent");
+        NS_TEST_EXPECT_MSG_EQ(idle[3], true, "both sent");
+    }
+};
+
 class WormholeTestSuite : public TestSuite
 {
   public:
@@ -555,6 +602,7 @@ class WormholeTestSuite : public TestSuite
         AddTestCase(new EnteredNodesTestCase, TestCase::Duration::QUICK);
         AddTestCase(new DescribedDefaultsTestCase, TestCase::Duration::QUICK);
         AddTestCase(new CubicClocksTestCase, TestCase::Duration::QUICK);
+        AddTestCase(new LinkIdleTestCase, TestCase::Duration::QUICK);
     }
 };
 

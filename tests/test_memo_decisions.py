@@ -18,6 +18,7 @@ from wormhole_ns3.memo import episodes
 from wormhole_ns3.memo.decisions import (
     Cause,
     CoursesPart,
+    Futile,
     Intruders,
     JoinedApart,
     MemoDecision,
@@ -1021,3 +1022,46 @@ def test_a_recording_grown_past_its_bound_is_kept_while_the_runs_shortcuts_pay(s
     flows = grow_a_recording(memo, host, joiners=4)
     assert kinds(memo) == [MemoDecision.MISS, MemoDecision.RECORDED]
     assert memo.trace[1].flows == tuple(flows) and host.recorded == len(flows) and memo.stats.recorded == 1
+
+
+def record_past_a_delivery_creation(store, paid: bool) -> tuple[FakeMemoHost, Memoizer]:
+    """A recording opens; a callback on a delivery creates a flow; one more flow joins the recording, and an
+    episode opens elsewhere; then every flow ends."""
+    host = FakeMemoHost(paid=paid)
+    memo = Memoizer(store, "context", host)
+    flows = incast(host, 0, switch=100, senders=3)
+    memo.arrive(1 * MS, flows[:2])
+    assert memo.recording(0) and memo.recording(1)
+    host.delivery_creation = "flow 2, created at 0.002000000 s by a callback on a packet of the flow tagged 0"
+    memo.arrive(2 * MS, [2])
+    memo.arrive(3 * MS, incast(host, 10, switch=200))
+    for flow in (0, 1, 2, 10, 11):
+        host.trajectories[flow] = [TrajectoryPoint(5 * MS, 1_000_000, (12.0, 20.0))]
+        memo.finished(9 * MS + flow, flow)
+    return host, memo
+
+
+def test_recording_stops_once_no_lookup_of_the_simulation_can_admit_it_while_nothing_paid(store):
+    """The flow a delivery's callback created refuses every later lookup (``Admission.unforeseeable``): the open
+    recording stops, the joiner and the next episode are simulated unrecorded, and one back-off row says why."""
+    host, memo = record_past_a_delivery_creation(store, paid=False)
+    assert kinds(memo) == [MemoDecision.MISS, MemoDecision.STOPPED, MemoDecision.MISS]
+    stopped, miss = memo.trace[1], memo.trace[2]
+    assert stopped.kind.trace_kind is TraceKind.BACK_OFF and stopped.kind.value == "recording stopped"
+    assert stopped.time == pytest.approx(2e-3) and stopped.flows == (0, 1)
+    assert stopped.facts == Futile(UnforeseeableFlows(host.delivery_creation), recordings=1, flows=2)
+    assert miss.flows == (10, 11) and not miss.facts.recorded
+    assert miss.facts.refusal == UnforeseeableFlows(host.delivery_creation)
+    assert "not recorded" in miss.detail and "recording stopped" in stopped.detail
+    # the same flows simulated, none recorded, nothing stored
+    assert host.started == [0, 1, 2, 10, 11] and host.held == []
+    assert not any(memo.recording(f) for f in (0, 1, 2, 10, 11))
+    assert memo.stats.misses == 2 and memo.stats.recorded == 0 and host.recorded == 0
+    assert store.stats().entries == 0
+
+
+def test_recording_goes_on_past_a_delivery_creation_while_the_runs_shortcuts_pay(store):
+    host, memo = record_past_a_delivery_creation(store, paid=True)
+    assert kinds(memo) == [MemoDecision.MISS, MemoDecision.MISS, MemoDecision.RECORDED, MemoDecision.RECORDED]
+    assert memo.trace[1].facts.recorded and host.started == [0, 1, 2, 10, 11]
+    assert memo.stats.recorded == 2 and host.recorded == 5

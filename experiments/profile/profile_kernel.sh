@@ -45,6 +45,6 @@ profile() {  # name, function whose calls are measured, extra wormhole-ns3 optio
 for side in $SIDES; do
     case $side in
         base) profile base 'ns3::DefaultSimulatorImpl::Run()' --baseline ;;
-        accel) profile accel 'ns3::WormholeSimulatorImpl::Run()' $ACCEL_OPTIONS ;;
+        accel) profile accel 'ns3::WormholeSimulatorImpl::Run()' ${ACCEL_OPTIONS:-} ;;
     esac
 done

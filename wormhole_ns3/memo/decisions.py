@@ -38,7 +38,8 @@ class MemoDecision(Label):
     ABSORBED = "absorbed"
     #: A recording met another episode it could not absorb: simulated from then on, never stored.
     MERGED = "merged"
-    #: A recording grew past ``RECORDING_BOUND`` flows without closing: simulated, no longer recorded.
+    #: A recording that cannot pay stopped (it grew past ``RECORDING_BOUND`` flows without closing,
+    #: or no lookup of the simulation can admit it any more): simulated, no longer recorded.
     STOPPED = BackOff.RECORDING.value
 
     @property
@@ -114,12 +115,17 @@ class Miss:
     left_out: int  #: packets replays ending as it opened left out of its links (0: it ran as a plain run)
     relearn: bool  #: recorded again after a divergence of its key
     refusal: Refusal | None  #: why courses that open like it may not stand in (None when none does)
+    #: False once recording backed off (``Futile``): simulated only
+    recorded: bool = True
 
     def render(self) -> str:
-        kept = (f"recorded, kept only until one like a plain run is: replays just ended on its links left "
-                f"out {self.left_out} queued packets a plain run has there" if self.left_out else "recorded")
         why = ("recorded again after a divergence" if self.relearn
                else self.refusal.render() if self.refusal else "no stored continuation opens like it")
+        if not self.recorded:
+            return (f"memo miss {short(self.key)}: {self.flows} flows simulated, not recorded: recording backed "
+                    f"off ({why})")
+        kept = (f"recorded, kept only until one like a plain run is: replays just ended on its links left "
+                f"out {self.left_out} queued packets a plain run has there" if self.left_out else "recorded")
         return f"memo miss {short(self.key)}: {self.flows} flows simulated and {kept} ({why})"
 
 
@@ -135,6 +141,21 @@ class Stopped:
         return (f"recording of {short(self.key)} stopped: {self.flows} flows since it opened "
                 f"{self.since_ns * 1e-9:.6f} s ago and {self.joining} joining, past {self.bound} without "
                 f"closing, while the run's shortcuts have not paid for its bets: simulated, not recorded")
+
+
+@dataclass(frozen=True)
+class Futile:
+    """Recording backed off: no lookup of the simulation can admit what it would record (``Memoizer._back_off``)."""
+
+    refusal: UnforeseeableFlows  #: the refusal that stands to the simulation's end
+    recordings: int  #: open recordings stopped (those no mirror follows)
+    flows: int  #: their flows
+
+    def render(self) -> str:
+        return (f"recording stopped: {self.refusal.render()}; every later lookup of this simulation is refused, "
+                f"so nothing recorded can stand in, and the run's shortcuts have not paid for its bets: "
+                f"{self.recordings} open recording(s) of {self.flows} flows stopped, and every episode opening "
+                f"from now on is simulated, not recorded")
 
 
 @dataclass(frozen=True)

@@ -159,6 +159,8 @@ class MemoDriver(MemoHost):
         self._delivery_started: str | None = None
         #: while a batch is decided: each start decided (flow, 1 if held), told in one crossing at its end
         self._decisions: list[int] | None = None
+        #: flows whose course the tracker keeps at each sample (``_snapshot_if_recorded``)
+        self._snapshotting: set[int] = set()
         self.tracker.SetGatedStartCallback(run.callback(self._decide_starts, "unsigned int"))
         self._on_completion = run.callback(self._run_completion)
         self._on_call = run.callback(self._run_call)
@@ -553,8 +555,15 @@ class MemoDriver(MemoHost):
     # ---------------------------------------------------- MemoHost: actions
     def start_flow(self, flow: int) -> None:
         self.run.before_flow_start(flow)
-        self.tracker.SetSnapshotting(flow, True)
+        self._snapshot_if_recorded(flow)
         self._decide(flow, False)
+
+    def _snapshot_if_recorded(self, flow: int) -> None:
+        """Keep the flow's course at each sample if a recording will read it (``Memoizer.recording``): a
+        snapshot is its sender's congestion state, read at every sample while it runs."""
+        if self.memo.recording(flow):
+            self.tracker.SetSnapshotting(flow, True)
+            self._snapshotting.add(flow)
 
     def complete_flow_at(self, flow: int, time_ns: int) -> None:
         order = self._schedule(
@@ -579,7 +588,7 @@ class MemoDriver(MemoHost):
 
     def resume_flow(self, flow: int, delivered: int, state: tuple[float, ...] | None) -> None:
         self.run.before_flow_start(flow)
-        self.tracker.SetSnapshotting(flow, True)
+        self._snapshot_if_recorded(flow)
         if delivered > 0:
             self.tracker.Credit(flow, delivered)
         # the recorded congestion state, as the tracker takes it (a std::vector<double>)
@@ -629,7 +638,9 @@ class MemoDriver(MemoHost):
     # ----------------------------------------------- controller notifications
     def flow_finished(self, flow: int) -> None:
         self.memo.finished(self._now_ns(), flow)
-        self.tracker.SetSnapshotting(flow, False)
+        if flow in self._snapshotting:
+            self._snapshotting.discard(flow)
+            self.tracker.SetSnapshotting(flow, False)
 
     # ------------------------------------------------------------- helpers
     def _schedule(self, heap: list, time_ns: int, flow: int, callback, context: int = 0) -> int:

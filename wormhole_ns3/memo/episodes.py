@@ -34,7 +34,16 @@ from wormhole_ns3.core.ports import MemoHost
 from wormhole_ns3.core.shortcuts import MEMO_KINDS, GuardKind
 from wormhole_ns3.memo.admission import Admission
 from wormhole_ns3.memo.continuations import Continuations
-from wormhole_ns3.memo.decisions import Cause, MemoDecision, MemoStats, MemoTrace, Miss, Stopped
+from wormhole_ns3.memo.decisions import (
+    Cause,
+    Futile,
+    MemoDecision,
+    MemoStats,
+    MemoTrace,
+    Miss,
+    Stopped,
+    UnforeseeableFlows,
+)
 from wormhole_ns3.memo.fingerprint import Episode, Fingerprints, FlowDescriptor, LinkDescriptor
 from wormhole_ns3.memo.forecast import Forecast
 from wormhole_ns3.memo.links import LinkLedger
@@ -83,6 +92,8 @@ class Memoizer:
         self.replays = Replays(host, self.ledger, self.table, self.forecast, self.leaders, self.continuations,
                                self.batch, self.stats, self.trace)
         self.merges = Merges(host, self.table, self.leaders, self.replays, self.stats, self.trace)
+        #: Set once recording backed off (``_back_off``): the refusal that no lookup of the simulation escapes.
+        self.futile: UnforeseeableFlows | None = None
 
     @property
     def store(self) -> MemoStore:
@@ -106,6 +117,8 @@ class Memoizer:
             self.leaders.new_instant()
         self.ledger.now_ns = now_ns
         self.forecast.forget()  # flows created since are known now
+        if self.futile is None:
+            self._back_off(now_ns)
         self.replays.complete_due(now_ns, flows)
         # flows starting together on shared links are one group: a flow on fresh links
         # that shares one with a flow joining an episode joins it too (opened apart, the
@@ -160,6 +173,14 @@ class Memoizer:
             self.stats.distrusted += 1
             self._admit(episode, order)
             return
+        if self.futile is not None:
+            # no lookup of the simulation can admit a course from now on: neither followed nor recorded
+            self.stats.misses += 1
+            episode.refusal = self.futile
+            self._admit(episode, order)
+            self.trace.emit(MemoDecision.MISS, Miss(episode.key, len(order), episode.left_out, relearn, self.futile,
+                                                    recorded=False), now_ns, episode.id, tuple(order))
+            return
         continuations = [] if relearn else self.continuations.of(episode.key)
         # the workload is asked once, as far ahead as the joiners foreseen and the longest record
         # reach, rather than for the one and then again for the other (moe-medium warm: 2,720
@@ -200,6 +221,10 @@ class Memoizer:
 
     def _join(self, now_ns: int, episode: OpenEpisode, flows: list[int]) -> None:
         """Flows starting on links the episode holds join it: recorded, matched against its courses, or simulated."""
+        if episode.mode is EpisodeMode.UNMEMOIZED:
+            # simulated, neither recorded nor matched: what a joiner is (its signature) is never asked
+            self._admit(episode, sorted(flows))
+            return
         offset = now_ns - episode.t0_ns
         # joiners alike in all else need not run alike: the simulator breaks their ties in
         # the order they were created, so that order is part of what a joiner is (as it is
@@ -285,6 +310,35 @@ class Memoizer:
         self.trace.emit(MemoDecision.STOPPED, Stopped(episode.key, len(episode.flows), now_ns - episode.t0_ns, joining,
                                                       RECORDING_BOUND),
                         now_ns, episode.id, tuple(episode.flows))
+
+    def _back_off(self, now_ns: int) -> None:
+        """Stop recording once no lookup of the simulation can admit a course and nothing has paid for the bets.
+
+        A recording is a bet on a later lookup of its key standing in for its
+        simulation: it costs every flow's congestion state at each sample, its course
+        read at its end, and the record stored. Once the run has created a flow from
+        a callback on a delivery, every later lookup is refused to the simulation's end
+        (``Admission.unforeseeable``), so none can pay in it. While the run's shortcuts
+        have not paid for its bets (``core/backoff.py``), open recordings stop (not one
+        a mirror follows: that one pays already) and episodes opening later are
+        simulated, not recorded. What is simulated is the same: a recording only reads.
+        """
+        refusal = self.admission.unforeseeable()
+        if refusal is None or self.host.bets_paid():
+            return
+        self.futile = refusal
+        stopped = [e for e in self.table.episodes.values() if e.mode is EpisodeMode.RECORDING and not e.followers]
+        for episode in stopped:
+            self.leaders.drop(episode)
+            episode.mode = EpisodeMode.UNMEMOIZED
+        flows = tuple(f for e in stopped for f in e.flows)
+        self.trace.emit(MemoDecision.STOPPED, Futile(refusal, len(stopped), len(flows)), now_ns,
+                        stopped[0].id if stopped else -1, flows)
+
+    def recording(self, flow: int) -> bool:
+        """Whether the flow belongs to an episode being recorded (its course will be read at its end)."""
+        episode = self.table.of(flow)
+        return episode is not None and episode.mode is EpisodeMode.RECORDING
 
     def _admit(self, episode: OpenEpisode, flows: list[int]) -> None:
         """Flows simulated for real in the episode (recorded if it is recording)."""

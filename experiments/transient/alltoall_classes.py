@@ -25,32 +25,14 @@ import itertools
 import sys
 from pathlib import Path
 
-Instance = dict[tuple[str, str], dict[str, str]]
+from replay_across_offsets import Instance, instances  # the all-to-alls of a flows table, as that reader finds them
+
 Shape = tuple[tuple[int, int, int], ...]
 
 
 def read(path: Path) -> list[dict[str, str]]:
     with (gzip.open(path, "rt") if path.suffix == ".gz" else path.open()) as table:
         return list(csv.DictReader(table))
-
-
-def instances(flows: list[dict[str, str]]) -> list[tuple[tuple[str, str], Instance]]:
-    """The all-to-alls, by (group, iteration): a pair met again opens the group's next one."""
-    by_group: dict[tuple[str, str], list[dict[str, str]]] = collections.defaultdict(list)
-    for flow in flows:
-        if flow["collective"] == "alltoall":
-            by_group[(flow["group"], flow["iteration"])].append(flow)
-    found = []
-    for group, members in by_group.items():
-        current: Instance = {}
-        for flow in sorted(members, key=lambda f: float(f["start"])):
-            pair = (flow["src"], flow["dst"])
-            if pair in current:
-                found.append((group, current))
-                current = {}
-            current[pair] = flow
-        found.append((group, current))
-    return found
 
 
 def ns(seconds: str) -> int:
